@@ -1,0 +1,154 @@
+# Build helpers shared by every lesson.
+#
+# cuemu_add_executable(target SOURCES a.cu b.cpp ... [DEFINITIONS X Y])
+#   Builds CUDA sources for the CPU emulator: each .cu goes through
+#   cuemu-rewrite (kernel launches become ordinary calls, line numbers kept)
+#   and is compiled by the system C++ compiler with the emulator header
+#   force-included. Other sources compile as they are.
+#
+# tutorial_lesson(SOURCES file.cu ...)
+#   Called from lessons/NN-topic/CMakeLists.txt and solutions/NN-topic/...
+#   Builds the lesson program and its test (tests/test_NN_topic.cpp) for the
+#   emulator and, when nvcc was found, for the GPU. Targets and tests:
+#     lessonNN_<exercise|solution>_<emu|nvcc>        the program (build/bin/)
+#     test_lessonNN_<exercise|solution>_<emu|nvcc>   the doctest executable
+#     ctest: lessonNN.solution.emu / .nvcc           must pass (nvcc: skipped
+#                                                    when no GPU is usable)
+#            lessonNN.exercise.emu.fails-as-shipped  must fail its test as
+#                                                    shipped (see README)
+#   A lesson whose sources are all plain C (lesson 01) builds one CPU program
+#   instead: lessonNN_<variant>_cpu, test lessonNN.<variant>.cpu.
+
+set(TUTORIAL_COMMON_DIR ${CMAKE_SOURCE_DIR}/common)
+set(TUTORIAL_TESTS_DIR ${CMAKE_SOURCE_DIR}/tests)
+set(CUEMU_FORCE_INCLUDE ${CMAKE_SOURCE_DIR}/common/emu/include/cuemu/cuemu.h)
+
+# A test that hangs (a kernel that never finishes) must not hang the suite.
+set(TUTORIAL_TEST_TIMEOUT 300 CACHE STRING "Seconds before one test is stopped")
+
+# ctest treats this exit code as "skipped": an nvcc build with no usable GPU.
+set(TUTORIAL_SKIP_CODE 77)
+
+function(cuemu_add_executable target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEFINITIONS" ${ARGN})
+  set(sources)
+  foreach(src IN LISTS ARG_SOURCES)
+    get_filename_component(abs ${src} ABSOLUTE)
+    if(abs MATCHES "\\.cu$")
+      get_filename_component(name ${abs} NAME)
+      get_filename_component(src_dir ${abs} DIRECTORY)
+      set(out ${CMAKE_CURRENT_BINARY_DIR}/${target}.emu/${name}.cpp)
+      file(RELATIVE_PATH shown ${CMAKE_SOURCE_DIR} ${abs})
+      add_custom_command(
+        OUTPUT ${out}
+        COMMAND cuemu-rewrite ${abs} ${out}
+        DEPENDS ${abs} cuemu-rewrite
+        COMMENT "cuemu: rewriting kernel launches in ${shown}"
+        VERBATIM)
+      # The rewritten file lives in the build tree; -iquote lets its
+      # #include "..." lines find headers next to the original .cu.
+      set_source_files_properties(${out} PROPERTIES
+        COMPILE_OPTIONS "-include;${CUEMU_FORCE_INCLUDE};-iquote;${src_dir}")
+      list(APPEND sources ${out})
+    else()
+      list(APPEND sources ${abs})
+    endif()
+  endforeach()
+  add_executable(${target} ${sources})
+  target_link_libraries(${target} PRIVATE cuemu)
+  target_include_directories(${target} PRIVATE ${TUTORIAL_COMMON_DIR})
+  if(ARG_DEFINITIONS)
+    target_compile_definitions(${target} PRIVATE ${ARG_DEFINITIONS})
+  endif()
+endfunction()
+
+function(_tutorial_register_test name target variant backend lesson)
+  add_test(NAME ${name} COMMAND ${target})
+  set_tests_properties(${name} PROPERTIES
+    LABELS "lesson${lesson};${variant};${backend}"
+    TIMEOUT ${TUTORIAL_TEST_TIMEOUT}
+    SKIP_RETURN_CODE ${TUTORIAL_SKIP_CODE})
+  if(variant STREQUAL "exercise")
+    # As shipped, an exercise must fail its own test: its assertions, not a
+    # crash or a timeout. doctest ends a run with a failed check this way.
+    set_tests_properties(${name} PROPERTIES
+      PASS_REGULAR_EXPRESSION "Status: FAILURE!")
+  endif()
+endfunction()
+
+function(tutorial_lesson)
+  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  get_filename_component(parent ${CMAKE_CURRENT_SOURCE_DIR} DIRECTORY)
+  get_filename_component(parent ${parent} NAME)
+  if(NOT folder MATCHES "^([0-9][0-9])-(.+)$")
+    message(FATAL_ERROR "lesson folder '${folder}' is not named NN-topic")
+  endif()
+  set(nn ${CMAKE_MATCH_1})
+  string(REPLACE "-" "_" topic ${CMAKE_MATCH_2})
+  if(parent STREQUAL "lessons")
+    set(variant exercise)
+  elseif(parent STREQUAL "solutions")
+    set(variant solution)
+  else()
+    message(FATAL_ERROR "tutorial_lesson() called outside lessons/ or solutions/")
+  endif()
+  set(test_source ${TUTORIAL_TESTS_DIR}/test_${nn}_${topic}.cpp)
+  if(NOT EXISTS ${test_source})
+    message(FATAL_ERROR "lesson ${folder} has no test: expected ${test_source}")
+  endif()
+
+  set(sources)
+  set(all_c TRUE)
+  foreach(src IN LISTS ARG_SOURCES)
+    list(APPEND sources ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+    if(NOT src MATCHES "\\.c$")
+      set(all_c FALSE)
+    endif()
+  endforeach()
+  set(test_sources ${TUTORIAL_TESTS_DIR}/test_main.cpp ${test_source} ${sources})
+  set(base lesson${nn}_${variant})
+  set(test_suffix "")
+  if(variant STREQUAL "exercise")
+    set(test_suffix ".fails-as-shipped")
+  endif()
+
+  if(all_c)
+    # Plain C: one CPU build, no GPU involved.
+    add_executable(${base}_cpu ${sources})
+    add_executable(test_${base}_cpu ${test_sources})
+    foreach(t ${base}_cpu test_${base}_cpu)
+      target_include_directories(${t} PRIVATE ${TUTORIAL_COMMON_DIR} ${TUTORIAL_TESTS_DIR})
+      target_link_libraries(${t} PRIVATE m)
+    endforeach()
+    target_compile_definitions(test_${base}_cpu PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_CPU)
+    target_link_libraries(test_${base}_cpu PRIVATE doctest::doctest)
+    _tutorial_register_test(lesson${nn}.${variant}.cpu${test_suffix}
+                            test_${base}_cpu ${variant} cpu ${nn})
+    return()
+  endif()
+
+  # The emulator: always.
+  cuemu_add_executable(${base}_emu SOURCES ${sources})
+  cuemu_add_executable(test_${base}_emu SOURCES ${test_sources}
+                       DEFINITIONS TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_EMU)
+  target_include_directories(test_${base}_emu PRIVATE ${TUTORIAL_TESTS_DIR})
+  target_link_libraries(test_${base}_emu PRIVATE doctest::doctest)
+  _tutorial_register_test(lesson${nn}.${variant}.emu${test_suffix}
+                          test_${base}_emu ${variant} emu ${nn})
+
+  # The GPU: when nvcc was found. Without a GPU these still compile and link
+  # (proof that nvcc accepts every file); their tests report "skipped".
+  if(TUTORIAL_HAVE_NVCC)
+    add_executable(${base}_nvcc ${sources})
+    add_executable(test_${base}_nvcc ${test_sources})
+    foreach(t ${base}_nvcc test_${base}_nvcc)
+      target_include_directories(${t} PRIVATE ${TUTORIAL_COMMON_DIR} ${TUTORIAL_TESTS_DIR})
+      target_link_libraries(${t} PRIVATE CUDA::cudart)
+    endforeach()
+    target_compile_definitions(test_${base}_nvcc PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_NVCC)
+    target_link_libraries(test_${base}_nvcc PRIVATE doctest::doctest)
+    _tutorial_register_test(lesson${nn}.${variant}.nvcc${test_suffix}
+                            test_${base}_nvcc ${variant} nvcc ${nn})
+  endif()
+endfunction()

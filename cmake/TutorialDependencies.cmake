@@ -1,0 +1,23 @@
+# Dependencies come from the system's package manager and are found with
+# find_package. When one is missing, configuration stops with one message that
+# names the package to install, instead of a cryptic error later.
+
+set(_tutorial_install_hint
+    "  Debian/Ubuntu: sudo apt-get install cmake g++ libboost-context-dev doctest-dev\n"
+    "  macOS (Homebrew): brew install cmake boost doctest\n"
+    "  or run ./tutorial setup, which installs them for you on Debian/Ubuntu.")
+
+find_package(doctest CONFIG QUIET)
+if(NOT doctest_FOUND)
+  message(FATAL_ERROR "doctest (the test framework) was not found. Install it:\n"
+          ${_tutorial_install_hint})
+endif()
+
+find_package(Boost 1.70 QUIET CONFIG COMPONENTS context)
+if(NOT Boost_FOUND OR NOT TARGET Boost::context)
+  message(FATAL_ERROR "Boost.Context (the emulator's fibers) was not found. Install it:\n"
+          ${_tutorial_install_hint})
+endif()
+
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
