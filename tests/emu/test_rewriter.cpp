@@ -1,0 +1,539 @@
+// test_rewriter.cpp - unit tests of cuemu-rewrite's core (common/emu/rewriter).
+//
+// What matters most, and is checked throughout: launches become the exact
+// ::cuemu::launch(...) call, nothing inside comments or literals is touched,
+// every output line after the #line header is the same line of the input,
+// and whatever cannot be parsed is an error at the <<<, never a silent change.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "rewrite.h"
+
+namespace {
+
+using cuemu_rewrite::Diagnostic;
+using cuemu_rewrite::Result;
+
+const char* const kName = "/src/t.cu";
+const std::string kHeader = "#line 1 \"/src/t.cu\"\n";
+
+std::string describe(const std::vector<Diagnostic>& errors) {
+    std::string all;
+    for (const Diagnostic& d : errors) {
+        all += std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message + "\n";
+    }
+    return all;
+}
+
+// The rewritten source without the #line header; the rewrite must succeed.
+std::string body(const std::string& source) {
+    const Result r = cuemu_rewrite::rewrite(source, kName);
+    INFO("errors:\n" << describe(r.errors));
+    REQUIRE(r.errors.empty());
+    REQUIRE(r.output.compare(0, kHeader.size(), kHeader) == 0);
+    return r.output.substr(kHeader.size());
+}
+
+// The errors of a rewrite that must fail.
+std::vector<Diagnostic> errors_of(const std::string& source) {
+    const Result r = cuemu_rewrite::rewrite(source, kName);
+    REQUIRE_FALSE(r.errors.empty());
+    return r.errors;
+}
+
+std::size_t count_lines(const std::string& s) {
+    return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// 1-based line on which `needle` starts in `text` (0 when absent).
+int line_of(const std::string& text, const std::string& needle) {
+    const std::size_t at = text.find(needle);
+    if (at == std::string::npos) return 0;
+    return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+}
+
+std::string launch_of(const std::string& callee, const std::string& cfg, const std::string& args) {
+    return "::cuemu::launch(::cuemu::launch_site{\"" + callee +
+           "\", __FILE__, __LINE__}, ::cuemu::launch_config(" + cfg +
+           "), [=](auto&&... cuemu_args_) { " + callee + "(cuemu_args_...); }" +
+           (args.empty() ? "" : ", " + args) + ")";
+}
+
+bool contains(const std::string& text, const std::string& needle) {
+    return text.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_SUITE("cuemu-rewrite") {
+
+TEST_CASE("a simple launch becomes a call to ::cuemu::launch") {
+    CHECK(body("    add<<<1, 256>>>(a, b, n);\n") ==
+          "    " + launch_of("add", "1, 256", "a, b, n") + ";\n");
+}
+
+TEST_CASE("the output starts with #line naming the file, with quotes and backslashes escaped") {
+    const Result r = cuemu_rewrite::rewrite("int x;\n", "/tmp/we\"ird\\dir/a.cu");
+    CHECK(r.errors.empty());
+    CHECK(r.output == "#line 1 \"/tmp/we\\\"ird\\\\dir/a.cu\"\nint x;\n");
+}
+
+TEST_CASE("source without kernel launches is copied byte for byte") {
+    const std::string source =
+        "#include <cstdio>\n"
+        "int main() {\r\n"
+        "    int a = 5, b = 2;\n"
+        "    int c = a << 3 >> 1;\n"
+        "    a <<= 1; b >>= 1; bool lt = a < b, gt = a > b;\n"
+        "    std::vector<std::vector<int>> v;\n"
+        "    std::map<int, std::vector<std::vector<int>>> m;\n"
+        "    return c; }";
+    CHECK(body(source) == source);
+}
+
+TEST_CASE("launch with shared memory size and stream") {
+    CHECK(body("k<<<grid, block, 1024 * sizeof(float), stream>>>(x);") ==
+          launch_of("k", "grid, block, 1024 * sizeof(float), stream", "x") + ";");
+}
+
+TEST_CASE("configuration with parentheses and commas") {
+    CHECK(body("k<<<dim3(a, b), dim3(16, 16), 0, s>>>(p);") ==
+          launch_of("k", "dim3(a, b), dim3(16, 16), 0, s", "p") + ";");
+    CHECK(body("k<<<(n + 255) / 256, 256>>>(p, n);") ==
+          launch_of("k", "(n + 255) / 256, 256", "p, n") + ";");
+    CHECK(body("k<<<cfg[0], std::max(a, b)>>>(p);") ==
+          launch_of("k", "cfg[0], std::max(a, b)", "p") + ";");
+}
+
+TEST_CASE("templated kernels") {
+    CHECK(body("k<float, 4><<<1, 32>>>(p);") == launch_of("k<float, 4>", "1, 32", "p") + ";");
+    CHECK(body("k<T, BLOCK * 2><<<g, b>>>(p);") == launch_of("k<T, BLOCK * 2>", "g, b", "p") + ";");
+    CHECK(body("ns::k<Tile<4>><<<g, b>>>(p);") == launch_of("ns::k<Tile<4>>", "g, b", "p") + ";");
+    CHECK(body("k<Pair<Tile<2>, int>, (4 > 2)><<<g, b>>>(p);") ==
+          launch_of("k<Pair<Tile<2>, int>, (4 > 2)>", "g, b", "p") + ";");
+    CHECK(body("k<decltype(x)> <<<g, b>>>(p);") == launch_of("k<decltype(x)>", "g, b", "p") + ";");
+}
+
+TEST_CASE("qualified kernel names") {
+    CHECK(body("ns::k<<<1, 1>>>(p);") == launch_of("ns::k", "1, 1", "p") + ";");
+    CHECK(body("::k<<<1, 1>>>(p);") == launch_of("::k", "1, 1", "p") + ";");
+    CHECK(body("x = 1; ::a::b::k<<<1, 1>>>(p);") == "x = 1; " + launch_of("::a::b::k", "1, 1", "p") + ";");
+}
+
+TEST_CASE("a launch without arguments has no trailing comma") {
+    CHECK(body("k<<<1,1>>>();") == launch_of("k", "1,1", "") + ";");
+    CHECK(body("k<<<1,1>>>( /* none */ );") ==
+          "::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, ::cuemu::launch_config(1,1), "
+          "[=](auto&&... cuemu_args_) { k(cuemu_args_...); } /* none */ );");
+}
+
+TEST_CASE("spaces around <<< and >>> are allowed") {
+    CHECK(body("k <<< 1, 2 >>> (a);") == launch_of("k", " 1, 2 ", "a") + ";");
+}
+
+TEST_CASE("a launch over several lines keeps every line number") {
+    const std::string source =
+        "void host() {\n"                  // 1
+        "    scale<float,\n"               // 2  the kernel name starts here
+        "          4>\n"                   // 3
+        "        <<<(n + 255) / 256,\n"    // 4
+        "           256>>>\n"              // 5
+        "        (data, // the input\n"    // 6
+        "         n);\n"                   // 7
+        "    int after_launch = 1;\n"      // 8
+        "}\n";
+    const std::string out = body(source);
+    CHECK(count_lines(cuemu_rewrite::rewrite(source, kName).output) == count_lines(source) + 1);
+    CHECK(count_lines(out) == count_lines(source));
+    CHECK(line_of(out, "int after_launch") == 8);
+    CHECK(line_of(out, "__LINE__") == 2);            // the line of the kernel name
+    CHECK(line_of(out, "::cuemu::launch_config(") == 2);
+    CHECK(line_of(out, "(n + 255) / 256") == 4);
+    CHECK(line_of(out, "256)") == 5);
+    CHECK(line_of(out, "(data, // the input") == 0);  // the '(' itself is gone ...
+    CHECK(line_of(out, "data, // the input") == 6);  // ... its contents stay
+    CHECK(line_of(out, "n);") == 7);
+    CHECK(contains(out, "launch_site{\"scale<float, 4>\""));
+    CHECK(contains(out, "{ scale<float, 4>(cuemu_args_...); }"));
+}
+
+TEST_CASE("a three-line launch in the common layout") {
+    const std::string source =
+        "k<<<blocks,\n"
+        "    threads>>>(a,\n"
+        "               b);\n"
+        "next();\n";
+    const std::string out = body(source);
+    CHECK(out == "::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, ::cuemu::launch_config(blocks,\n"
+                 "    threads), [=](auto&&... cuemu_args_) { k(cuemu_args_...); }, a,\n"
+                 "               b);\n"
+                 "next();\n");
+}
+
+TEST_CASE("launch-like text in comments, strings and char literals is untouched") {
+    const std::string source =
+        "// k<<<1, 1>>>(x);\n"
+        "/* k<<<1, 1>>>(x);\n"
+        "   extern __shared__ float s[]; static __shared__ int t; __noinline__ */\n"
+        "const char* a = \"k<<<1, 1>>>(x); __noinline__\";\n"
+        "const char* b = \"escaped \\\" k<<<1,1>>>(x)\";\n"
+        "char c = '<'; char d = '\\'';\n"
+        "const wchar_t* w = L\"k<<<1,1>>>()\";\n"
+        "// a comment continued \\\n"
+        "   k<<<1,1>>>(still_comment);\n";
+    CHECK(body(source) == source);
+}
+
+TEST_CASE("raw strings are skipped whole") {
+    const std::string source =
+        "const char* r = R\"x(k<<<1,1>>>(a) \" )\" still inside\n"
+        "  extern __shared__ float s[]; )x\";\n"
+        "auto u = u8R\"(k<<<1,1>>>())\";\n";
+    CHECK(body(source) == source);
+    CHECK(body("auto r = R\"(<<<)\"; k<<<1,1>>>(r);") ==
+          "auto r = R\"(<<<)\"; " + launch_of("k", "1,1", "r") + ";");
+}
+
+TEST_CASE("digit separators are part of the number, not char literals") {
+    CHECK(body("int n = 1'000'000; k<<<n, 0x1'FF>>>(n);") ==
+          "int n = 1'000'000; " + launch_of("k", "n, 0x1'FF", "n") + ";");
+    CHECK(body("auto f = 1'0.5e+1'0; k<<<1, 1>>>(f); char q = 'a';") ==
+          "auto f = 1'0.5e+1'0; " + launch_of("k", "1, 1", "f") + "; char q = 'a';");
+}
+
+TEST_CASE("extern __shared__ becomes a pointer into the emulator's dynamic shared memory") {
+    CHECK(body("__global__ void k() {\n    extern __shared__ __align__(16) unsigned char smem[];\n}\n") ==
+          "__global__ void k() {\n"
+          "    unsigned char* smem = reinterpret_cast<unsigned char*>(::cuemu::dynamic_shared_memory());\n"
+          "}\n");
+    CHECK(body("template <class T> __global__ void k() { extern __shared__ T buf[]; }") ==
+          "template <class T> __global__ void k() { T* buf = "
+          "reinterpret_cast<T*>(::cuemu::dynamic_shared_memory()); }");
+    CHECK(body("void k() { extern __shared__ float alignas(8) data[]; }") ==
+          "void k() { float* data = reinterpret_cast<float*>(::cuemu::dynamic_shared_memory()); }");
+    CHECK(body("void k() { extern __shared__ alignas(sizeof(double)) my::Vec<int, 2> v[]; }") ==
+          "void k() { my::Vec<int, 2>* v = "
+          "reinterpret_cast<my::Vec<int, 2>*>(::cuemu::dynamic_shared_memory()); }");
+}
+
+TEST_CASE("extern __shared__ over several lines keeps the line numbers") {
+    const std::string source =
+        "__global__ void k() {\n"
+        "    extern __shared__\n"
+        "        float buf[];\n"
+        "    buf[0] = 1;\n"
+        "}\n";
+    const std::string out = body(source);
+    CHECK(count_lines(out) == count_lines(source));
+    CHECK(line_of(out, "float* buf") == 2);
+    CHECK(line_of(out, "buf[0] = 1") == 4);
+}
+
+TEST_CASE("extern __shared__ inside a function in a namespace is fine") {
+    const std::string out = body("namespace a { namespace b {\n__global__ void k() { extern __shared__ int s[]; }\n} }\n");
+    CHECK(contains(out, "int* s = reinterpret_cast<int*>"));
+}
+
+TEST_CASE("extern __shared__ at file scope is an error") {
+    const std::string message =
+        "extern __shared__ at file scope is not supported by the emulator; declare it inside the kernel";
+    SUBCASE("global namespace") {
+        const auto errors = errors_of("#include <x.h>\n\n  extern __shared__ float s[];\n__global__ void k() {}\n");
+        REQUIRE(errors.size() == 1);
+        CHECK(errors[0].line == 3);
+        CHECK(errors[0].column == 3);
+        CHECK(errors[0].message == message);
+    }
+    SUBCASE("inside a namespace, after a function") {
+        const auto errors = errors_of("namespace ns {\nvoid f() { }\nextern __shared__ float s[];\n}\n");
+        REQUIRE(errors.size() == 1);
+        CHECK(errors[0].line == 3);
+    }
+    SUBCASE("inside extern \"C\" and an inline namespace") {
+        CHECK(errors_of("extern \"C\" {\nextern __shared__ float s[];\n}\n")[0].line == 2);
+        CHECK(errors_of("inline namespace v1 {\nextern __shared__ float s[];\n}\n")[0].line == 2);
+        CHECK(errors_of("namespace a::b {\nextern __shared__ float s[];\n}\n")[0].line == 2);
+    }
+}
+
+TEST_CASE("extern __shared__ that is not an unsized array is an error") {
+    const auto errors = errors_of("void k() {\n  extern __shared__ float s[32];\n}\n");
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].line == 2);
+    CHECK(contains(errors[0].message, "extern __shared__ float buffer[];"));
+}
+
+TEST_CASE("other extern declarations are left alone") {
+    const std::string source = "extern \"C\" { int f(); }\nextern int g;\nextern \"C\" __global__ void k(int*);\n";
+    CHECK(body(source) == source);
+}
+
+TEST_CASE("static next to __shared__ is dropped; plain __shared__ stays") {
+    CHECK(body("void k() { static __shared__ float tile[32]; }") == "void k() { __shared__ float tile[32]; }");
+    CHECK(body("void k() { __shared__ static int n; }") == "void k() { __shared__ int n; }");
+    CHECK(body("void k() { static volatile __shared__ int v; }") == "void k() { volatile __shared__ int v; }");
+    CHECK(body("void k() { __shared__ float tile[32]; static int x; }") ==
+          "void k() { __shared__ float tile[32]; static int x; }");
+    const std::string split = "void k() {\n  static\n  __shared__ int n;\n  int after;\n}\n";
+    const std::string out = body(split);
+    CHECK(line_of(out, "__shared__ int n") == 3);
+    CHECK(line_of(out, "int after") == 4);
+}
+
+TEST_CASE("__noinline__ becomes a GNU attribute") {
+    CHECK(body("__noinline__ __device__ int f();") == "__attribute__((noinline)) __device__ int f();");
+    CHECK(body("const char* s = \"__noinline__\"; int __noinline__x;") ==
+          "const char* s = \"__noinline__\"; int __noinline__x;");
+}
+
+TEST_CASE("#include lines are copied untouched") {
+    const std::string source =
+        "#include <weird'name<<<.h>\n"
+        "#  include \"k<<<1,1>>>(x).h\"\n"
+        "#include <a.h> // k<<<1,1>>>()\n"
+        "k<<<1, 1>>>();\n";
+    const std::string out = body(source);
+    const std::size_t launch_at = source.find("k<<<1, 1>>>();");
+    CHECK(out.substr(0, launch_at) == source.substr(0, launch_at));
+    CHECK(line_of(out, "::cuemu::launch(") == 4);
+}
+
+TEST_CASE("a launch inside a #define keeps its line continuations") {
+    const std::string source =
+        "#define LAUNCH(n) k<<<(n), 32>>>( \\\n"
+        "    out, (n))\n"
+        "#define LAUNCH2 k2 \\\n"
+        "    <<<1, 1>>>()\n"
+        "int after;\n";
+    const std::string out = body(source);
+    CHECK(out ==
+          "#define LAUNCH(n) ::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, "
+          "::cuemu::launch_config((n), 32), [=](auto&&... cuemu_args_) { k(cuemu_args_...); },  \\\n"
+          "    out, (n))\n"
+          "#define LAUNCH2 ::cuemu::launch(::cuemu::launch_site{\"k2\", __FILE__, __LINE__}, "
+          "::cuemu::launch_config(\\\n"
+          "1, 1), [=](auto&&... cuemu_args_) { k2(cuemu_args_...); })\n"
+          "int after;\n");
+}
+
+TEST_CASE("launch arguments may contain lambdas and further launches") {
+    CHECK(body("k<<<1, 1>>>([=] __device__ (int i) { return i * 2; }, n);") ==
+          launch_of("k", "1, 1", "[=] __device__ (int i) { return i * 2; }, n") + ";");
+    CHECK(body("f([&] { k<<<1, 1>>>(a); });") == "f([&] { " + launch_of("k", "1, 1", "a") + "; });");
+}
+
+TEST_CASE("preprocessor conditionals inside the arguments stay on their lines") {
+    const std::string source =
+        "k<<<1, 1>>>(a,\n"
+        "#ifdef WITH_B\n"
+        "            b,\n"
+        "#endif\n"
+        "            c);\n"
+        "int after;\n";
+    const std::string out = body(source);
+    CHECK(line_of(out, "#ifdef WITH_B") == 2);
+    CHECK(line_of(out, "#endif") == 4);
+    CHECK(line_of(out, "int after") == 6);
+    CHECK(contains(out, "{ k(cuemu_args_...); }, a,\n#ifdef"));
+}
+
+TEST_CASE("operator<<<T> is not a launch") {
+    const std::string source = "template <> std::ostream& operator<<<int>(std::ostream& o, const X<int>&);\n";
+    CHECK(body(source) == source);
+}
+
+TEST_CASE("a run of more than three '>' closes the configuration with its last three") {
+    CHECK(body("k<<<n, S<4>>>>(p);") == launch_of("k", "n, S<4>", "p") + ";");
+}
+
+TEST_CASE("malformed launches are errors at the <<<") {
+    auto single_error = [](const std::string& source) {
+        const auto errors = errors_of(source);
+        INFO(describe(errors));
+        REQUIRE(errors.size() == 1);
+        return errors[0];
+    };
+    SUBCASE("no >>>") {
+        const Diagnostic d = single_error("void f() {\n\n    k<<<1, 256(x);\n}\n");
+        CHECK(d.line == 3);
+        CHECK(d.column == 6);
+        CHECK(contains(d.message, "missing '>>>'"));
+    }
+    SUBCASE("no ( after >>>") {
+        const Diagnostic d = single_error("void f() {\n  k<<<1, 1>>>;\n}\n");
+        CHECK(d.line == 2);
+        CHECK(d.column == 4);
+        CHECK(contains(d.message, "expected '(' with the kernel's arguments after '>>>'"));
+    }
+    SUBCASE("unbalanced parentheses in the arguments") {
+        const Diagnostic d = single_error("int a;\nvoid f() { k<<<1, 1>>>(a, (b); }\n");
+        CHECK(d.line == 2);
+        CHECK(d.column == 13);
+        CHECK(contains(d.message, "unbalanced parentheses"));
+    }
+    SUBCASE("unbalanced parentheses in the configuration") {
+        const Diagnostic d = single_error("\n\nk<<<(n + 1, 32>>>(a);\n");
+        CHECK(d.line == 3);
+        CHECK(contains(d.message, "unbalanced"));
+        CHECK(single_error("k<<<n + 1), 32>>>(a);").line == 1);
+    }
+    SUBCASE("no kernel name") {
+        const Diagnostic d = single_error("void f() {\n    <<<1, 1>>>(a);\n}\n");
+        CHECK(d.line == 2);
+        CHECK(d.column == 5);
+        CHECK(contains(d.message, "kernel's name"));
+        CHECK(single_error("f(x) <<<1, 1>>>(a);").line == 1);
+        CHECK(single_error("<<<1,1>>>();").column == 1);
+    }
+    SUBCASE("empty configuration") {
+        const Diagnostic d = single_error("\nk<<<>>>(a);\n");
+        CHECK(d.line == 2);
+        CHECK(d.column == 2);
+        CHECK(contains(d.message, "empty launch configuration"));
+        CHECK(single_error("k<<< /* nothing */ >>>(a);").line == 1);
+    }
+    SUBCASE("launch through a member") {
+        CHECK(contains(single_error("obj.k<<<1, 1>>>(a);").message, "free function"));
+    }
+    SUBCASE("every bad launch is reported, the good ones are not") {
+        const auto errors = errors_of("k<<<1,1>>>(a);\nk<<<>>>(a);\nk<<<1,1>>>(b);\nk<<<1,1>>>;\n");
+        REQUIRE(errors.size() == 2);
+        CHECK(errors[0].line == 2);
+        CHECK(errors[1].line == 4);
+    }
+}
+
+TEST_CASE("a UTF-8 byte order mark is dropped") {
+    CHECK(body("\xEF\xBB\xBFint x;\n") == "int x;\n");
+}
+
+TEST_CASE("quoted includes of headers with kernel launches are errors (with a file reader)") {
+    const std::map<std::string, std::string> files = {
+        {"/src/dir/launches.cuh", "inline void go() { k<<<1, 1>>>(); }\n"},
+        {"/src/dir/clean.cuh", "// k<<<1,1>>>() only in a comment\n#include \"../nested.cuh\"\n"},
+        {"/src/nested.cuh", "const char* s = \"k<<<1,1>>>()\";\n"},
+        {"/src/indirect.cuh", "#include \"dir/launches.cuh\"\n"},
+        {"/src/t.cu", "#include \"t.cu\"\n"},
+        {"/src/dir/up.cuh", "#include \"../indirect.cuh\"\n"},
+    };
+    const cuemu_rewrite::FileReader reader =
+        [&](const std::string& path) -> std::optional<std::string> {
+        const auto it = files.find(path);
+        if (it == files.end()) return std::nullopt;
+        return it->second;
+    };
+    auto check = [&](const std::string& source) { return cuemu_rewrite::rewrite(source, kName, reader); };
+
+    CHECK(check("#include \"dir/clean.cuh\"\n#include \"missing.h\"\n#include <dir/launches.cuh>\n").errors.empty());
+    CHECK(check("#include \"t.cu\"\n").errors.empty());  // includes itself: no endless loop
+
+    const Result direct = check("int a;\n  #include \"dir/launches.cuh\"\n");
+    REQUIRE(direct.errors.size() == 1);
+    CHECK(direct.errors[0].line == 2);
+    CHECK(direct.errors[0].column == 3);
+    CHECK(contains(direct.errors[0].message,
+                   "kernel launches inside included headers are not rewritten by the emulator; "
+                   "move the launch into the .cu file"));
+    CHECK(contains(direct.errors[0].message, "/src/dir/launches.cuh:1"));
+
+    const Result indirect = check("#include \"indirect.cuh\"\n");
+    REQUIRE(indirect.errors.size() == 1);
+    CHECK(indirect.errors[0].line == 1);
+
+    const Result through_parent = check("\n#include \"dir/up.cuh\"\n");
+    REQUIRE(through_parent.errors.size() == 1);
+    CHECK(through_parent.errors[0].line == 2);
+
+    // Without a reader the include is not looked at.
+    CHECK(cuemu_rewrite::rewrite("#include \"dir/launches.cuh\"\n", kName).errors.empty());
+}
+
+TEST_CASE("rewritten output compiles with g++ against a stub of the emulator header") {
+    if (std::system("g++ --version > /dev/null 2>&1") != 0) {
+        MESSAGE("g++ not found; compile check skipped");
+        return;
+    }
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() /
+                         ("cuemu_rewrite_test_" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir);
+
+    const std::string stub = R"(#include <cstddef>
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ static thread_local
+#define __align__(n) alignas(n)
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+using cudaStream_t = struct CUstream_st*;
+namespace cuemu {
+struct launch_site { const char* kernel; const char* file; int line; };
+struct launch_config {
+    launch_config(dim3, dim3, std::size_t = 0, cudaStream_t = nullptr) {}
+};
+template <typename F, typename... A>
+void launch(launch_site, launch_config, F&& f, A&&... a) { f(a...); }
+inline void* dynamic_shared_memory() { return nullptr; }
+}
+)";
+    const std::string source = R"(#include <vector>
+namespace ns {
+template <typename T, int N>
+__global__ void scale(T* data, T factor) { data[0] *= factor * N; }
+}
+__global__ void fill(float* p, int n) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    static __shared__ float tile[32];
+    tile[0] = static_cast<float>(smem[0]);
+    p[0] = tile[0] + n;
+}
+template <typename T>
+__global__ void typed(T* p) { extern __shared__ T buf[]; buf[0] = p[0]; }
+__global__ void none() {}
+__noinline__ __device__ int helper(int x) { return x; }
+void host() {
+    float* d = nullptr;
+    int n = 1'000;
+    cudaStream_t s = nullptr;
+    fill<<<(n + 255) / 256, 256>>>(d, n);
+    fill<<<dim3(1, 2), dim3(32, 4), 64 * sizeof(float), s>>>(
+        d,
+        n);
+    ns::scale<float, 4><<<1, 1>>>(d, 2.0f);
+    typed<float>
+        <<<1, 32, 32 * sizeof(float)>>>(d);
+    none<<<1,1>>>();
+    std::vector<std::vector<int>> v;
+    int x = helper(1 << 3 >> 1);
+    (void)x; (void)v;
+}
+)";
+    const Result r = cuemu_rewrite::rewrite(source, (dir / "input.cu").string());
+    INFO(describe(r.errors));
+    REQUIRE(r.errors.empty());
+    CHECK(count_lines(r.output) == count_lines(source) + 1);
+    std::ofstream(dir / "stub.h") << stub;
+    std::ofstream(dir / "out.cpp") << r.output;
+    const std::string command = "g++ -std=c++17 -fsyntax-only -Wall -Wextra -include " +
+                                (dir / "stub.h").string() + " " + (dir / "out.cpp").string() +
+                                " > " + (dir / "log.txt").string() + " 2>&1";
+    const int status = std::system(command.c_str());
+    std::ifstream log(dir / "log.txt");
+    const std::string messages((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    INFO("g++ said:\n" << messages << "\noutput:\n" << r.output);
+    CHECK(status == 0);
+    fs::remove_all(dir);
+}
+
+}  // TEST_SUITE
