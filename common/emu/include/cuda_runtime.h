@@ -1,0 +1,2 @@
+// <cuda_runtime.h> for emulator builds: the emulator is the runtime.
+#include "cuemu/cuemu.h"

@@ -1,0 +1,146 @@
+// cuemu/types.h - the CUDA types a program names: dim3 and the vector types,
+// cudaError_t with the real runtime's codes, cudaMemcpyKind, cudaDeviceProp,
+// cudaDeviceAttr, and the opaque stream and event handles.
+//
+// Numbers are the real runtime's (CUDA 13.0), so code that prints or compares
+// them behaves the same on a GPU and here.
+#ifndef CUEMU_TYPES_H
+#define CUEMU_TYPES_H
+
+#include <cstddef>
+
+// ---- built-in index types ---------------------------------------------------
+// uint3 is trivial so that threadIdx/blockIdx can live in fast thread-local
+// storage; dim3 defaults every unset dimension to 1, as in CUDA.
+struct uint3 {
+    unsigned int x, y, z;
+};
+
+struct dim3 {
+    unsigned int x, y, z;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+        : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+// ---- vector types (the common ones) -------------------------------------------
+#define CUEMU_VECTOR2(T, name, align)                                              \
+    struct alignas(align) name { T x, y; };                                        \
+    inline name make_##name(T x, T y) { return name{x, y}; }
+#define CUEMU_VECTOR3(T, name)                                                     \
+    struct name { T x, y, z; };                                                    \
+    inline name make_##name(T x, T y, T z) { return name{x, y, z}; }
+#define CUEMU_VECTOR4(T, name, align)                                              \
+    struct alignas(align) name { T x, y, z, w; };                                  \
+    inline name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
+
+CUEMU_VECTOR2(float, float2, 8)
+CUEMU_VECTOR3(float, float3)
+CUEMU_VECTOR4(float, float4, 16)
+CUEMU_VECTOR2(int, int2, 8)
+CUEMU_VECTOR3(int, int3)
+CUEMU_VECTOR4(int, int4, 16)
+CUEMU_VECTOR2(unsigned int, uint2, 8)
+CUEMU_VECTOR4(unsigned int, uint4, 16)
+CUEMU_VECTOR2(double, double2, 16)
+inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { return uint3{x, y, z}; }
+#undef CUEMU_VECTOR2
+#undef CUEMU_VECTOR3
+#undef CUEMU_VECTOR4
+
+// ---- errors ------------------------------------------------------------------
+enum cudaError {
+#define CUEMU_ERROR(code, name, text) name = code,
+#include "../../src/error_table.inc"
+#undef CUEMU_ERROR
+};
+typedef enum cudaError cudaError_t;
+
+// ---- memory --------------------------------------------------------------------
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4
+};
+
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+
+// ---- handles -------------------------------------------------------------------
+typedef struct CUstream_st* cudaStream_t;
+typedef struct CUevent_st* cudaEvent_t;
+
+// ---- the device ----------------------------------------------------------------
+// The fields programs commonly read, with the real names and types (fields
+// CUDA 13 removed, such as clockRate, are absent here too).
+struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int regsPerBlock;
+    int warpSize;
+    size_t memPitch;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    size_t totalConstMem;
+    int major;
+    int minor;
+    int multiProcessorCount;
+    int integrated;
+    int canMapHostMemory;
+    int concurrentKernels;
+    int ECCEnabled;
+    int pciBusID;
+    int pciDeviceID;
+    int pciDomainID;
+    int asyncEngineCount;
+    int unifiedAddressing;
+    int memoryBusWidth;
+    int l2CacheSize;
+    int maxThreadsPerMultiProcessor;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor;
+    int managedMemory;
+    int isMultiGpuBoard;
+    int concurrentManagedAccess;
+    size_t sharedMemPerBlockOptin;
+    int maxBlocksPerMultiProcessor;
+};
+
+enum cudaDeviceAttr {
+    cudaDevAttrMaxThreadsPerBlock = 1,
+    cudaDevAttrMaxBlockDimX = 2,
+    cudaDevAttrMaxBlockDimY = 3,
+    cudaDevAttrMaxBlockDimZ = 4,
+    cudaDevAttrMaxGridDimX = 5,
+    cudaDevAttrMaxGridDimY = 6,
+    cudaDevAttrMaxGridDimZ = 7,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    cudaDevAttrTotalConstantMemory = 9,
+    cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxRegistersPerBlock = 12,
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrIntegrated = 18,
+    cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrL2CacheSize = 38,
+    cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrComputeCapabilityMajor = 75,
+    cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrManagedMemory = 83,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+
+#endif

@@ -1,0 +1,2 @@
+// <device_launch_parameters.h> for emulator builds: the built-ins live in the emulator.
+#include "cuemu/cuemu.h"

@@ -1,0 +1,215 @@
+// device.cpp - the "device": its count, properties and attributes,
+// synchronization, version queries, and events and streams.
+//
+// The emulator is one device, number 0. Its properties describe it honestly:
+// the name says it is an emulator, the memory is the machine's, the
+// multiprocessor count is the worker-thread count, and the launch limits are
+// the real GPU ones (which the scheduler enforces). It reports compute
+// capability 7.5, the oldest that nvcc 13 builds for, so programs that
+// require a minimum architecture still run.
+#include <sys/sysinfo.h>
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "cuemu/runtime.h"
+#include "internal.h"
+
+struct CUstream_st {
+    unsigned int flags;
+};
+struct CUevent_st {
+    unsigned int flags;
+    bool recorded;
+    double time_ms;
+};
+
+namespace cuemu::detail {
+namespace {
+
+constexpr int emulated_major = 7, emulated_minor = 5;
+
+double now_ms() {
+    using clock = std::chrono::steady_clock;
+    return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
+}
+
+std::size_t physical_memory() {
+    struct sysinfo si {};
+    sysinfo(&si);
+    return static_cast<std::size_t>(si.totalram) * si.mem_unit;
+}
+
+cudaError_t check_device(int device) {
+    return device == 0 ? cudaSuccess : record(cudaErrorInvalidDevice);
+}
+
+}  // namespace
+}  // namespace cuemu::detail
+
+using namespace cuemu::detail;
+
+cudaError_t cudaGetDeviceCount(int* count) {
+    if (!count) return record(cudaErrorInvalidValue);
+    *count = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int* device) {
+    if (!device) return record(cudaErrorInvalidValue);
+    *device = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+    if (cudaError_t e = context_status()) return e;
+    return check_device(device);
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+    if (!prop) return record(cudaErrorInvalidValue);
+    if (cudaError_t e = check_device(device)) return e;
+    std::memset(prop, 0, sizeof *prop);
+    std::strncpy(prop->name, emulator_device_name().c_str(), sizeof prop->name - 1);
+    prop->totalGlobalMem = physical_memory();
+    prop->sharedMemPerBlock = 48 * 1024;
+    prop->sharedMemPerBlockOptin = 48 * 1024;
+    prop->sharedMemPerMultiprocessor = 48 * 1024;
+    prop->regsPerBlock = 65536;
+    prop->regsPerMultiprocessor = 65536;
+    prop->warpSize = 32;
+    prop->memPitch = 2147483647;
+    prop->maxThreadsPerBlock = 1024;
+    prop->maxThreadsDim[0] = 1024;
+    prop->maxThreadsDim[1] = 1024;
+    prop->maxThreadsDim[2] = 64;
+    prop->maxGridSize[0] = 2147483647;
+    prop->maxGridSize[1] = 65535;
+    prop->maxGridSize[2] = 65535;
+    prop->totalConstMem = 64 * 1024;
+    prop->major = emulated_major;
+    prop->minor = emulated_minor;
+    prop->multiProcessorCount = worker_count();
+    prop->maxThreadsPerMultiProcessor = 1024;
+    prop->maxBlocksPerMultiProcessor = 1;  // a worker runs one block at a time
+    prop->integrated = 1;                  // "device" memory is host memory
+    prop->canMapHostMemory = 1;
+    prop->unifiedAddressing = 1;
+    prop->managedMemory = 1;
+    prop->concurrentManagedAccess = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+    if (!value) return record(cudaErrorInvalidValue);
+    cudaDeviceProp p;
+    if (cudaError_t e = cudaGetDeviceProperties(&p, device)) return e;
+    switch (attr) {
+        case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+        case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+        case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+        case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+        case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+        case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+        case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+        case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
+        case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
+        case cudaDevAttrWarpSize: *value = p.warpSize; break;
+        case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+        case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+        case cudaDevAttrIntegrated: *value = p.integrated; break;
+        case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+        case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+        case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+        case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+        case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+        case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+        case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); break;
+        case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+        case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
+        case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+        default: return record(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+
+// Launches run to completion before they return, so there is nothing to wait
+// for; what remains is to report a sticky error from an earlier kernel.
+cudaError_t cudaDeviceSynchronize() { return context_status(); }
+
+cudaError_t cudaDeviceReset() { return cudaSuccess; }
+
+cudaError_t cudaRuntimeGetVersion(int* version) {
+    if (!version) return record(cudaErrorInvalidValue);
+    *version = 13000;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int* version) { return cudaRuntimeGetVersion(version); }
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+    if (!free_bytes || !total_bytes) return record(cudaErrorInvalidValue);
+    if (cudaError_t e = context_status()) return e;
+    struct sysinfo si {};
+    sysinfo(&si);
+    *total_bytes = static_cast<size_t>(si.totalram) * si.mem_unit;
+    *free_bytes = static_cast<size_t>(si.freeram) * si.mem_unit;
+    return cudaSuccess;
+}
+
+// ---- streams -----------------------------------------------------------------------
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+    if (!stream) return record(cudaErrorInvalidValue);
+    if (cudaError_t e = context_status()) return e;
+    *stream = new CUstream_st{flags};
+    return cudaSuccess;
+}
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    if (!stream) return record(cudaErrorInvalidResourceHandle);
+    delete stream;
+    return context_status();
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return context_status(); }
+
+// ---- events ------------------------------------------------------------------------
+// An event records the host clock when it is recorded; because launches are
+// synchronous, that is when the work before it finished. Times are CPU times.
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+    if (!event) return record(cudaErrorInvalidValue);
+    if (cudaError_t e = context_status()) return e;
+    *event = new CUevent_st{flags, false, 0.0};
+    return cudaSuccess;
+}
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+    if (!event) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = context_status()) return e;
+    event->recorded = true;
+    event->time_ms = now_ms();
+    return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    if (!event) return record(cudaErrorInvalidResourceHandle);
+    return context_status();
+}
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+    if (!event) return record(cudaErrorInvalidResourceHandle);
+    return context_status();
+}
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+    if (!ms) return record(cudaErrorInvalidValue);
+    if (!start || !end) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = context_status()) return e;
+    if ((start->flags | end->flags) & cudaEventDisableTiming) return record(cudaErrorInvalidResourceHandle);
+    if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
+    *ms = static_cast<float>(end->time_ms - start->time_ms);
+    return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    if (!event) return record(cudaErrorInvalidResourceHandle);
+    delete event;
+    return cudaSuccess;
+}

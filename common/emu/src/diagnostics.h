@@ -1,0 +1,31 @@
+// diagnostics.h - turning a fault inside a kernel into a message that names
+// the kernel, block, thread, source line and buffer (diagnostics.cpp).
+#ifndef CUEMU_DIAGNOSTICS_H
+#define CUEMU_DIAGNOSTICS_H
+
+#include <string>
+
+#include "cuemu/launch.h"
+#include "cuemu/types.h"
+
+namespace cuemu::detail {
+
+struct fault_report {
+    const launch_site* site = nullptr;
+    uint3 block_idx{0, 0, 0}, thread_idx{0, 0, 0};
+    dim3 grid_dim, block_dim;
+    int signal_number = 0;          // 0 when the kernel threw an exception
+    const void* address = nullptr;  // the faulting data address
+    const void* pc = nullptr;       // the faulting instruction, when known
+    int is_write = -1;              // 1 write, 0 read, -1 unknown
+    bool stack_overflow = false;
+    std::string exception_text;
+};
+
+// Prints the report to stderr and returns the error a GPU would give for it
+// (made sticky by the caller).
+cudaError_t report_fault(const fault_report& r);
+
+}  // namespace cuemu::detail
+
+#endif

@@ -1,0 +1,369 @@
+// test_runtime.cu - the emulator's runtime, exercised through ordinary CUDA
+// code: launch limits and error codes (the real ones), non-sticky errors,
+// memory checks, shared memory per block, barrier semantics, a race that
+// reproduces, atomics, and launch syntax the rewriter must handle.
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+// ---- kernels -------------------------------------------------------------------
+__global__ void fill_index(int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = i;
+}
+
+__global__ void noop() {}
+
+// Each block stores its own index in shared memory, waits, and reads it back
+// from a different thread's slot: another block's value would show.
+__global__ void shared_is_per_block(int* out) {
+    __shared__ int slot[256];
+    slot[threadIdx.x] = blockIdx.x;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = slot[(threadIdx.x + 1) % blockDim.x];
+}
+
+// Rotation through shared memory, several rounds: needs a barrier between
+// every write and the reads of other threads.
+__global__ void rotate_rounds(const int* in, int* out, int rounds) {
+    __shared__ int buf[128];
+    int t = threadIdx.x;
+    int value = in[t];
+    for (int r = 0; r < rounds; ++r) {
+        buf[t] = value;
+        __syncthreads();
+        value = buf[(t + 1) % blockDim.x];
+        __syncthreads();
+    }
+    out[t] = value;
+}
+
+// Tiled matrix multiply, square n x n, n a multiple of TILE. With
+// with_second_barrier false, the next tile overwrites shared memory while
+// other threads still read the current one: the classic missing barrier.
+constexpr int TILE = 8;
+__global__ void tiled_matmul(const float* a, const float* b, float* c, int n,
+                             bool with_second_barrier) {
+    __shared__ float ta[TILE][TILE];
+    __shared__ float tb[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float sum = 0.0f;
+    for (int t = 0; t < n / TILE; ++t) {
+        ta[threadIdx.y][threadIdx.x] = a[row * n + t * TILE + threadIdx.x];
+        tb[threadIdx.y][threadIdx.x] = b[(t * TILE + threadIdx.y) * n + col];
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k) sum += ta[threadIdx.y][k] * tb[k][threadIdx.x];
+        if (with_second_barrier) __syncthreads();
+    }
+    c[row * n + col] = sum;
+}
+
+__global__ void count_threads(unsigned long long* counter, float* fsum) {
+    atomicAdd(counter, 1ull);
+    atomicAdd(fsum, 1.0f);
+}
+
+template <typename T, int SCALE>
+__global__ void scale_by(T* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= SCALE;
+}
+
+template <typename T>
+__global__ void add_one(T* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += T(1);
+}
+
+// extern __shared__: the launch's dynamic shared memory.
+__global__ void reverse_block(const int* in, int* out) {
+    extern __shared__ int scratch[];
+    scratch[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = scratch[blockDim.x - 1 - threadIdx.x];
+}
+
+__global__ void index_3d(int* out) {
+    int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    int threads = blockDim.x * blockDim.y * blockDim.z;
+    int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    out[block * threads + t] = block * 1000 + t;
+}
+
+// ---- helpers -------------------------------------------------------------------
+template <class T>
+struct device_buffer {
+    T* ptr = nullptr;
+    size_t n;
+    explicit device_buffer(size_t count) : n(count) {
+        REQUIRE(cudaMalloc(&ptr, n * sizeof(T)) == cudaSuccess);
+    }
+    ~device_buffer() { cudaFree(ptr); }
+    std::vector<T> read() const {
+        std::vector<T> h(n);
+        REQUIRE(cudaMemcpy(h.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+        return h;
+    }
+    void write(const std::vector<T>& h) {
+        REQUIRE(cudaMemcpy(ptr, h.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+};
+
+static cudaError_t launch_noop(dim3 grid, dim3 block, size_t shmem = 0) {
+    noop<<<grid, block, shmem>>>();
+    return cudaGetLastError();
+}
+
+// ---- launch limits and errors ----------------------------------------------------
+TEST_CASE("a block of 2048 threads is refused with the real error, and it is not sticky") {
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    noop<<<1, 2048>>>();
+    cudaError_t e = cudaGetLastError();
+    CHECK(e == cudaErrorInvalidConfiguration);
+    CHECK(static_cast<int>(e) == 9);
+    CHECK(std::string(cudaGetErrorName(e)) == "cudaErrorInvalidConfiguration");
+    CHECK(std::string(cudaGetErrorString(e)) == "invalid configuration argument");
+    CHECK(cudaGetLastError() == cudaSuccess);  // read once, then cleared
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("launch limits are the real ones") {
+    CHECK(launch_noop(1, 1024) == cudaSuccess);
+    CHECK(launch_noop(1, dim3(32, 32)) == cudaSuccess);
+    CHECK(launch_noop(1, dim3(1, 1, 64)) == cudaSuccess);
+    CHECK(launch_noop(1, 1025) == cudaErrorInvalidConfiguration);
+    CHECK(launch_noop(1, dim3(64, 32)) == cudaErrorInvalidConfiguration);  // 2048 in all
+    CHECK(launch_noop(1, dim3(1, 1, 65)) == cudaErrorInvalidConfiguration);
+    CHECK(launch_noop(1, dim3(1, 1025)) == cudaErrorInvalidConfiguration);
+    CHECK(launch_noop(0, 32) == cudaErrorInvalidConfiguration);
+    CHECK(launch_noop(1, 0) == cudaErrorInvalidConfiguration);
+    CHECK(launch_noop(dim3(1, 65536), 1) == cudaErrorInvalidConfiguration);
+    CHECK(launch_noop(dim3(1, 1, 65536), 1) == cudaErrorInvalidConfiguration);
+    CHECK(launch_noop(dim3(1, 65535), 1) == cudaSuccess);
+    CHECK(launch_noop(1, 32, 48 * 1024) == cudaSuccess);
+    CHECK(launch_noop(1, 32, 48 * 1024 + 1) == cudaErrorInvalidValue);
+}
+
+TEST_CASE("peek does not clear the last error; get does") {
+    noop<<<1, 4096>>>();
+    CHECK(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
+    CHECK(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
+    CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+    CHECK(cudaPeekAtLastError() == cudaSuccess);
+}
+
+TEST_CASE("error names and strings follow the real runtime") {
+    CHECK(std::string(cudaGetErrorString(cudaSuccess)) == "no error");
+    CHECK(std::string(cudaGetErrorString(cudaErrorInvalidValue)) == "invalid argument");
+    CHECK(std::string(cudaGetErrorString(cudaErrorMemoryAllocation)) == "out of memory");
+    CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress)) ==
+          "an illegal memory access was encountered");
+    CHECK(std::string(cudaGetErrorName(cudaErrorInvalidMemcpyDirection)) ==
+          "cudaErrorInvalidMemcpyDirection");
+    CHECK(static_cast<int>(cudaErrorIllegalAddress) == 700);
+    CHECK(static_cast<int>(cudaErrorNoDevice) == 100);
+    CHECK(std::string(cudaGetErrorName(static_cast<cudaError_t>(12345))) ==
+          "unrecognized error code");
+}
+
+// ---- memory ----------------------------------------------------------------------
+TEST_CASE("memory calls check their arguments as the real runtime does") {
+    float* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 100 * sizeof(float)) == cudaSuccess);
+    std::vector<float> h(200, 1.0f);
+    CHECK(cudaMemcpy(d, h.data(), 100 * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    CHECK(cudaMemcpy(d, h.data(), 101 * sizeof(float), cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+    CHECK(cudaMemcpy(nullptr, h.data(), 4, cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+    CHECK(cudaMemcpy(h.data(), d, 4, static_cast<cudaMemcpyKind>(7)) == cudaErrorInvalidMemcpyDirection);
+    CHECK(cudaMemset(d, 0, 100 * sizeof(float)) == cudaSuccess);
+    CHECK(cudaMemset(d, 0, 101 * sizeof(float)) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);  // the most recent failure
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(cudaFree(d) == cudaSuccess);
+    CHECK(cudaFree(d) == cudaErrorInvalidValue);  // double free
+    CHECK(cudaFree(nullptr) == cudaSuccess);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+}
+
+TEST_CASE("fresh device memory is not zero, so unwritten output shows") {
+    device_buffer<float> d(16);
+    for (float v : d.read()) CHECK(v != v);  // NaN
+}
+
+TEST_CASE("managed memory is usable from host and kernel") {
+    int* m = nullptr;
+    REQUIRE(cudaMallocManaged(&m, 1000 * sizeof(int)) == cudaSuccess);
+    fill_index<<<4, 256>>>(m, 1000);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    for (int i = 0; i < 1000; ++i) REQUIRE(m[i] == i);
+    CHECK(cudaFree(m) == cudaSuccess);
+}
+
+// ---- scheduling ----------------------------------------------------------------
+TEST_CASE("every thread of every block runs once, for sizes off the block multiple") {
+    for (int n : {1, 1000, 1023, 100003}) {
+        CAPTURE(n);
+        device_buffer<int> d(n);
+        fill_index<<<(n + 127) / 128, 128>>>(d.ptr, n);
+        REQUIRE(cudaGetLastError() == cudaSuccess);
+        std::vector<int> h = d.read();
+        for (int i = 0; i < n; ++i) REQUIRE(h[i] == i);
+    }
+}
+
+TEST_CASE("3D grids and blocks give each thread its own coordinates") {
+    dim3 grid(3, 2, 2), block(4, 3, 2);
+    const int total = 12 * 24;
+    device_buffer<int> d(total);
+    index_3d<<<grid, block>>>(d.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<int> h = d.read();
+    for (int b = 0; b < 12; ++b)
+        for (int t = 0; t < 24; ++t) REQUIRE(h[b * 24 + t] == b * 1000 + t);
+}
+
+TEST_CASE("shared memory is private to each block") {
+    const int blocks = 64, threads = 256;
+    device_buffer<int> d(blocks * threads);
+    shared_is_per_block<<<blocks, threads>>>(d.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<int> h = d.read();
+    for (int b = 0; b < blocks; ++b)
+        for (int t = 0; t < threads; ++t) REQUIRE(h[b * threads + t] == b);
+}
+
+TEST_CASE("barriers: every write before __syncthreads is seen by every thread after it") {
+    const int n = 128, rounds = 5;
+    std::vector<int> in(n);
+    for (int i = 0; i < n; ++i) in[i] = i * 7 + 3;
+    device_buffer<int> d_in(n), d_out(n);
+    d_in.write(in);
+    rotate_rounds<<<1, n>>>(d_in.ptr, d_out.ptr, rounds);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<int> out = d_out.read();
+    for (int i = 0; i < n; ++i) REQUIRE(out[i] == in[(i + rounds) % n]);
+}
+
+static std::vector<float> run_tiled(const std::vector<float>& a, const std::vector<float>& b,
+                                    int n, bool barrier) {
+    device_buffer<float> d_a(n * n), d_b(n * n), d_c(n * n);
+    d_a.write(a);
+    d_b.write(b);
+    dim3 block(TILE, TILE), grid(n / TILE, n / TILE);
+    tiled_matmul<<<grid, block>>>(d_a.ptr, d_b.ptr, d_c.ptr, n, barrier);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    return d_c.read();
+}
+
+TEST_CASE("a tiled matmul without its second barrier is wrong, the same way on every run") {
+    const int n = 32;
+    std::vector<float> a(n * n), b(n * n), ref(n * n, 0.0f);
+    for (int i = 0; i < n * n; ++i) {
+        a[i] = static_cast<float>((i * 37) % 11) - 5.0f;
+        b[i] = static_cast<float>((i * 53) % 13) - 6.0f;
+    }
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c)
+            for (int k = 0; k < n; ++k) ref[r * n + c] += a[r * n + k] * b[k * n + c];
+
+    CHECK(run_tiled(a, b, n, true) == ref);  // small integers: exact in float
+    std::vector<float> first = run_tiled(a, b, n, false);
+    CHECK(first != ref);
+    for (int run = 0; run < 5; ++run) CHECK(run_tiled(a, b, n, false) == first);
+}
+
+TEST_CASE("atomics add up across blocks running on different workers") {
+    unsigned long long* counter = nullptr;
+    float* fsum = nullptr;
+    REQUIRE(cudaMallocManaged(&counter, sizeof *counter) == cudaSuccess);
+    REQUIRE(cudaMallocManaged(&fsum, sizeof *fsum) == cudaSuccess);
+    *counter = 0;
+    *fsum = 0.0f;
+    count_threads<<<200, 500>>>(counter, fsum);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(*counter == 100000ull);
+    CHECK(*fsum == 100000.0f);  // integers below 2^24 are exact in float
+    cudaFree(counter);
+    cudaFree(fsum);
+}
+
+// ---- launch syntax ---------------------------------------------------------------
+TEST_CASE("template kernels, deduced and explicit, and launches over several lines") {
+    const int n = 1000;
+    std::vector<float> h(n);
+    for (int i = 0; i < n; ++i) h[i] = static_cast<float>(i);
+    device_buffer<float> d(n);
+    d.write(h);
+    scale_by<float, 3><<<(n + 255) / 256, 256>>>(d.ptr, n);
+    add_one<<<
+        (n + 255) / 256,  // blocks
+        256               // threads per block
+        >>>(d.ptr,
+            n);
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    add_one<float><<<dim3((n + 127) / 128, 1, 1), dim3(128, 1, 1), 0, stream>>>(d.ptr, n);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<float> out = d.read();
+    for (int i = 0; i < n; ++i) REQUIRE(out[i] == 3.0f * i + 2.0f);
+}
+
+TEST_CASE("extern __shared__ gives each launch its dynamic shared memory") {
+    const int n = 200;
+    std::vector<int> in(n);
+    for (int i = 0; i < n; ++i) in[i] = i * i;
+    device_buffer<int> d_in(n), d_out(n);
+    d_in.write(in);
+    reverse_block<<<1, n, n * sizeof(int)>>>(d_in.ptr, d_out.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<int> out = d_out.read();
+    for (int i = 0; i < n; ++i) REQUIRE(out[i] == in[n - 1 - i]);
+}
+
+// ---- device ----------------------------------------------------------------------
+TEST_CASE("the device describes itself honestly") {
+    int count = 0, device = -1;
+    CHECK(cudaGetDeviceCount(&count) == cudaSuccess);
+    CHECK(count == 1);
+    CHECK(cudaGetDevice(&device) == cudaSuccess);
+    CHECK(device == 0);
+    cudaDeviceProp prop;
+    REQUIRE(cudaGetDeviceProperties(&prop, 0) == cudaSuccess);
+    CHECK(std::string(prop.name).find("emulator") != std::string::npos);
+    CHECK(prop.maxThreadsPerBlock == 1024);
+    CHECK(prop.maxThreadsDim[2] == 64);
+    CHECK(prop.maxGridSize[1] == 65535);
+    CHECK(prop.warpSize == 32);
+    CHECK(prop.multiProcessorCount >= 1);
+    int value = 0;
+    CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxThreadsPerBlock, 0) == cudaSuccess);
+    CHECK(value == 1024);
+    CHECK(cudaSetDevice(1) == cudaErrorInvalidDevice);
+    CHECK(cudaGetDeviceProperties(&prop, 3) == cudaErrorInvalidDevice);
+    CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+}
+
+TEST_CASE("events measure elapsed time") {
+    cudaEvent_t start, stop;
+    REQUIRE(cudaEventCreate(&start) == cudaSuccess);
+    REQUIRE(cudaEventCreate(&stop) == cudaSuccess);
+    float ms = -1.0f;
+    CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaErrorInvalidResourceHandle);  // not recorded
+    REQUIRE(cudaEventRecord(start) == cudaSuccess);
+    device_buffer<int> d(1 << 16);
+    fill_index<<<(1 << 16) / 256, 256>>>(d.ptr, 1 << 16);
+    REQUIRE(cudaEventRecord(stop) == cudaSuccess);
+    REQUIRE(cudaEventSynchronize(stop) == cudaSuccess);
+    CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaSuccess);
+    CHECK(ms >= 0.0f);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    cudaGetLastError();
+}
