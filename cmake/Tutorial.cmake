@@ -76,6 +76,14 @@ function(_tutorial_register_test name target variant backend lesson)
   endif()
 endfunction()
 
+# Bad flags must give one clear line and exit code 2 (tests/check_bad_input.sh).
+function(_tutorial_register_bad_input_test program lesson backend)
+  add_test(NAME lesson${lesson}.bad-input.${backend}
+           COMMAND ${TUTORIAL_TESTS_DIR}/check_bad_input.sh $<TARGET_FILE:${program}>)
+  set_tests_properties(lesson${lesson}.bad-input.${backend} PROPERTIES
+    LABELS "lesson${lesson};${backend}" TIMEOUT ${TUTORIAL_TEST_TIMEOUT})
+endfunction()
+
 function(tutorial_lesson)
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
@@ -125,6 +133,9 @@ function(tutorial_lesson)
     target_link_libraries(test_${base}_cpu PRIVATE doctest::doctest)
     _tutorial_register_test(lesson${nn}.${variant}.cpu${test_suffix}
                             test_${base}_cpu ${variant} cpu ${nn})
+    if(variant STREQUAL "solution")
+      _tutorial_register_bad_input_test(${base}_cpu ${nn} cpu)
+    endif()
     return()
   endif()
 
@@ -136,6 +147,9 @@ function(tutorial_lesson)
   target_link_libraries(test_${base}_emu PRIVATE doctest::doctest)
   _tutorial_register_test(lesson${nn}.${variant}.emu${test_suffix}
                           test_${base}_emu ${variant} emu ${nn})
+  if(variant STREQUAL "solution")
+    _tutorial_register_bad_input_test(${base}_emu ${nn} emu)
+  endif()
 
   # The GPU: when nvcc was found. Without a GPU these still compile and link
   # (proof that nvcc accepts every file); their tests report "skipped".
