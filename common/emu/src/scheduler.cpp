@@ -77,8 +77,19 @@ struct block_state {
     launch_job* job;
     unsigned thread_count;
     unsigned next_thread;  // next linear thread index that has not started
+    uint3 next_idx;        // ... and its (x, y, z)
     dim3 dim;
 };
+
+// The thread index after idx in x-fastest order. Counting up is much cheaper
+// than dividing the linear index for every CUDA thread.
+inline void advance(uint3& idx, const dim3& dim) {
+    if (++idx.x < dim.x) return;
+    idx.x = 0;
+    if (++idx.y < dim.y) return;
+    idx.y = 0;
+    ++idx.z;
+}
 
 enum class fiber_state { idle, at_barrier, faulted, threw };
 
@@ -145,8 +156,9 @@ bctx::fiber make_fiber(fiber_slot* s) {
             block_state* block = s->block;
             try {
                 while (block->next_thread < block->thread_count) {
-                    unsigned linear = block->next_thread++;
-                    s->thread_idx = unflatten(linear, block->dim);
+                    ++block->next_thread;
+                    s->thread_idx = block->next_idx;
+                    advance(block->next_idx, block->dim);
                     tls_thread_idx = s->thread_idx;
                     block->job->run_thread(block->job->ctx);
                 }
@@ -269,7 +281,7 @@ bool resume(worker_state& w, fiber_slot* s, std::vector<fiber_slot*>& barrier_li
 void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
     const dim3 block_dim = job.config->block;
     tls_block_idx = unflatten(linear_block, job.config->grid);
-    block_state block{&job, block_dim.x * block_dim.y * block_dim.z, 0, block_dim};
+    block_state block{&job, block_dim.x * block_dim.y * block_dim.z, 0, uint3{0, 0, 0}, block_dim};
 
     w.waiting.clear();
     while (block.next_thread < block.thread_count) {
