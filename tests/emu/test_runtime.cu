@@ -5,6 +5,8 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -91,6 +93,10 @@ __global__ void index_3d(int* out) {
     int threads = blockDim.x * blockDim.y * blockDim.z;
     int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     out[block * threads + t] = block * 1000 + t;
+}
+
+__global__ void say_hello() {
+    if (threadIdx.x % 2 == 0) printf("hello from block %d thread %d\n", blockIdx.x, threadIdx.x);
 }
 
 // ---- helpers -------------------------------------------------------------------
@@ -325,6 +331,28 @@ TEST_CASE("extern __shared__ gives each launch its dynamic shared memory") {
     REQUIRE(cudaGetLastError() == cudaSuccess);
     std::vector<int> out = d_out.read();
     for (int i = 0; i < n; ++i) REQUIRE(out[i] == in[n - 1 - i]);
+}
+
+TEST_CASE("printf works inside kernels") {
+    std::fflush(stdout);
+    std::string path = "/tmp/cuemu_printf_" + std::to_string(reinterpret_cast<std::uintptr_t>(&path)) + ".txt";
+    FILE* saved = stdout;
+    FILE* capture = std::fopen(path.c_str(), "w+");
+    REQUIRE(capture != nullptr);
+    stdout = capture;
+    say_hello<<<2, 4>>>();
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::fflush(capture);
+    stdout = saved;
+    std::rewind(capture);
+    std::string text;
+    for (int c; (c = std::fgetc(capture)) != EOF;) text += static_cast<char>(c);
+    std::fclose(capture);
+    std::remove(path.c_str());
+    for (const char* line : {"hello from block 0 thread 0\n", "hello from block 0 thread 2\n",
+                             "hello from block 1 thread 0\n", "hello from block 1 thread 2\n"})
+        CHECK(text.find(line) != std::string::npos);
+    CHECK(text.find("thread 1") == std::string::npos);
 }
 
 // ---- device ----------------------------------------------------------------------
