@@ -139,16 +139,18 @@ function(tutorial_lesson)
     return()
   endif()
 
-  # The emulator: always.
-  cuemu_add_executable(${base}_emu SOURCES ${sources})
-  cuemu_add_executable(test_${base}_emu SOURCES ${test_sources}
-                       DEFINITIONS TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_EMU)
-  target_include_directories(test_${base}_emu PRIVATE ${TUTORIAL_TESTS_DIR})
-  target_link_libraries(test_${base}_emu PRIVATE doctest::doctest)
-  _tutorial_register_test(lesson${nn}.${variant}.emu${test_suffix}
-                          test_${base}_emu ${variant} emu ${nn})
-  if(variant STREQUAL "solution")
-    _tutorial_register_bad_input_test(${base}_emu ${nn} emu)
+  # The emulator: always, unless configured out (TUTORIAL_EMULATOR=OFF).
+  if(TUTORIAL_EMULATOR)
+    cuemu_add_executable(${base}_emu SOURCES ${sources})
+    cuemu_add_executable(test_${base}_emu SOURCES ${test_sources}
+                         DEFINITIONS TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_EMU)
+    target_include_directories(test_${base}_emu PRIVATE ${TUTORIAL_TESTS_DIR})
+    target_link_libraries(test_${base}_emu PRIVATE doctest::doctest)
+    _tutorial_register_test(lesson${nn}.${variant}.emu${test_suffix}
+                            test_${base}_emu ${variant} emu ${nn})
+    if(variant STREQUAL "solution")
+      _tutorial_register_bad_input_test(${base}_emu ${nn} emu)
+    endif()
   endif()
 
   # The GPU: when nvcc was found. Without a GPU these still compile and link
@@ -164,5 +166,8 @@ function(tutorial_lesson)
     target_link_libraries(test_${base}_nvcc PRIVATE doctest::doctest)
     _tutorial_register_test(lesson${nn}.${variant}.nvcc${test_suffix}
                             test_${base}_nvcc ${variant} nvcc ${nn})
+    if(variant STREQUAL "solution")
+      _tutorial_register_bad_input_test(${base}_nvcc ${nn} nvcc)
+    endif()
   endif()
 endfunction()

@@ -41,8 +41,8 @@ if(NOT TUTORIAL_NVCC STREQUAL "OFF")
     find_package(CUDAToolkit REQUIRED)
     set(TUTORIAL_HAVE_NVCC ON)
     message(STATUS "nvcc: ${CMAKE_CUDA_COMPILER} (architectures: ${CMAKE_CUDA_ARCHITECTURES})")
-  elseif(TUTORIAL_NVCC STREQUAL "ON")
-    message(FATAL_ERROR "TUTORIAL_NVCC=ON but no CUDA compiler was found. "
+  elseif(TUTORIAL_NVCC STREQUAL "ON" OR NOT TUTORIAL_EMULATOR)
+    message(FATAL_ERROR "nvcc is required (TUTORIAL_NVCC=ON or TUTORIAL_EMULATOR=OFF) but was not found. "
             "Set CUDACXX or -DCMAKE_CUDA_COMPILER to nvcc's path.")
   else()
     message(STATUS "nvcc: not found; lessons build for the CPU emulator only")

@@ -13,10 +13,12 @@ if(NOT doctest_FOUND)
           ${_tutorial_install_hint})
 endif()
 
-find_package(Boost 1.70 QUIET CONFIG COMPONENTS context)
-if(NOT Boost_FOUND OR NOT TARGET Boost::context)
-  message(FATAL_ERROR "Boost.Context (the emulator's fibers) was not found. Install it:\n"
-          ${_tutorial_install_hint})
+if(TUTORIAL_EMULATOR)
+  find_package(Boost 1.70 QUIET CONFIG COMPONENTS context)
+  if(NOT Boost_FOUND OR NOT TARGET Boost::context)
+    message(FATAL_ERROR "Boost.Context (the emulator's fibers) was not found. Install it:\n"
+            ${_tutorial_install_hint})
+  endif()
 endif()
 
 set(THREADS_PREFER_PTHREAD_FLAG ON)

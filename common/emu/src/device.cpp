@@ -7,7 +7,10 @@
 // the real GPU ones (which the scheduler enforces). It reports compute
 // capability 7.5, the oldest that nvcc 13 builds for, so programs that
 // require a minimum architecture still run.
+#include <unistd.h>
+#ifdef __linux__
 #include <sys/sysinfo.h>
+#endif
 
 #include <chrono>
 #include <cstring>
@@ -37,9 +40,18 @@ double now_ms() {
 }
 
 std::size_t physical_memory() {
+    return static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+           static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::size_t available_memory() {
+#ifdef __linux__
     struct sysinfo si {};
     sysinfo(&si);
-    return static_cast<std::size_t>(si.totalram) * si.mem_unit;
+    return static_cast<std::size_t>(si.freeram) * si.mem_unit;
+#else
+    return physical_memory();  // no portable query: report the total
+#endif
 }
 
 cudaError_t check_device(int device) {
@@ -152,10 +164,8 @@ cudaError_t cudaDriverGetVersion(int* version) { return cudaRuntimeGetVersion(ve
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     if (!free_bytes || !total_bytes) return record(cudaErrorInvalidValue);
     if (cudaError_t e = context_status()) return e;
-    struct sysinfo si {};
-    sysinfo(&si);
-    *total_bytes = static_cast<size_t>(si.totalram) * si.mem_unit;
-    *free_bytes = static_cast<size_t>(si.freeram) * si.mem_unit;
+    *total_bytes = physical_memory();
+    *free_bytes = available_memory();
     return cudaSuccess;
 }
 

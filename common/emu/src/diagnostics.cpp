@@ -131,8 +131,8 @@ cudaError_t report_fault(const fault_report& r) {
     if (!detail.empty()) std::fprintf(stderr, "  %s\n", detail.c_str());
     if (!hint.empty()) std::fprintf(stderr, "  hint: %s\n", hint.c_str());
     std::fprintf(stderr,
-                 "  On a GPU this is %s (\"%s\"): the kernel stops and every later CUDA call "
-                 "returns that error.\n",
+                 "  On a GPU this is %s (\"%s\"):\n"
+                 "  the kernel stops, and every later CUDA call returns that error.\n",
                  cudaGetErrorName(error), cudaGetErrorString(error));
     return error;
 }
