@@ -14,14 +14,11 @@
  * elements per second that is, and PASS or FAIL against the CPU reference.
  */
 
-/* timer.h comes first on purpose: it asks the C library for the POSIX clock
- * (clock_gettime), and that request only counts before any system header. */
-#include "timer.h"
-
 #include "cli.h"
 #include "compare.h"
 #include "cpu_reference.h"
 #include "random_data.h"
+#include "timer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
