@@ -1,6 +1,6 @@
 # Build helpers shared by every lesson.
 #
-# cuemu_add_executable(target SOURCES a.cu b.cpp ... [DEFINITIONS X Y])
+# cuemu_add_executable(target SOURCES a.cu b.cpp ...)
 #   Builds CUDA sources for the CPU emulator: each .cu goes through
 #   cuemu-rewrite (kernel launches become ordinary calls, line numbers kept)
 #   and is compiled by the system C++ compiler with the emulator header
@@ -30,7 +30,7 @@ set(TUTORIAL_TEST_TIMEOUT 300 CACHE STRING "Seconds before one test is stopped")
 set(TUTORIAL_SKIP_CODE 77)
 
 function(cuemu_add_executable target)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEFINITIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   set(sources)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(abs ${src} ABSOLUTE)
@@ -57,9 +57,6 @@ function(cuemu_add_executable target)
   add_executable(${target} ${sources})
   target_link_libraries(${target} PRIVATE cuemu)
   target_include_directories(${target} PRIVATE ${TUTORIAL_COMMON_DIR})
-  if(ARG_DEFINITIONS)
-    target_compile_definitions(${target} PRIVATE ${ARG_DEFINITIONS})
-  endif()
 endfunction()
 
 function(_tutorial_register_test name target variant backend lesson)
@@ -82,6 +79,39 @@ function(_tutorial_register_bad_input_test program lesson backend)
            COMMAND ${TUTORIAL_TESTS_DIR}/check_bad_input.sh $<TARGET_FILE:${program}>)
   set_tests_properties(lesson${lesson}.bad-input.${backend} PROPERTIES
     LABELS "lesson${lesson};${backend}" TIMEOUT ${TUTORIAL_TEST_TIMEOUT})
+endfunction()
+
+# One backend's build of a lesson: the program lessonNN_<variant>_<backend>,
+# its test executable, the test, and (for solutions) the bad-input test.
+# backend is cpu (plain C), emu or nvcc. Called from tutorial_lesson(), whose
+# variables (nn, variant, base, sources, test_sources, test_suffix) it reads.
+function(_tutorial_lesson_backend backend)
+  set(program ${base}_${backend})
+  set(test test_${base}_${backend})
+  if(backend STREQUAL "emu")
+    cuemu_add_executable(${program} SOURCES ${sources})
+    cuemu_add_executable(${test} SOURCES ${test_sources})
+  else()
+    set(runtime m)
+    if(backend STREQUAL "nvcc")
+      set(runtime CUDA::cudart)
+    endif()
+    add_executable(${program} ${sources})
+    add_executable(${test} ${test_sources})
+    foreach(t ${program} ${test})
+      target_include_directories(${t} PRIVATE ${TUTORIAL_COMMON_DIR})
+      target_link_libraries(${t} PRIVATE ${runtime})
+    endforeach()
+  endif()
+  string(TOUPPER ${backend} backend_macro)
+  target_include_directories(${test} PRIVATE ${TUTORIAL_TESTS_DIR})
+  target_compile_definitions(${test} PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_${backend_macro})
+  target_link_libraries(${test} PRIVATE doctest::doctest)
+  _tutorial_register_test(lesson${nn}.${variant}.${backend}${test_suffix}
+                          ${test} ${variant} ${backend} ${nn})
+  if(variant STREQUAL "solution")
+    _tutorial_register_bad_input_test(${program} ${nn} ${backend})
+  endif()
 endfunction()
 
 function(tutorial_lesson)
@@ -122,52 +152,16 @@ function(tutorial_lesson)
   endif()
 
   if(all_c)
-    # Plain C: one CPU build, no GPU involved.
-    add_executable(${base}_cpu ${sources})
-    add_executable(test_${base}_cpu ${test_sources})
-    foreach(t ${base}_cpu test_${base}_cpu)
-      target_include_directories(${t} PRIVATE ${TUTORIAL_COMMON_DIR} ${TUTORIAL_TESTS_DIR})
-      target_link_libraries(${t} PRIVATE m)
-    endforeach()
-    target_compile_definitions(test_${base}_cpu PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_CPU)
-    target_link_libraries(test_${base}_cpu PRIVATE doctest::doctest)
-    _tutorial_register_test(lesson${nn}.${variant}.cpu${test_suffix}
-                            test_${base}_cpu ${variant} cpu ${nn})
-    if(variant STREQUAL "solution")
-      _tutorial_register_bad_input_test(${base}_cpu ${nn} cpu)
-    endif()
+    _tutorial_lesson_backend(cpu)  # plain C: one CPU build, no GPU involved
     return()
   endif()
-
   # The emulator: always, unless configured out (TUTORIAL_EMULATOR=OFF).
   if(TUTORIAL_EMULATOR)
-    cuemu_add_executable(${base}_emu SOURCES ${sources})
-    cuemu_add_executable(test_${base}_emu SOURCES ${test_sources}
-                         DEFINITIONS TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_EMU)
-    target_include_directories(test_${base}_emu PRIVATE ${TUTORIAL_TESTS_DIR})
-    target_link_libraries(test_${base}_emu PRIVATE doctest::doctest)
-    _tutorial_register_test(lesson${nn}.${variant}.emu${test_suffix}
-                            test_${base}_emu ${variant} emu ${nn})
-    if(variant STREQUAL "solution")
-      _tutorial_register_bad_input_test(${base}_emu ${nn} emu)
-    endif()
+    _tutorial_lesson_backend(emu)
   endif()
-
   # The GPU: when nvcc was found. Without a GPU these still compile and link
   # (proof that nvcc accepts every file); their tests report "skipped".
   if(TUTORIAL_HAVE_NVCC)
-    add_executable(${base}_nvcc ${sources})
-    add_executable(test_${base}_nvcc ${test_sources})
-    foreach(t ${base}_nvcc test_${base}_nvcc)
-      target_include_directories(${t} PRIVATE ${TUTORIAL_COMMON_DIR} ${TUTORIAL_TESTS_DIR})
-      target_link_libraries(${t} PRIVATE CUDA::cudart)
-    endforeach()
-    target_compile_definitions(test_${base}_nvcc PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_NVCC)
-    target_link_libraries(test_${base}_nvcc PRIVATE doctest::doctest)
-    _tutorial_register_test(lesson${nn}.${variant}.nvcc${test_suffix}
-                            test_${base}_nvcc ${variant} nvcc ${nn})
-    if(variant STREQUAL "solution")
-      _tutorial_register_bad_input_test(${base}_nvcc ${nn} nvcc)
-    endif()
+    _tutorial_lesson_backend(nvcc)
   endif()
 endfunction()
