@@ -426,6 +426,19 @@ std::size_t template_args_start(const Source& src, std::size_t close) {
     return npos;
 }
 
+// Keeps the stack of open brackets up to date for one punctuation character.
+// False for a closing bracket that does not match the innermost open one.
+bool track_bracket(char c, std::vector<char>& open) {
+    if (c == '(' || c == '[' || c == '{') {
+        open.push_back(c);
+    } else if (c == ')' || c == ']' || c == '}') {
+        const char expected = c == ')' ? '(' : c == ']' ? '[' : '{';
+        if (open.empty() || open.back() != expected) return false;
+        open.pop_back();
+    }
+    return true;
+}
+
 // Finds the whole launch whose <<< starts at `open`. No value and no error:
 // not a launch after all (operator<<<T>).
 Parsed<Launch> parse_launch(const Source& src, std::size_t open) {
@@ -488,16 +501,11 @@ Parsed<Launch> parse_launch(const Source& src, std::size_t open) {
         }
         if (src[t].kind != Kind::Punct) continue;
         const char c = src.text()[src[t].begin];
-        if (c == '(' || c == '[' || c == '{') {
-            brackets.push_back(c);
-        } else if (c == ')' || c == ']' || c == '}') {
-            const char expected = c == ')' ? '(' : c == ']' ? '[' : '{';
-            if (brackets.empty() || brackets.back() != expected) {
-                result.error = kUnbalancedConfig;
-                return result;
-            }
-            brackets.pop_back();
-        } else if (c == ';' && (brackets.empty() || brackets.back() != '{')) {
+        if (!track_bracket(c, brackets)) {
+            result.error = kUnbalancedConfig;
+            return result;
+        }
+        if (c == ';' && (brackets.empty() || brackets.back() != '{')) {
             break;  // the statement ended without >>>
         }
     }
@@ -529,20 +537,15 @@ Parsed<Launch> parse_launch(const Source& src, std::size_t open) {
     for (std::size_t t = launch.paren_open; t < src.size(); ++t) {
         if (src[t].kind != Kind::Punct) continue;
         const char c = src.text()[src[t].begin];
-        if (c == '(' || c == '[' || c == '{') {
-            brackets.push_back(c);
-        } else if (c == ')' || c == ']' || c == '}') {
-            const char expected = c == ')' ? '(' : c == ']' ? '[' : '{';
-            if (brackets.back() != expected) {
-                result.error = kUnbalancedArgs;
-                return result;
-            }
-            brackets.pop_back();
-            if (brackets.empty()) {
-                launch.paren_close = t;
-                break;
-            }
-        } else if (c == ';' && brackets.back() != '{') {
+        if (!track_bracket(c, brackets)) {
+            result.error = kUnbalancedArgs;
+            return result;
+        }
+        if (brackets.empty()) {  // the ')' that matches the opening '('
+            launch.paren_close = t;
+            break;
+        }
+        if (c == ';' && brackets.back() != '{') {
             break;  // a ';' outside any lambda body: the ')' is missing
         }
     }
