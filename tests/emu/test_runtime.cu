@@ -107,7 +107,7 @@ struct device_buffer {
     explicit device_buffer(size_t count) : n(count) {
         REQUIRE(cudaMalloc(&ptr, n * sizeof(T)) == cudaSuccess);
     }
-    ~device_buffer() { cudaFree(ptr); }
+    ~device_buffer() { CHECK(cudaFree(ptr) == cudaSuccess); }
     std::vector<T> read() const {
         std::vector<T> h(n);
         REQUIRE(cudaMemcpy(h.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
@@ -294,8 +294,8 @@ TEST_CASE("atomics add up across blocks running on different workers") {
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     CHECK(*counter == 100000ull);
     CHECK(*fsum == 100000.0f);  // integers below 2^24 are exact in float
-    cudaFree(counter);
-    cudaFree(fsum);
+    CHECK(cudaFree(counter) == cudaSuccess);
+    CHECK(cudaFree(fsum) == cudaSuccess);
 }
 
 // ---- launch syntax ---------------------------------------------------------------
@@ -391,7 +391,9 @@ TEST_CASE("events measure elapsed time") {
     REQUIRE(cudaEventSynchronize(stop) == cudaSuccess);
     CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaSuccess);
     CHECK(ms >= 0.0f);
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    cudaGetLastError();
+    CHECK(cudaEventDestroy(start) == cudaSuccess);
+    CHECK(cudaEventDestroy(stop) == cudaSuccess);
+    // the refused elapsed-time query above is still the last error: read it once
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaSuccess);
 }
