@@ -48,3 +48,6 @@ if(NOT TUTORIAL_NVCC STREQUAL "OFF")
     message(STATUS "nvcc: not found; lessons build for the CPU emulator only")
   endif()
 endif()
+
+# Recorded in the cache so that ./tutorial can tell whether GPU builds exist.
+set(TUTORIAL_HAVE_NVCC ${TUTORIAL_HAVE_NVCC} CACHE INTERNAL "lessons are also built with nvcc")
