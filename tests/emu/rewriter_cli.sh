@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# rewriter_cli.sh CUEMU_REWRITE - the command-line contract of cuemu-rewrite:
+# a launch it cannot parse is an error at file:line:col (gcc style) with exit
+# code 1 and no output file; a launch inside an included header is refused;
+# wrong usage is exit 2; a good file is rewritten with its #line header.
+set -u
+rewrite=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+expect() {  # expect DESCRIPTION CONDITION...
+    local what=$1; shift
+    if "$@"; then echo "ok:   $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+
+printf '__global__ void k(int* p) {}\nint main() {\n  int* p = 0;\n  k<<<1, 32>>> p;\n}\n' >"$work/bad.cu"
+"$rewrite" "$work/bad.cu" "$work/bad.cpp" 2>"$work/err.txt"
+rc=$?
+expect "malformed launch exits 1" test "$rc" -eq 1
+expect "error names file:line:col" grep -q "bad.cu:4:[0-9]*: error: kernel launch" "$work/err.txt"
+expect "no output file after an error" test ! -e "$work/bad.cpp"
+
+printf '#pragma once\ninline void go(int* p) { k<<<1, 1>>>(p); }\n' >"$work/launcher.cuh"
+printf '__global__ void k(int* p) {}\n#include "launcher.cuh"\n' >"$work/uses_header.cu"
+"$rewrite" "$work/uses_header.cu" "$work/uses_header.cpp" 2>"$work/err2.txt"
+rc=$?
+expect "launch inside an included header exits 1" test "$rc" -eq 1
+expect "header error names the #include line" grep -q "uses_header.cu:2:[0-9]*: error: .*included headers" "$work/err2.txt"
+
+"$rewrite" >/dev/null 2>&1
+expect "no arguments exits 2" test $? -eq 2
+
+printf '__global__ void k(int* p) {}\nvoid go(int* p) {\n  k<<<1,\n      32>>>(p);\n}\n' >"$work/good.cu"
+"$rewrite" "$work/good.cu" "$work/good.cpp"
+expect "good file exits 0" test $? -eq 0
+expect "output starts with #line 1 and the absolute path" grep -q "^#line 1 \"$work/good.cu\"" "$work/good.cpp"
+expect "output keeps the line count (+1 for #line)" test "$(wc -l <"$work/good.cpp")" -eq $(($(wc -l <"$work/good.cu") + 1))
+expect "launch rewritten on its own line" test "$(sed -n 4p "$work/good.cpp" | grep -c '::cuemu::launch(')" -eq 1
+[ "$failures" -eq 0 ]
