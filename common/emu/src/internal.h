@@ -25,8 +25,6 @@ cudaError_t context_status();
 struct allocation_info {
     const char* begin = nullptr;  // what the program got back
     std::size_t size = 0;
-    const char* guard = nullptr;  // first byte of the PROT_NONE page after it
-    std::size_t guard_size = 0;
     const char* file = "";
     int line = 0;
     const char* how = "";  // "cudaMalloc", "cudaMallocManaged"

@@ -89,8 +89,6 @@ cudaError_t allocate(void** out, std::size_t size, const char* how, const char* 
     mapping m{b, length, allocation_info{}};
     m.info.begin = begin;
     m.info.size = size;
-    m.info.guard = b + body;
-    m.info.guard_size = page;
     m.info.file = file ? file : "";
     m.info.line = line;
     m.info.how = how;

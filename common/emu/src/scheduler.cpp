@@ -132,7 +132,6 @@ struct worker_state {
     std::size_t shared_capacity = 0;
 };
 
-__thread worker_state* tls_worker = nullptr;
 __thread fiber_slot* tls_slot = nullptr;  // the CUDA thread running now
 __thread unsigned char* tls_dynamic_shared = nullptr;
 
@@ -370,7 +369,6 @@ private:
         sigaltstack(&ss, nullptr);
 
         worker_state state;
-        tls_worker = &state;
         std::uint64_t seen = 0;
         for (;;) {
             launch_job* job;
