@@ -36,6 +36,12 @@ bool find_allocation(const void* addr, allocation_info* out);
 bool is_device_range(const void* p, std::size_t n);
 // True when p points into a live device allocation at all.
 bool is_device_pointer(const void* p);
+// Device memory is open to the host only while the emulated device works on it
+// (a kernel, an async copy): the device queue calls open before it runs work and
+// close when it goes idle, so a host dereference of a device pointer faults and
+// can be reported. Both may be called repeatedly; they nest by nothing.
+void device_memory_open();
+void device_memory_close();
 
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------
 int worker_count();

@@ -216,3 +216,9 @@ cudaError_t cudaMemset(void* dev_ptr, int value, size_t count) {
 cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t) {
     return cudaMemset(dev_ptr, value, count);
 }
+
+// Placeholders until device memory is protected between kernels (see internal.h).
+namespace cuemu::detail {
+void device_memory_open() {}
+void device_memory_close() {}
+}  // namespace cuemu::detail
