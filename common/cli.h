@@ -39,7 +39,7 @@ static inline void cli_usage(FILE* out, const char* program, const char* summary
         if (opts[i].kind == CLI_FLAG)
             fprintf(out, "  %-18s %s\n", opts[i].name, opts[i].help);
         else
-            fprintf(out, "  %-8s N         %s (%lld to %lld, default %lld)\n",
+            fprintf(out, "  %-10s N       %s (%lld to %lld, default %lld)\n",
                     opts[i].name, opts[i].help, opts[i].min, opts[i].max,
                     *opts[i].value);
     }

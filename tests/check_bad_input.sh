@@ -4,8 +4,14 @@
 set -u
 program=$1
 failures=0
-cases=("--n -5" "--n abc" "--n" "--n 1e99" "--no-such-flag")
-"$program" --help 2>/dev/null | grep -q -- '--block' && cases+=("--block 2000" "--block 0")
+cases=("--no-such-flag")
+# Every numeric option listed by --help ("  --name N  text (MIN to MAX, ...)")
+# gets a word, a missing value, a huge number and each value just outside its range.
+while read -r name min max; do
+    cases+=("$name abc" "$name" "$name 1e99" "$name $((min - 1))" "$name $((max + 1))")
+done < <("$program" --help 2>/dev/null |
+         sed -n 's/^ *\(--[a-z0-9-]*\) *N .*(\(-\{0,1\}[0-9]*\) to \([0-9]*\),.*/\1 \2 \3/p')
+[ "${#cases[@]}" -gt 1 ] || { echo "FAIL: $(basename "$program") --help lists no numeric option"; exit 1; }
 for args in "${cases[@]}"; do
     # shellcheck disable=SC2086
     stderr=$(timeout 60 "$program" $args 2>&1 >/dev/null)
