@@ -33,6 +33,7 @@ struct allocation_info {
     int line = 0;
     const char* how = "";  // "cudaMalloc", "cudaMallocManaged"
     bool freed = false;
+    const char* freed_by = "";  // "cudaFree" or "cudaDeviceReset"
 };
 // The allocation whose buffer or guard page holds addr, live or freed.
 bool find_allocation(const void* addr, allocation_info* out);

@@ -80,10 +80,11 @@ bool in_symbol(const void* p, std::size_t n) {
 
 // Frees the live buffer at `it` (caller holds registry_mutex): the mapping
 // stays, without access, in quarantine.
-void release_locked(std::map<const char*, const char*>::iterator it) {
+void release_locked(std::map<const char*, const char*>::iterator it, const char* freed_by) {
     mapping& m = by_base[it->second];
     live.erase(it);
     m.info.freed = true;
+    m.info.freed_by = freed_by;
     mprotect(m.base, m.length, PROT_NONE);
     quarantine.push_back(m.base);
     quarantined_bytes += m.length;
@@ -165,7 +166,7 @@ void register_symbol(const void* begin, std::size_t size) {
 
 void free_all_allocations() {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    while (!live.empty()) release_locked(live.begin());
+    while (!live.empty()) release_locked(live.begin(), "cudaDeviceReset");
 }
 
 }  // namespace cuemu::detail
@@ -191,7 +192,7 @@ cudaError_t cudaFree(void* dev_ptr) {
     std::lock_guard<std::mutex> lock(registry_mutex);
     auto it = live.find(static_cast<const char*>(dev_ptr));
     if (it == live.end()) return record(cudaErrorInvalidValue);  // not ours, or freed twice
-    release_locked(it);
+    release_locked(it, "cudaFree");
     return cudaSuccess;
 }
 

@@ -83,6 +83,7 @@ typedef struct CUevent_st* cudaEvent_t;
 // stream here (the emulator has the legacy default stream only).
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
+#define CUDART_CB  // the calling convention of callbacks: nothing special on Linux
 typedef void (*cudaHostFn_t)(void* user_data);
 
 // ---- managed memory: where data should live (CUDA 13's cudaMemLocation) ---------
