@@ -95,9 +95,11 @@ static std::vector<float> random_floats(size_t n, float lo, float hi, std::uint6
     return v;
 }
 
-// A busy_loop iteration count that keeps the device busy for at least
-// target_ms (measured here, so the tests hold on slow and fast machines).
-static long long calibrated_iterations(float* d_scratch, double target_ms) {
+// A busy_loop iteration count that keeps the device busy for at least 100 ms,
+// measured once, so the tests hold on slow and fast machines.
+static long long iterations_for_100ms(float* d_scratch) {
+    static long long cached = 0;
+    if (cached != 0) return cached;
     long long iterations = 1 << 20;
     for (;;) {
         double t0 = now_ms();
@@ -105,8 +107,8 @@ static long long calibrated_iterations(float* d_scratch, double target_ms) {
         REQUIRE(cudaGetLastError() == cudaSuccess);
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
         double elapsed = now_ms() - t0;
-        if (elapsed >= target_ms || iterations > (1ll << 40)) return iterations;
-        iterations *= elapsed > 1.0 ? std::max(2.0, 1.5 * target_ms / elapsed) : 16.0;
+        if (elapsed >= 100.0 || iterations > (1ll << 40)) return cached = iterations;
+        iterations *= elapsed > 1.0 ? std::max(2.0, 150.0 / elapsed) : 16.0;
     }
 }
 
@@ -137,9 +139,10 @@ TEST_CASE("a launch returns before its kernel has run") {
     REQUIRE(cudaMallocManaged(&flags, 2 * sizeof(int)) == cudaSuccess);
     flags[0] = 0;
     flags[1] = -1;
-    // About a second of polling at most: far longer than the host needs to
-    // get from the launch to the release below if the launch returns at once.
-    wait_for_host<<<1, 1>>>(flags, flags + 1, 1ll << 30);
+    // Seconds of polling at most: far longer than the host needs to get from
+    // the launch to the release below if the launch returns at once, even on
+    // a busy machine.
+    wait_for_host<<<1, 1>>>(flags, flags + 1, 1ll << 33);
     REQUIRE(cudaGetLastError() == cudaSuccess);
     __atomic_store_n(&flags[0], 1, __ATOMIC_SEQ_CST);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
@@ -151,26 +154,29 @@ TEST_CASE("a host timer without synchronize measures the launch, not the kernel"
     float* d_scratch = nullptr;
     REQUIRE(cudaMalloc(&d_scratch, sizeof(float)) == cudaSuccess);
     REQUIRE(cudaMemset(d_scratch, 0, sizeof(float)) == cudaSuccess);
-    const long long iterations = calibrated_iterations(d_scratch, 150.0);
+    const long long iterations = iterations_for_100ms(d_scratch);
+
+    // The launch only queues work (microseconds). The best of three absorbs a
+    // host thread descheduled for a moment on a busy machine.
+    double launch_only = 1e30;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        double t0 = now_ms();
+        busy_loop<<<1, 1>>>(d_scratch, iterations);
+        launch_only = std::min(launch_only, now_ms() - t0);
+        REQUIRE(cudaGetLastError() == cudaSuccess);
+        CHECK(cudaStreamQuery(0) == cudaErrorNotReady);  // still running
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK(cudaStreamQuery(0) == cudaSuccess);
+    }
 
     double t0 = now_ms();
-    busy_loop<<<1, 1>>>(d_scratch, iterations);
-    double launch_only = now_ms() - t0;
-    REQUIRE(cudaGetLastError() == cudaSuccess);
-    CHECK(cudaStreamQuery(0) == cudaErrorNotReady);  // still running
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    CHECK(cudaStreamQuery(0) == cudaSuccess);
-
-    t0 = now_ms();
     busy_loop<<<1, 1>>>(d_scratch, iterations);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     double with_sync = now_ms() - t0;
 
     CAPTURE(launch_only);
     CAPTURE(with_sync);
-    CHECK(with_sync >= 100.0);
-    // The launch only queues work (microseconds); the margin absorbs a host
-    // thread descheduled on a busy machine.
+    CHECK(with_sync >= 50.0);  // calibrated to 100 ms; a busy machine may have inflated that
     CHECK(with_sync > 20.0 * launch_only);
     CHECK(cudaFree(d_scratch) == cudaSuccess);
 }
@@ -179,7 +185,7 @@ TEST_CASE("events time the work between them, close to a host timer around it") 
     float* d_scratch = nullptr;
     REQUIRE(cudaMalloc(&d_scratch, sizeof(float)) == cudaSuccess);
     REQUIRE(cudaMemset(d_scratch, 0, sizeof(float)) == cudaSuccess);
-    const long long iterations = calibrated_iterations(d_scratch, 100.0);
+    const long long iterations = iterations_for_100ms(d_scratch);
 
     cudaEvent_t start, stop, never_recorded;
     REQUIRE(cudaEventCreate(&start) == cudaSuccess);
@@ -187,27 +193,32 @@ TEST_CASE("events time the work between them, close to a host timer around it") 
     REQUIRE(cudaEventCreate(&never_recorded) == cudaSuccess);
     float ms = -1.0f;
 
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    double t0 = now_ms();
-    REQUIRE(cudaEventRecord(start) == cudaSuccess);
-    busy_loop<<<1, 1>>>(d_scratch, iterations);
-    REQUIRE(cudaGetLastError() == cudaSuccess);
-    REQUIRE(cudaEventRecord(stop) == cudaSuccess);
-    // The kernel is still running: the stop event is not reached yet.
-    CHECK(cudaEventQuery(stop) == cudaErrorNotReady);
-    CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaErrorNotReady);
-    REQUIRE(cudaEventSynchronize(stop) == cudaSuccess);
-    double host_ms = now_ms() - t0;
-    CHECK(cudaEventQuery(stop) == cudaSuccess);
-    REQUIRE(cudaEventElapsedTime(&ms, start, stop) == cudaSuccess);
-
-    CAPTURE(ms);
-    CAPTURE(host_ms);
-    CHECK(ms > 0.0f);
-    // The events bracket the kernel only, the host timer a little more (the
-    // hand-over to and from the device thread).
-    CHECK(ms <= host_ms + 0.5);
-    CHECK(ms >= 0.8 * host_ms);
+    // Up to three tries: the host timer also counts any moment the host
+    // thread waited for a core, which a busy machine can make long.
+    bool close = false;
+    for (int attempt = 0; attempt < 3 && !close; ++attempt) {
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        double t0 = now_ms();
+        REQUIRE(cudaEventRecord(start) == cudaSuccess);
+        busy_loop<<<1, 1>>>(d_scratch, iterations);
+        REQUIRE(cudaGetLastError() == cudaSuccess);
+        REQUIRE(cudaEventRecord(stop) == cudaSuccess);
+        // The kernel is still running: the stop event is not reached yet.
+        CHECK(cudaEventQuery(stop) == cudaErrorNotReady);
+        CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaErrorNotReady);
+        REQUIRE(cudaEventSynchronize(stop) == cudaSuccess);
+        double host_ms = now_ms() - t0;
+        CHECK(cudaEventQuery(stop) == cudaSuccess);
+        REQUIRE(cudaEventElapsedTime(&ms, start, stop) == cudaSuccess);
+        CAPTURE(ms);
+        CAPTURE(host_ms);
+        CHECK(ms > 0.0f);
+        // The events bracket the kernel only, the host timer a little more
+        // (the hand-over to and from the device thread).
+        CHECK(ms <= host_ms + 0.5);
+        close = ms >= 0.8 * host_ms;
+    }
+    CHECK(close);
 
     // The real runtime's answers for events that cannot be timed.
     CHECK(cudaEventQuery(never_recorded) == cudaSuccess);  // nothing to wait for
@@ -266,7 +277,7 @@ TEST_CASE("stream and event queries say cudaErrorNotReady while work is pending"
     float* d_scratch = nullptr;
     REQUIRE(cudaMalloc(&d_scratch, sizeof(float)) == cudaSuccess);
     REQUIRE(cudaMemset(d_scratch, 0, sizeof(float)) == cudaSuccess);
-    const long long iterations = calibrated_iterations(d_scratch, 50.0);
+    const long long iterations = iterations_for_100ms(d_scratch);
     cudaStream_t stream;
     cudaEvent_t done;
     REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
@@ -422,6 +433,29 @@ TEST_CASE("a __device__ counter counts with atomicAdd across blocks") {
     REQUIRE(cudaMemcpy(&counted, address, sizeof counted, cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(counted == expected);
     CHECK(cudaFree(d_x) == cudaSuccess);
+}
+
+// ---- the end of the program ----------------------------------------------------------
+// A global object that frees device memory in its destructor, after main has
+// returned: the runtime must still be there, and must first let the kernel
+// still queued finish. A failure ends the process with a nonzero status.
+struct freed_at_exit {
+    float* buffer = nullptr;
+    ~freed_at_exit() {
+        if (!buffer) return;
+        cudaError_t e = cudaFree(buffer);
+        if (e != cudaSuccess) {
+            std::fprintf(stderr, "cudaFree in a static destructor: %s\n", cudaGetErrorString(e));
+            std::_Exit(3);
+        }
+    }
+} static_owner;
+
+TEST_CASE("a static object may free device memory after main returns") {
+    const int n = 1 << 16;
+    REQUIRE(cudaMalloc(&static_owner.buffer, n * sizeof(float)) == cudaSuccess);
+    write_one<<<(n + 255) / 256, 256>>>(static_owner.buffer, n);  // still queued, maybe, at exit
+    REQUIRE(cudaGetLastError() == cudaSuccess);
 }
 
 // ---- faults and reset (each ends the context: a process of its own) ------------------

@@ -39,12 +39,14 @@ struct mapping {
     allocation_info info;
 };
 
+// Never destroyed: a program's static object may call cudaFree from its
+// destructor, after this file's statics would be gone.
 std::mutex registry_mutex;
-std::map<const char*, mapping> by_base;    // every mapping, live or quarantined
-std::map<const char*, const char*> live;   // buffer begin -> mapping base
-std::deque<const char*> quarantine;        // mapping bases, oldest first
+auto& by_base = *new std::map<const char*, mapping>;   // every mapping, live or quarantined
+auto& live = *new std::map<const char*, const char*>;  // buffer begin -> mapping base
+auto& quarantine = *new std::deque<const char*>;       // mapping bases, oldest first
 std::size_t quarantined_bytes = 0;
-std::map<const char*, std::size_t> symbols;  // __device__/__constant__ variables: begin -> size
+auto& symbols = *new std::map<const char*, std::size_t>;  // __device__/__constant__ variables: begin -> size
 
 std::size_t page_size() {
     static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));

@@ -29,8 +29,10 @@
 //     where the error surfaces does not depend on timing.
 //   - Device memory is opened (internal.h) before the device thread starts
 //     work and closed when the queue runs dry.
-//   - At the end of the program the queue is finished before the process
-//     exits, so no work is half done.
+//   - At the end of the program (exit, or main returning) the queue is
+//     finished before the process ends, so no work is half done. The queue
+//     itself is never destroyed: a static object's destructor may still call
+//     cudaFree after that.
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -89,16 +91,7 @@ public:
         // of construction, so the pool then outlives this queue at exit.
         worker_count();
         live_streams_.insert(&default_stream_);
-        thread_ = std::thread([this] { serve(); });
-    }
-    // The end of the program: the device thread finishes the queue, then stops.
-    ~device_queue() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            quit_ = true;
-        }
-        wake_.notify_all();
-        thread_.join();
+        std::thread([this] { serve(); }).detach();
     }
 
     // Streams: 0, cudaStreamLegacy and cudaStreamPerThread are the default stream.
@@ -173,8 +166,7 @@ private:
         bool memory_open = false;
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
-            wake_.wait(lock, [&] { return quit_ || !items_.empty(); });
-            if (items_.empty()) break;  // told to quit, and nothing is left
+            wake_.wait(lock, [&] { return !items_.empty(); });
             queued_work item = std::move(items_.front());
             items_.pop_front();
             const bool skip = fault_ != cudaSuccess && !item.runs_after_fault;
@@ -199,22 +191,36 @@ private:
             completed_ = item.seq;
             done_.notify_all();
         }
-        if (memory_open) device_memory_close();
     }
 
     CUstream_st default_stream_{cudaStreamDefault, 0};
-    std::thread thread_;
     std::condition_variable wake_, done_;
     std::deque<queued_work> items_;
     std::uint64_t issued_ = 0;
     cudaError_t fault_ = cudaSuccess;  // the first fault, and where it happened
     std::uint64_t fault_seq_ = 0;
-    bool quit_ = false;
 };
 
+device_queue& queue();
+
+// At exit: let the device finish what was queued. Not when exit was called
+// by the device's own work (a host function or a kernel): it would wait for
+// itself.
+void finish_at_exit() {
+    if (on_device_thread || inside_kernel()) return;
+    device_queue& q = queue();
+    q.wait(q.last_issued(), "exit");
+}
+
 device_queue& queue() {
-    static device_queue instance;
-    return instance;
+    // Never destroyed (see the top of the file); the device thread idles in
+    // its wait when the process ends.
+    static device_queue* instance = [] {
+        auto* q = new device_queue;
+        std::atexit(finish_at_exit);
+        return q;
+    }();
+    return *instance;
 }
 
 }  // namespace
