@@ -383,8 +383,8 @@ int main(int argc, char** argv) {
     long long batch = 64, inputs = 784, hidden = 128, outputs = 10;
     long long tile = 16, block_size = 256, bench = 0;
     cli_option options[] = {
-        {"--batch", "samples per batch (columns of X)", CLI_INT, &batch, 1, 16384},
-        {"--inputs", "inputs per sample (784 = 28 x 28 pixels)", CLI_INT, &inputs, 1, 16384},
+        {"--batch", "samples per batch: the columns of X", CLI_INT, &batch, 1, 16384},
+        {"--inputs", "inputs per sample; 784 = 28 x 28 pixels", CLI_INT, &inputs, 1, 16384},
         {"--hidden", "neurons of layer 1", CLI_INT, &hidden, 1, 16384},
         {"--outputs", "neurons of layer 2, the network's outputs", CLI_INT, &outputs, 1, 16384},
         {"--tile", "tile width: matmul blocks are tile x tile threads", CLI_INT, &tile, 1, kMaxTile},
