@@ -59,8 +59,9 @@ __host__ __device__ inline float sigmoid(float x) { return 1.0f / (1.0f + expf(-
 // tile x tile threads (tile = blockDim.x = blockDim.y) and computes one
 // tile x tile square of the result.
 // Every thread of the block must call this, including threads whose (row,
-// col) lies outside the result: they still load their share of each tile and
-// must reach each __syncthreads, or the others wait for them forever.
+// col) lies outside the result: they still load their share of each tile,
+// which the others need, and they must reach each __syncthreads (a barrier
+// that only part of a block reaches is undefined: a hang or wrong sums).
 __device__ float tiled_dot(const float* a, const float* b, int m, int n, int k, int row, int col) {
     __shared__ float a_tile[kMaxTile][kMaxTile];
     __shared__ float b_tile[kMaxTile][kMaxTile];
@@ -98,8 +99,8 @@ __global__ void add_bias_kernel(float* z, const float* bias, int rows, int cols)
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     if (row < rows && col < cols) {
         // TODO(10.1): read this row's bias from `bias`. Which index: the row
-        //              (the neuron) or the column (the sample)? As shipped
-        //              no bias is added at all.
+        //             (the neuron) or the column (the sample)? As shipped
+        //             no bias is added at all.
         float this_neurons_bias = 0.0f;
         z[row * cols + col] += this_neurons_bias;
     }
@@ -126,9 +127,9 @@ __global__ void dense_layer_fused_kernel(const float* w, const float* x, const f
     float sum = tiled_dot(w, x, outputs, batch, inputs, row, col);
     if (row < outputs && col < batch) {
         // TODO(10.2): the epilogue. Before this single store, add this
-        //             neuron's bias (bias[row], the same for every sample)
-        //             and apply sigmoid(). As shipped it stores the bare
-        //             matmul result W X.
+        //             neuron's bias (the same for every sample) and apply
+        //             sigmoid(). As shipped it stores the bare matmul
+        //             result W X.
         y[row * batch + col] = sum;
     }
 }

@@ -59,8 +59,9 @@ __host__ __device__ inline float sigmoid(float x) { return 1.0f / (1.0f + expf(-
 // tile x tile threads (tile = blockDim.x = blockDim.y) and computes one
 // tile x tile square of the result.
 // Every thread of the block must call this, including threads whose (row,
-// col) lies outside the result: they still load their share of each tile and
-// must reach each __syncthreads, or the others wait for them forever.
+// col) lies outside the result: they still load their share of each tile,
+// which the others need, and they must reach each __syncthreads (a barrier
+// that only part of a block reaches is undefined: a hang or wrong sums).
 __device__ float tiled_dot(const float* a, const float* b, int m, int n, int k, int row, int col) {
     __shared__ float a_tile[kMaxTile][kMaxTile];
     __shared__ float b_tile[kMaxTile][kMaxTile];
