@@ -310,8 +310,9 @@ static bool run_bench(int block_size, const cudaDeviceProp& prop) {
 
 // No device at all: the CPU path, timed, and the reason we are on it.
 static int run_cpu_only(long long n, bool bench, cudaError_t why) {
-    std::printf("no CUDA device found (cudaGetDeviceCount: %s): running the CPU path only\n",
-                cudaGetErrorName(why));
+    std::printf("no CUDA device found (cudaGetDeviceCount: %s, \"%s\"):\n"
+                "running the CPU path only\n\n",
+                cudaGetErrorName(why), why == cudaSuccess ? "0 devices" : cudaGetErrorString(why));
     std::vector<long long> sizes;
     if (bench)
         for (long long s = 1000; s <= 100000000; s *= 10) sizes.push_back(s);
@@ -321,6 +322,7 @@ static int run_cpu_only(long long n, bool bench, cudaError_t why) {
     std::vector<float> h_a(largest), h_b(largest), h_c(largest);
     fill_random(h_a.data(), largest, 1, -1.0f, 1.0f);
     fill_random(h_b.data(), largest, 2, -1.0f, 1.0f);
+    std::printf("vector add on the CPU, one core, host clock; median of the runs shown\n");
     std::printf("%11s %5s %12s\n", "n", "runs", "CPU ms");
     for (long long s : sizes)
         std::printf("%11lld %5d %12.4f\n", s, repeats_for(s),
