@@ -89,9 +89,10 @@ cudaError_t report_fault(const fault_report& r) {
                       alloc.how, alloc.file, alloc.line);
         std::string buffer = buf;
         if (alloc.freed) {
-            headline = std::string("use after cudaFree: ") + access_word(r.is_write) +
+            headline = std::string("use after ") + alloc.freed_by + ": " + access_word(r.is_write) +
                        " in kernel";
-            detail = "the address is inside " + buffer + ", which was freed before this access";
+            detail = "the address is inside " + buffer + ", which was freed (by " +
+                     alloc.freed_by + ") before this access";
             hint = "free device memory only after the last kernel that uses it";
         } else if (addr >= end) {
             std::size_t past = static_cast<std::size_t>(addr - end);

@@ -433,14 +433,10 @@ namespace cuemu {
 
 void* dynamic_shared_memory() { return detail::tls_dynamic_shared; }
 
-void run_launch(const launch_site& site, const launch_config& config,
-                void (*run_thread)(void*), void* ctx) {
+// The host side of a launch, at the launch itself: what a GPU refuses before
+// the kernel is queued.
+cudaError_t detail::check_launch(const launch_site& site, const launch_config& config) {
     using namespace detail;
-    if (context_status() != cudaSuccess) return;  // a sticky error: nothing runs
-    if (cudaError_t e = check_configuration(config)) {
-        record(e);  // reported by the next cudaGetLastError(), not sticky
-        return;
-    }
     if (tls_slot) {
         std::fprintf(stderr,
                      "cuemu: kernel %s launched from inside another kernel (%s:%d); dynamic "
@@ -448,6 +444,16 @@ void run_launch(const launch_site& site, const launch_config& config,
                      site.kernel, site.file, site.line);
         std::abort();
     }
+    return check_configuration(config);
+}
+
+bool detail::inside_kernel() { return detail::tls_slot != nullptr; }
+
+// Runs a checked launch to the end, on the device thread (queue.cpp). Returns
+// the error a fault inside the kernel gives (sticky), or cudaSuccess.
+cudaError_t detail::run_launch(const launch_site& site, const launch_config& config,
+                               void (*run_thread)(void*), void* ctx) {
+    using namespace detail;
     launch_job job;
     job.site = &site;
     job.config = &config;
@@ -459,7 +465,7 @@ void run_launch(const launch_site& site, const launch_config& config,
         std::lock_guard<std::mutex> lock(launch_mutex);
         pool().run(job);
     }
-    if (job.error != cudaSuccess) make_sticky(job.error);
+    return job.error;
 }
 
 }  // namespace cuemu
