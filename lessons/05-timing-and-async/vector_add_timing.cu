@@ -382,8 +382,9 @@ int main(int argc, char** argv) {
     bool all_passed = true;
 
     // ---- 1. a launch returns before the kernel is done ----
-    std::printf("1. timing one launch of %d blocks x %lld threads (n = %lld) with the host clock\n",
-                blocks_for((int)n, (int)block_size), block_size, n);
+    const int num_blocks = blocks_for((int)n, (int)block_size);
+    std::printf("1. timing one launch of %d block%s x %lld threads (n = %lld) with the host clock\n",
+                num_blocks, num_blocks == 1 ? "" : "s", block_size, n);
     DeviceVectors dev = allocate_device_vectors((int)n);
     CUDA_CHECK(cudaMemcpy(dev.d_a, h_a.data(), bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(dev.d_b, h_b.data(), bytes, cudaMemcpyHostToDevice));
@@ -422,7 +423,7 @@ int main(int argc, char** argv) {
         // The copies move 12 bytes per element: a and b in, c out.
         double copied_gb = 3.0 * bytes / 1e9;
         std::printf("  GPU kernel only:                        %9.4f ms\n", gpu.kernel_ms);
-        std::printf("  GPU end to end (copy in, add, copy out): %8.4f ms   copies: %.0f%% of it, %.2f GB/s\n",
+        std::printf("  GPU end to end (copy in, add, copy out): %8.4f ms   copies: %.0f%% of it, %.3g GB/s\n",
                     gpu.end_to_end_ms, 100.0 * (gpu.end_to_end_ms - gpu.kernel_ms) / gpu.end_to_end_ms,
                     copied_gb / ((gpu.end_to_end_ms - gpu.kernel_ms) / 1e3));
         std::printf("  CPU loop, one core (host clock):        %9.4f ms\n", cpu_ms);
