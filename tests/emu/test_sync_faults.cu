@@ -67,6 +67,14 @@ constexpr int spin_line = __LINE__ - 6;
 
 __global__ void noop() {}
 
+// Slow but working: every thread works for a while, then finishes. On the
+// emulator clock64() counts nanoseconds, so each thread takes `ticks` ns.
+__global__ void busy_threads(long long* out, long long ticks) {
+    long long start = clock64(), now = start;
+    while (now - start < ticks) now = clock64();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = now - start;
+}
+
 // ---- capturing stderr ------------------------------------------------------------
 struct stderr_capture {
     std::string path = "/tmp/cuemu_sync_fault_" + std::to_string(getpid()) + ".txt";
@@ -178,7 +186,7 @@ TEST_CASE("watchdog") {
     std::string report = capture.finish();
     CHECK(seconds >= 0.9);
     CHECK(seconds < 30);
-    CHECK(contains(report, "cuemu: still running after 1 seconds: kernel 'wait_for_other_block' "
+    CHECK(contains(report, "cuemu: no progress for 1 second in kernel 'wait_for_other_block' "
                            "(launched at " + at(launch_line) + ")"));
     CHECK(contains(report, "block (0,0,0) of grid (2,1,1), thread ("));
     CHECK(contains(report, "CUEMU_WATCHDOG_SECONDS"));
@@ -187,6 +195,23 @@ TEST_CASE("watchdog") {
     CHECK(contains(report, "at " + at(spin_line)));
     check_one_report(report);
     check_sticky(cudaErrorLaunchTimeout);
+}
+
+// Run with CUEMU_WORKERS=1 and CUEMU_WATCHDOG_SECONDS=1, like the one above:
+// a kernel that takes longer than the limit in all, while its threads keep
+// finishing, is left alone.
+TEST_CASE("slow-kernel-is-not-stopped") {
+    const int blocks = 8, threads = 100;  // 800 threads of 2 ms: 1.6 s on one worker
+    long long* d = nullptr;
+    REQUIRE(cudaMalloc(&d, blocks * threads * sizeof(long long)) == cudaSuccess);
+    auto start = std::chrono::steady_clock::now();
+    busy_threads<<<blocks, threads>>>(d, 2000000);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    MESSAGE("the slow kernel took " << seconds << " s");
+    CHECK(seconds > 1.0);  // longer than the watchdog's limit, or this test proves nothing
+    CHECK(cudaFree(d) == cudaSuccess);
 }
 
 static cudaError_t launch_noop(dim3 grid, dim3 block, size_t shmem = 0) {

@@ -67,12 +67,14 @@ cudaError_t report_fault(const fault_report& r) {
     char buf[512];
     if (r.timed_out) {
         error = cudaErrorLaunchTimeout;
-        std::snprintf(buf, sizeof buf, "still running after %g seconds: kernel", r.watchdog_seconds);
+        std::snprintf(buf, sizeof buf, "no progress for %g second%s in kernel", r.watchdog_seconds,
+                      r.watchdog_seconds == 1 ? "" : "s");
         headline = buf;
         std::snprintf(buf, sizeof buf,
-                      "this thread was still running when the emulator's watchdog stopped the kernel\n"
-                      "  (CUEMU_WATCHDOG_SECONDS sets the limit, %g seconds by default; 0 turns it off)",
-                      default_watchdog_seconds);
+                      "no thread of the kernel finished for %g second%s, and this one was still running\n"
+                      "  when the emulator's watchdog stopped the kernel (CUEMU_WATCHDOG_SECONDS sets the\n"
+                      "  limit, %g seconds by default; 0 turns the watchdog off)",
+                      r.watchdog_seconds, r.watchdog_seconds == 1 ? "" : "s", default_watchdog_seconds);
         detail = buf;
         hint = "a loop that waits for a flag spins forever if no thread sets it, or if the block\n"
                "        that sets it has not started: blocks are not guaranteed to run at the same time";

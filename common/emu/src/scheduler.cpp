@@ -211,6 +211,10 @@ struct worker_state {
 __thread fiber_slot* tls_slot = nullptr;  // the CUDA thread running now
 __thread unsigned char* tls_dynamic_shared = nullptr;
 __thread launch_job* tls_job = nullptr;  // the launch this worker runs, for the watchdog
+// How many CUDA threads this worker has finished, ever. The watchdog reads it
+// from another thread; only this worker writes it, so a plain relaxed load and
+// store (no locked instruction) keeps the per-thread cost at about nothing.
+__thread std::atomic<std::uint64_t>* tls_progress = nullptr;
 
 // ---- warp functions --------------------------------------------------------------
 // The value lane `lane` gets from a shuffle, PTX's rule: a source outside the
@@ -310,6 +314,8 @@ bctx::fiber make_fiber(fiber_slot* s) {
                     tls_thread_idx = s->thread_idx;
                     block->job->run_thread(block->job->ctx);
                     thread_exited(*block, s->linear);
+                    tls_progress->store(tls_progress->load(std::memory_order_relaxed) + 1,
+                                        std::memory_order_relaxed);
                 }
                 s->state = fiber_state::idle;
             } catch (const bctx::detail::forced_unwind&) {
@@ -721,8 +727,9 @@ schedule_setting configured_schedule() {
     std::exit(2);
 }
 
-// CUEMU_WATCHDOG_SECONDS: how long one launch may run before the emulator
-// stops it as a GPU's watchdog would. 0 turns the watchdog off.
+// CUEMU_WATCHDOG_SECONDS: how long a launch may go without any CUDA thread
+// finishing before the emulator stops it, as a GPU's watchdog would stop a
+// kernel that runs too long. 0 turns the watchdog off.
 double configured_watchdog_seconds() {
     const char* text = std::getenv("CUEMU_WATCHDOG_SECONDS");
     if (!text || !*text) return default_watchdog_seconds;
@@ -741,9 +748,11 @@ double configured_watchdog_seconds() {
 class worker_pool {
 public:
     explicit worker_pool(int n)
-        : schedule_(configured_schedule()), watchdog_seconds_(configured_watchdog_seconds()) {
+        : schedule_(configured_schedule()),
+          watchdog_seconds_(configured_watchdog_seconds()),
+          progress_(new progress_counter[n]) {
         install_fault_handler();
-        for (int i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
+        for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { work(progress_[i].finished); });
     }
     ~worker_pool() {
         {
@@ -767,22 +776,44 @@ public:
         if (watchdog_seconds_ <= 0) {
             done_.wait(lock, all_done);
         } else {
-            // The watchdog. A spinning kernel never calls into the emulator,
-            // so its worker is interrupted with a signal; the signal is sent
-            // again until every worker has given up the launch.
-            auto deadline = std::chrono::steady_clock::now() +
-                            std::chrono::duration<double>(watchdog_seconds_);
-            while (!done_.wait_until(lock, deadline, all_done)) {
+            // The watchdog: it fires when no CUDA thread has finished for
+            // watchdog_seconds_, so a slow but working kernel is never stopped.
+            // A spinning kernel never calls into the emulator, so its worker
+            // is interrupted with a signal; the signal is sent again until
+            // every worker has given up the launch.
+            using clock = std::chrono::steady_clock;
+            const auto limit = std::chrono::duration_cast<clock::duration>(
+                std::chrono::duration<double>(watchdog_seconds_));
+            const clock::duration poll = std::min<clock::duration>(limit / 4, std::chrono::seconds(1));
+            std::uint64_t seen_progress = total_progress();
+            clock::time_point last_progress = clock::now();
+            while (!done_.wait_for(lock, poll, all_done)) {
+                clock::time_point now = clock::now();
+                if (std::uint64_t p = total_progress(); p != seen_progress) {
+                    seen_progress = p;
+                    last_progress = now;
+                }
+                if (now - last_progress < limit) continue;
                 job.timed_out = true;
                 for (auto& t : threads_) pthread_kill(t.native_handle(), watchdog_signal());
-                deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+                last_progress = now - limit + std::chrono::milliseconds(100);  // again soon
             }
         }
         job_ = nullptr;
     }
 
 private:
-    void work() {
+    struct alignas(64) progress_counter {  // one cache line per worker
+        std::atomic<std::uint64_t> finished{0};
+    };
+    std::uint64_t total_progress() const {
+        std::uint64_t sum = 0;
+        for (int i = 0; i < size(); ++i) sum += progress_[i].finished.load(std::memory_order_relaxed);
+        return sum;
+    }
+
+    void work(std::atomic<std::uint64_t>& progress) {
+        tls_progress = &progress;
         // A signal stack of our own: the fault handler must run even when a
         // fiber has overflowed its stack.
         std::vector<char> signal_stack(signal_stack_size);
@@ -813,6 +844,7 @@ private:
 
     schedule_setting schedule_;
     double watchdog_seconds_;
+    std::unique_ptr<progress_counter[]> progress_;
     std::vector<std::thread> threads_;
     std::mutex mutex_;
     std::condition_variable wake_, done_;

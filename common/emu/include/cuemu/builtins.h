@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <type_traits>
 
 #include "types.h"
@@ -370,6 +371,16 @@ inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; 
 inline float __uint_as_float(unsigned int i) { float x; std::memcpy(&x, &i, 4); return x; }
 inline long long __double_as_longlong(double x) { long long i; std::memcpy(&i, &x, 8); return i; }
 inline double __longlong_as_double(long long i) { double x; std::memcpy(&x, &i, 8); return x; }
+
+// clock64() counts the GPU's clock cycles; here it counts nanoseconds of the
+// host's monotonic clock, so busy-waits and timings inside a kernel still
+// measure something real. (CUDA's 32-bit clock() is not offered: it would
+// clash with the C library's clock().)
+inline long long clock64() {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
 
 // __ldg reads through the read-only cache on a GPU: an ordinary load here.
 template <class T>
