@@ -84,6 +84,9 @@ cudaError_t wait_for(std::uint64_t seq);
 cudaError_t synchronize_device();
 // False for a stream that was never created or was destroyed.
 bool is_valid_stream(cudaStream_t stream);
+// The program has read its last error (cudaGetLastError, cudaPeekAtLastError):
+// a refused launch needs no note from the emulator.
+void last_error_was_read();
 
 }  // namespace cuemu::detail
 
