@@ -86,6 +86,10 @@ struct stderr_capture {
         REQUIRE(std::freopen(path.c_str(), "w", stderr) != nullptr);
     }
     std::string finish() {
+        // Launches are asynchronous: the report is printed when the device
+        // runs the kernel, so wait for it (the error it returns is checked
+        // by check_sticky).
+        (void)cudaDeviceSynchronize();
         std::fflush(stderr);
         dup2(saved, 2);
         close(saved);
@@ -191,8 +195,8 @@ TEST_CASE("watchdog") {
     auto start = std::chrono::steady_clock::now();
     const int launch_line = __LINE__ + 1;
     wait_for_other_block<<<2, 32>>>(flag);
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::string report = capture.finish();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(seconds >= 0.9);
     CHECK(seconds < 30);
     CHECK(contains(report, "cuemu: no progress for 1 second in kernel 'wait_for_other_block' "
