@@ -1,6 +1,8 @@
 // test_faults.cu - a kernel that touches memory it must not: the emulator
 // names the kernel, block, thread, source line and buffer, stops the kernel,
 // and the error is sticky (every later call returns it), as on a GPU.
+// Launches are asynchronous: the launch itself succeeds, the kernel faults
+// later, and the next synchronizing call is the first to return the error.
 // A sticky error lasts for the whole process, so CTest runs each test case
 // as a process of its own (--test-case=<name>).
 #include <cuda_runtime.h>
@@ -49,6 +51,12 @@ struct stderr_capture {
     }
 };
 
+// The launch is accepted; the fault is only known once the host waits.
+static void launch_accepted_then_fails_at_sync(cudaError_t expected) {
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == expected);
+}
+
 static void check_sticky(cudaError_t expected) {
     CHECK(cudaGetLastError() == expected);
     CHECK(cudaGetLastError() == expected);  // not cleared by reading it
@@ -68,6 +76,7 @@ TEST_CASE("out-of-bounds") {
     stderr_capture capture;
     const int launch_line = __LINE__ + 1;
     add_without_bounds_check<<<4, 256>>>(d_a, d_b, d_c);
+    launch_accepted_then_fails_at_sync(cudaErrorIllegalAddress);
     std::string report = capture.finish();
     CHECK(report.find("out-of-bounds read in kernel 'add_without_bounds_check'") != std::string::npos);
     CHECK(report.find("(launched at " __FILE__ ":" + std::to_string(launch_line) + ")") != std::string::npos);
@@ -85,6 +94,7 @@ TEST_CASE("out-of-bounds") {
 TEST_CASE("null-pointer") {
     stderr_capture capture;
     write_through<<<1, 32>>>(nullptr);
+    launch_accepted_then_fails_at_sync(cudaErrorIllegalAddress);
     std::string report = capture.finish();
     CHECK(report.find("null pointer write in kernel 'write_through'") != std::string::npos);
     CHECK(report.find("cudaMalloc go missing") != std::string::npos);
@@ -97,6 +107,7 @@ TEST_CASE("use-after-free") {
     REQUIRE(cudaFree(d) == cudaSuccess);
     stderr_capture capture;
     write_through<<<1, 32>>>(d);
+    launch_accepted_then_fails_at_sync(cudaErrorIllegalAddress);
     std::string report = capture.finish();
     CHECK(report.find("use after cudaFree") != std::string::npos);
     CHECK(report.find("256-byte buffer from cudaMalloc") != std::string::npos);
@@ -108,6 +119,7 @@ TEST_CASE("stack-overflow") {
     REQUIRE(cudaMalloc(&d, 32 * sizeof(float)) == cudaSuccess);
     stderr_capture capture;
     deep_local_array<<<1, 32>>>(d);
+    launch_accepted_then_fails_at_sync(cudaErrorIllegalAddress);
     std::string report = capture.finish();
     CHECK(report.find("stack overflow in kernel 'deep_local_array'") != std::string::npos);
     check_sticky(cudaErrorIllegalAddress);

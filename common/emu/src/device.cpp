@@ -1,5 +1,6 @@
 // device.cpp - the "device": its count, properties and attributes,
-// synchronization, version queries, and events and streams.
+// synchronization and reset, and version queries. (Streams, events and the
+// work queue are in queue.cpp.)
 //
 // The emulator is one device, number 0. Its properties describe it honestly:
 // the name says it is an emulator, the memory is the machine's, the
@@ -12,7 +13,6 @@
 #include <sys/sysinfo.h>
 #endif
 
-#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -20,24 +20,10 @@
 #include "cuemu/runtime.h"
 #include "internal.h"
 
-struct CUstream_st {
-    unsigned int flags;
-};
-struct CUevent_st {
-    unsigned int flags;
-    bool recorded;
-    double time_ms;
-};
-
 namespace cuemu::detail {
 namespace {
 
 constexpr int emulated_major = 7, emulated_minor = 5;
-
-double now_ms() {
-    using clock = std::chrono::steady_clock;
-    return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
-}
 
 std::size_t physical_memory() {
     return static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
@@ -147,11 +133,20 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     return cudaSuccess;
 }
 
-// Launches run to completion before they return, so there is nothing to wait
-// for; what remains is to report a sticky error from an earlier kernel.
-cudaError_t cudaDeviceSynchronize() { return context_status(); }
+// Waits for all queued work (queue.cpp); a fault in it is returned here,
+// and stays (sticky).
+cudaError_t cudaDeviceSynchronize() { return synchronize_device(); }
 
-cudaError_t cudaDeviceReset() { return cudaSuccess; }
+// Waits for the device, then frees every allocation: a pointer kept across the
+// reset is a use after free, reported as such. A sticky error stays: CUDA
+// documents that after one the process must be restarted. Streams and events
+// stay valid here (on a GPU they are gone; do not use them after a reset), and
+// __device__ variables keep their values (a GPU would reinitialize them).
+cudaError_t cudaDeviceReset() {
+    cudaError_t e = synchronize_device();
+    free_all_allocations();
+    return e;
+}
 
 cudaError_t cudaRuntimeGetVersion(int* version) {
     if (!version) return record(cudaErrorInvalidValue);
@@ -166,60 +161,5 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     if (cudaError_t e = context_status()) return e;
     *total_bytes = physical_memory();
     *free_bytes = available_memory();
-    return cudaSuccess;
-}
-
-// ---- streams -----------------------------------------------------------------------
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
-    if (!stream) return record(cudaErrorInvalidValue);
-    if (cudaError_t e = context_status()) return e;
-    *stream = new CUstream_st{flags};
-    return cudaSuccess;
-}
-cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
-cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-    if (!stream) return record(cudaErrorInvalidResourceHandle);
-    delete stream;
-    return context_status();
-}
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return context_status(); }
-
-// ---- events ------------------------------------------------------------------------
-// An event records the host clock when it is recorded; because launches are
-// synchronous, that is when the work before it finished. Times are CPU times.
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
-    if (!event) return record(cudaErrorInvalidValue);
-    if (cudaError_t e = context_status()) return e;
-    *event = new CUevent_st{flags, false, 0.0};
-    return cudaSuccess;
-}
-cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
-    if (!event) return record(cudaErrorInvalidResourceHandle);
-    if (cudaError_t e = context_status()) return e;
-    event->recorded = true;
-    event->time_ms = now_ms();
-    return cudaSuccess;
-}
-cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-    if (!event) return record(cudaErrorInvalidResourceHandle);
-    return context_status();
-}
-cudaError_t cudaEventQuery(cudaEvent_t event) {
-    if (!event) return record(cudaErrorInvalidResourceHandle);
-    return context_status();
-}
-cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-    if (!ms) return record(cudaErrorInvalidValue);
-    if (!start || !end) return record(cudaErrorInvalidResourceHandle);
-    if (cudaError_t e = context_status()) return e;
-    if ((start->flags | end->flags) & cudaEventDisableTiming) return record(cudaErrorInvalidResourceHandle);
-    if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
-    *ms = static_cast<float>(end->time_ms - start->time_ms);
-    return cudaSuccess;
-}
-cudaError_t cudaEventDestroy(cudaEvent_t event) {
-    if (!event) return record(cudaErrorInvalidResourceHandle);
-    delete event;
     return cudaSuccess;
 }

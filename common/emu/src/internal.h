@@ -1,11 +1,15 @@
 // internal.h - what the emulator's source files share and programs never see:
-// the error state, the allocation registry and the worker count.
+// the error state, the allocation registry, the worker count, the launch
+// steps and the device queue.
 #ifndef CUEMU_INTERNAL_H
 #define CUEMU_INTERNAL_H
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 
+#include "cuemu/launch.h"
 #include "cuemu/types.h"
 
 namespace cuemu::detail {
@@ -29,6 +33,7 @@ struct allocation_info {
     int line = 0;
     const char* how = "";  // "cudaMalloc", "cudaMallocManaged"
     bool freed = false;
+    const char* freed_by = "";  // "cudaFree" or "cudaDeviceReset"
 };
 // The allocation whose buffer or guard page holds addr, live or freed.
 bool find_allocation(const void* addr, allocation_info* out);
@@ -43,9 +48,45 @@ bool is_device_pointer(const void* p);
 void device_memory_open();
 void device_memory_close();
 
+// Every live allocation becomes freed, as cudaFree would leave it (so a later
+// use is reported as a use after free). For cudaDeviceReset.
+void free_all_allocations();
+// A __constant__ or __device__ variable used through the symbol API counts as
+// device memory from then on (cudaMemcpy to its address is accepted).
+void register_symbol(const void* begin, std::size_t size);
+// True when [p, p + n) lies inside one live cudaMallocManaged allocation.
+bool is_managed_range(const void* p, std::size_t n);
+
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------
 int worker_count();
 std::string emulator_device_name();
+// What the launch itself refuses (a bad configuration), checked at the launch.
+cudaError_t check_launch(const launch_site& site, const launch_config& config);
+// Runs a checked launch to the end; the fault's (sticky) error or cudaSuccess.
+cudaError_t run_launch(const launch_site& site, const launch_config& config,
+                       void (*run_thread)(void*), void* ctx);
+// True on a worker thread while it runs a CUDA thread.
+bool inside_kernel();
+
+// ---- the device queue (queue.cpp) -------------------------------------------------
+// One piece of device work. It runs on the device thread and returns a sticky
+// error (a fault in a kernel) or cudaSuccess; seq is its place in the queue.
+using device_work = std::function<cudaError_t(std::uint64_t seq)>;
+// Queues work behind everything issued before it and returns its sequence
+// number. The stream must be valid (0, cudaStreamLegacy and
+// cudaStreamPerThread name the default stream).
+std::uint64_t enqueue(cudaStream_t stream, device_work work);
+// Waits until the work numbered up to seq is done. cudaSuccess, or the sticky
+// error of a fault in that work, made sticky now: this is where the host
+// learns of a fault, as at a synchronizing call on a GPU.
+cudaError_t wait_for(std::uint64_t seq);
+// wait_for everything queued so far.
+cudaError_t synchronize_device();
+// False for a stream that was never created or was destroyed.
+bool is_valid_stream(cudaStream_t stream);
+// The program has read its last error (cudaGetLastError, cudaPeekAtLastError):
+// a refused launch needs no note from the emulator.
+void last_error_was_read();
 
 }  // namespace cuemu::detail
 

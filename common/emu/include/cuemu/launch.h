@@ -5,7 +5,8 @@
 //                   ::cuemu::launch_config(grid, block, shmem, stream),
 //                   [=](auto&&... cuemu_args_) { k(cuemu_args_...); }, a, b)
 // The arguments are copied once, as a GPU copies them into parameter memory,
-// and every CUDA thread calls the kernel with them. The lambda lets C++ pick
+// and every CUDA thread calls the kernel with them. The launch returns before
+// the kernel runs: launches are asynchronous, as on a GPU. The lambda lets C++ pick
 // overloads and deduce template kernels exactly as a direct call would.
 #ifndef CUEMU_LAUNCH_H
 #define CUEMU_LAUNCH_H
@@ -33,23 +34,29 @@ struct launch_config {
         : grid(g), block(b), shared_bytes(shmem), stream(s) {}
 };
 
-// Runs every block and thread of one launch (scheduler.cpp); run_thread(ctx)
-// executes the kernel body for the current CUDA thread.
-void run_launch(const launch_site& site, const launch_config& config,
-                void (*run_thread)(void*), void* ctx);
+// Checks the configuration at once (an error is recorded for the next
+// cudaGetLastError, as on a GPU) and queues the launch for the device thread
+// (queue.cpp), which later calls run_thread(ctx) for every CUDA thread. The
+// queue owns ctx from here on and calls destroy(ctx) when the launch is done
+// or refused.
+void enqueue_launch(const launch_site& site, const launch_config& config,
+                    void (*run_thread)(void*), void* ctx, void (*destroy)(void*));
 
 template <class Body, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body, Args&&... args) {
+    // The kernel runs after this call returns, so the arguments live on the
+    // heap, copied once by value, as a GPU copies them into parameter memory.
     struct context {
         Body body;
         std::tuple<std::decay_t<Args>...> args;
-    } ctx{body, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
-    run_launch(site, config,
-               [](void* p) {
-                   auto* c = static_cast<context*>(p);
-                   std::apply(c->body, c->args);
-               },
-               &ctx);
+    };
+    auto* ctx = new context{body, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
+    enqueue_launch(site, config,
+                   [](void* p) {
+                       auto* c = static_cast<context*>(p);
+                       std::apply(c->body, c->args);
+                   },
+                   ctx, [](void* p) { delete static_cast<context*>(p); });
 }
 
 }  // namespace cuemu

@@ -39,6 +39,8 @@ cudaError_t cudaMallocHost(void** ptr, size_t size, CUEMU_CALLER);
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags, CUEMU_CALLER);
 cudaError_t cudaFree(void* dev_ptr);
 cudaError_t cudaFreeHost(void* ptr);
+// cudaMemcpy waits for earlier work and for the copy; the Async forms and
+// cudaMemset only queue (cudaMemset is asynchronous on a GPU too).
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream = 0);
@@ -62,13 +64,27 @@ inline cudaError_t cudaMallocHost(T** ptr, size_t size, CUEMU_CALLER) {
     return cudaMallocHost(reinterpret_cast<void**>(ptr), size, cuemu_file, cuemu_line);
 }
 
+// ---- managed memory hints ------------------------------------------------------------
+// Accepted and checked as the real runtime checks them; the data never moves,
+// because host and "device" share one memory. CUDA 13's signatures (a
+// cudaMemLocation where older releases took a device number).
+cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream = 0);
+cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, cudaMemoryAdvise advice,
+                          cudaMemLocation location);
+
 // ---- streams and events ----------------------------------------------------------
-// The emulator runs each launch to completion before returning, so streams
-// are ordered trivially and synchronizing on them returns at once.
+// Work is queued and done later by the device thread (queue.cpp), in the
+// order it was issued: within a stream, as CUDA guarantees, and across
+// streams too (every stream is served by the one queue).
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
@@ -76,6 +92,60 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+// ---- __constant__ and __device__ variables ("symbols") ------------------------------
+// On the emulator these are ordinary global variables. As in the real
+// runtime's C++ API the symbol is passed by reference, so its size is known
+// and offset + count is checked against it (cudaErrorInvalidValue). An
+// argument that is not a global variable at all (a local, a heap pointer's
+// target) gives cudaErrorInvalidSymbol; a host global without __device__
+// cannot be told apart and is accepted.
+namespace cuemu {
+cudaError_t symbol_copy(void* symbol, std::size_t symbol_size, std::size_t offset, void* other,
+                        std::size_t count, cudaMemcpyKind kind, bool to_symbol, bool async,
+                        cudaStream_t stream);
+cudaError_t symbol_address(void** address, std::size_t* size, const void* symbol,
+                           std::size_t symbol_size);
+}  // namespace cuemu
+
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count,
+                                      size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return ::cuemu::symbol_copy(const_cast<T*>(&symbol), sizeof(T), offset,
+                                const_cast<void*>(src), count, kind, true, false, 0);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count,
+                                           size_t offset = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                           cudaStream_t stream = 0) {
+    return ::cuemu::symbol_copy(const_cast<T*>(&symbol), sizeof(T), offset,
+                                const_cast<void*>(src), count, kind, true, true, stream);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count,
+                                        size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return ::cuemu::symbol_copy(const_cast<T*>(&symbol), sizeof(T), offset, dst, count, kind,
+                                false, false, 0);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count,
+                                             size_t offset = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                             cudaStream_t stream = 0) {
+    return ::cuemu::symbol_copy(const_cast<T*>(&symbol), sizeof(T), offset, dst, count, kind,
+                                false, true, stream);
+}
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void** dev_ptr, const T& symbol) {
+    return ::cuemu::symbol_address(dev_ptr, nullptr, &symbol, sizeof(T));
+}
+template <class T>
+inline cudaError_t cudaGetSymbolSize(size_t* size, const T& symbol) {
+    return ::cuemu::symbol_address(nullptr, size, &symbol, sizeof(T));
+}
 
 #undef CUEMU_CALLER
 #endif

@@ -1,6 +1,7 @@
 // cuemu/types.h - the CUDA types a program names: dim3 and the vector types,
 // cudaError_t with the real runtime's codes, cudaMemcpyKind, cudaDeviceProp,
-// cudaDeviceAttr, and the opaque stream and event handles.
+// cudaDeviceAttr, the opaque stream and event handles, and managed-memory
+// locations and advice.
 //
 // Numbers are the real runtime's (CUDA 13.0), so code that prints or compares
 // them behaves the same on a GPU and here.
@@ -78,6 +79,36 @@ enum cudaMemcpyKind {
 // ---- handles -------------------------------------------------------------------
 typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
+// The special stream handles, with the real values: both name the default
+// stream here (the emulator has the legacy default stream only).
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+#define CUDART_CB  // the calling convention of callbacks: nothing special on Linux
+typedef void (*cudaHostFn_t)(void* user_data);
+
+// ---- managed memory: where data should live (CUDA 13's cudaMemLocation) ---------
+#define cudaCpuDeviceId ((int)-1)
+#define cudaInvalidDeviceId ((int)-2)
+enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeNone = 0,
+    cudaMemLocationTypeDevice = 1,
+    cudaMemLocationTypeHost = 2,
+    cudaMemLocationTypeHostNuma = 3,
+    cudaMemLocationTypeHostNumaCurrent = 4
+};
+struct cudaMemLocation {
+    enum cudaMemLocationType type;
+    int id;
+};
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6
+};
 
 // ---- the device ----------------------------------------------------------------
 // The fields programs commonly read, with the real names and types (fields
