@@ -65,7 +65,20 @@ cudaError_t report_fault(const fault_report& r) {
     allocation_info alloc;
     const char* addr = static_cast<const char*>(r.address);
     char buf[512];
-    if (r.signal_number == 0) {
+    if (r.timed_out) {
+        error = cudaErrorLaunchTimeout;
+        std::snprintf(buf, sizeof buf, "no progress for %g second%s in kernel", r.watchdog_seconds,
+                      r.watchdog_seconds == 1 ? "" : "s");
+        headline = buf;
+        std::snprintf(buf, sizeof buf,
+                      "no thread of the kernel finished for %g second%s, and this one was still running\n"
+                      "  when the emulator's watchdog stopped the kernel (CUEMU_WATCHDOG_SECONDS sets the\n"
+                      "  limit, %g seconds by default; 0 turns the watchdog off)",
+                      r.watchdog_seconds, r.watchdog_seconds == 1 ? "" : "s", default_watchdog_seconds);
+        detail = buf;
+        hint = "a loop that waits for a flag spins forever if no thread sets it, or if the block\n"
+               "        that sets it has not started: blocks are not guaranteed to run at the same time";
+    } else if (r.signal_number == 0) {
         error = cudaErrorLaunchFailure;
         headline = "C++ exception thrown inside kernel";
         detail = "what(): " + r.exception_text;
@@ -134,6 +147,22 @@ cudaError_t report_fault(const fault_report& r) {
                  "  On a GPU this is %s (\"%s\"):\n"
                  "  the kernel stops, and every later CUDA call returns that error.\n",
                  cudaGetErrorName(error), cudaGetErrorString(error));
+    return error;
+}
+
+cudaError_t report_kernel_problem(const launch_site& site, const std::string& headline,
+                                  const std::string& body, const char* hint,
+                                  const char* on_a_gpu, cudaError_t error) {
+    std::fflush(stdout);  // keep the program's own output before the report
+    std::fprintf(stderr, "cuemu: %s in kernel '%s' (launched at %s:%d)\n", headline.c_str(),
+                 site.kernel, site.file, site.line);
+    std::fprintf(stderr, "%s", body.c_str());
+    if (hint && *hint) std::fprintf(stderr, "  hint: %s\n", hint);
+    std::fprintf(stderr,
+                 "  On a GPU %s.\n"
+                 "  The emulator stops the kernel with %s (\"%s\"),\n"
+                 "  and every later CUDA call returns that error.\n",
+                 on_a_gpu, cudaGetErrorName(error), cudaGetErrorString(error));
     return error;
 }
 

@@ -49,6 +49,7 @@ cudaError_t context_status() {
 using namespace cuemu::detail;
 
 cudaError_t cudaGetLastError() {
+    last_error_was_read();
     int s = sticky.load();
     if (s != cudaSuccess) return static_cast<cudaError_t>(s);
     cudaError_t e = last_error;
@@ -57,6 +58,7 @@ cudaError_t cudaGetLastError() {
 }
 
 cudaError_t cudaPeekAtLastError() {
+    last_error_was_read();
     int s = sticky.load();
     return s != cudaSuccess ? static_cast<cudaError_t>(s) : last_error;
 }

@@ -46,6 +46,9 @@ void device_memory_close();
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------
 int worker_count();
 std::string emulator_device_name();
+// The program has read its last error (cudaGetLastError, cudaPeekAtLastError):
+// a refused launch needs no note from the emulator.
+void last_error_was_read();
 
 }  // namespace cuemu::detail
 

@@ -15,11 +15,29 @@
 //      next barrier or its end. Repeat until none is waiting.
 // Resuming in a fixed order makes a race (a missing barrier) give the same
 // wrong answer on every run, which is what a learner can debug.
+// CUEMU_SCHEDULE=reverse or shuffle:SEED changes that order (the order threads
+// start, and the order they leave each barrier), so a race that forward order
+// happens to hide shows up, still reproducibly.
+//
+// Warp functions (__shfl_sync, __ballot_sync, __syncwarp ...) are barriers
+// among the lanes of one warp: a lane that arrives suspends like at
+// __syncthreads, and the lane whose arrival completes the group computes every
+// member's result, queues the others to resume, and carries on itself. Lanes
+// that have exited (or that a partial warp does not have) do not hold a group
+// up, as PTX specifies for "non-exited threads".
+//
+// The block loop also diagnoses what a GPU would hang on or silently get wrong:
+// a __syncthreads that some threads skip (they exited, or wait at another
+// __syncthreads), and warp lanes waiting for lanes held at a block barrier.
+// A watchdog (CUEMU_WATCHDOG_SECONDS) interrupts a kernel that never finishes.
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -61,24 +79,54 @@ constexpr std::size_t max_shared_per_block = 48 * 1024;
 constexpr std::size_t fiber_stack_size = 256 * 1024;
 constexpr std::size_t signal_stack_size = 64 * 1024;
 
+// The emulator's own signal for the watchdog: it interrupts a worker whose
+// kernel has run too long (see worker_pool::run). A real-time signal, so it
+// cannot be confused with anything the system sends.
+int watchdog_signal() { return SIGRTMIN + 7; }
+
+// How threads are ordered when they start and when they leave a barrier
+// (CUEMU_SCHEDULE). forward is threadIdx order; the others exist to expose
+// races that forward order happens to hide.
+enum class schedule_kind { forward, reverse, shuffle };
+struct schedule_setting {
+    schedule_kind kind = schedule_kind::forward;
+    std::uint64_t seed = 0;
+};
+
 struct launch_job {
     const launch_site* site;
     const launch_config* config;
     void (*run_thread)(void*);
     void* ctx;
     std::uint64_t total_blocks;
+    schedule_setting schedule;
+    double watchdog_seconds = 0;
     std::atomic<std::uint64_t> next_block{0};
     std::atomic<bool> failed{false};
+    std::atomic<bool> timed_out{false};  // set by the watchdog
     std::mutex report_mutex;
     cudaError_t error = cudaSuccess;  // guarded by report_mutex
+};
+
+struct fiber_slot;
+
+// One warp's meeting point for warp functions. Lanes are bits: bit i is lane i.
+struct warp_state {
+    std::uint32_t arrived = 0;  // lanes suspended in a warp function
+    std::uint32_t gone = 0;     // lanes that have exited, or that the warp lacks
+    fiber_slot* lane[32];       // who is waiting, for each arrived lane
 };
 
 struct block_state {
     launch_job* job;
     unsigned thread_count;
-    unsigned next_thread;  // next linear thread index that has not started
-    uint3 next_idx;        // ... and its (x, y, z)
+    unsigned next_thread;  // how many threads have started
+    uint3 next_idx;        // in forward order: the (x, y, z) of the next one
     dim3 dim;
+    const unsigned* start_order;  // other orders: linear index of each start
+    unsigned exited = 0;          // threads that have finished
+    warp_state* warps;
+    std::vector<fiber_slot*>* ready;  // lanes whose warp function completed
 };
 
 // The thread index after idx in x-fastest order. Counting up is much cheaper
@@ -91,7 +139,25 @@ inline void advance(uint3& idx, const dim3& dim) {
     ++idx.z;
 }
 
-enum class fiber_state { idle, at_barrier, faulted, threw };
+uint3 unflatten(std::uint64_t linear, dim3 d) {
+    return uint3{static_cast<unsigned>(linear % d.x),
+                 static_cast<unsigned>(linear / d.x % d.y),
+                 static_cast<unsigned>(linear / (std::uint64_t(d.x) * d.y))};
+}
+
+enum class fiber_state { idle, at_barrier, at_warp, faulted, threw, timed_out };
+
+// What a lane asked of a warp function, and what it gets back.
+struct warp_request {
+    int op = 0;  // a cuemu::warp_op
+    std::uint32_t mask = 0;
+    std::uint64_t value = 0;
+    int param = 0;  // source lane, delta or lane mask
+    int width = 32;
+    const char* file = "";
+    int line = 0;
+    std::uint64_t result = 0;
+};
 
 struct fiber_slot {
     bctx::fiber fiber;  // this CUDA thread, while suspended
@@ -99,6 +165,13 @@ struct fiber_slot {
     fiber_state state = fiber_state::idle;
     block_state* block = nullptr;
     uint3 thread_idx{0, 0, 0};
+    unsigned linear = 0;  // thread index within the block, x fastest
+    // where it waits at __syncthreads, and the predicate of the _count/_and/_or forms
+    const char* barrier_file = "";
+    int barrier_line = 0;
+    int barrier_predicate = 0;
+    int barrier_result = 0;
+    warp_request warp;
     sigjmp_buf fault_jump;
     // what the fault handler saw
     int signal_number = 0;
@@ -127,39 +200,122 @@ struct recorded_stack {
 struct worker_state {
     std::vector<std::unique_ptr<fiber_slot>> slots;  // every fiber this worker made
     std::vector<fiber_slot*> idle;                   // ready to take a new thread
-    std::vector<fiber_slot*> waiting, next_round;    // suspended at a barrier
+    std::vector<fiber_slot*> at_barrier;             // suspended at __syncthreads
+    std::vector<fiber_slot*> ready;                  // to resume, in this order
+    std::vector<unsigned> start_order;               // for reverse and shuffle
+    warp_state warps[32];                            // 1024 threads at most
     std::unique_ptr<unsigned char[]> shared;         // dynamic shared memory
     std::size_t shared_capacity = 0;
 };
 
 __thread fiber_slot* tls_slot = nullptr;  // the CUDA thread running now
 __thread unsigned char* tls_dynamic_shared = nullptr;
+__thread launch_job* tls_job = nullptr;  // the launch this worker runs, for the watchdog
+// How many CUDA threads this worker has finished, ever. The watchdog reads it
+// from another thread; only this worker writes it, so a plain relaxed load and
+// store (no locked instruction) keeps the per-thread cost at about nothing.
+__thread std::atomic<std::uint64_t>* tls_progress = nullptr;
 
-uint3 unflatten(std::uint64_t linear, dim3 d) {
-    return uint3{static_cast<unsigned>(linear % d.x),
-                 static_cast<unsigned>(linear / d.x % d.y),
-                 static_cast<unsigned>(linear / (std::uint64_t(d.x) * d.y))};
+// ---- warp functions --------------------------------------------------------------
+// The value lane `lane` gets from a shuffle, PTX's rule: a source outside the
+// lane's segment of `width` lanes gives the lane its own value. A source that
+// is not in the group (exited, not in the mask, not in a partial warp) is
+// undefined on a GPU; here it is all one bits, which stand out as a bug would.
+std::uint64_t shuffle_result(const warp_state& w, std::uint32_t group, unsigned lane,
+                             const warp_request& r) {
+    unsigned width = r.width;
+    if (width < 1 || width > 32 || (width & (width - 1))) width = 32;  // undefined on a GPU
+    const int first = static_cast<int>(lane & ~(width - 1));  // the segment's lanes
+    const int last = first + static_cast<int>(width) - 1;
+    int source = static_cast<int>(lane);
+    bool valid = true;
+    switch (r.op) {
+        case warp_shfl_idx: source = first | (r.param & static_cast<int>(width - 1)); break;
+        case warp_shfl_up: source = static_cast<int>(lane) - static_cast<int>(static_cast<unsigned>(r.param));
+                           valid = source >= first; break;
+        case warp_shfl_down: source = static_cast<int>(lane) + static_cast<int>(static_cast<unsigned>(r.param));
+                             valid = source <= last; break;
+        case warp_shfl_xor: source = static_cast<int>(lane ^ static_cast<unsigned>(r.param));
+                            valid = source >= 0 && source <= last; break;
+    }
+    if (!valid || source < 0 || source > 31) return r.value;
+    if (!(group >> source & 1u)) return ~std::uint64_t{0};
+    return w.lane[source]->warp.value;
+}
+
+// Completes the group that lane `lane` waits for, if every lane of its mask has
+// arrived or is gone: computes each member's result and queues the members to
+// resume, except `running` (the caller, which carries on). False if the group
+// still waits for someone.
+bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_slot* running) {
+    const std::uint32_t mask = w.lane[lane]->warp.mask;
+    if (mask & ~(w.arrived | w.gone)) return false;
+    const std::uint32_t group = mask & w.arrived;
+    std::uint32_t ballot = 0;
+    for (std::uint32_t g = group; g; g &= g - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(g));
+        if (w.lane[l]->warp.value) ballot |= 1u << l;
+    }
+    for (std::uint32_t g = group; g; g &= g - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(g));
+        warp_request& r = w.lane[l]->warp;
+        switch (r.op) {
+            case warp_ballot: r.result = ballot; break;
+            case warp_any: r.result = ballot != 0; break;
+            case warp_all: r.result = ballot == group; break;
+            case warp_sync: r.result = 0; break;
+            default: r.result = shuffle_result(w, group, l, r); break;
+        }
+    }
+    w.arrived &= ~group;
+    for (std::uint32_t g = group; g; g &= g - 1) {
+        fiber_slot* member = w.lane[__builtin_ctz(g)];
+        if (member != running) block.ready->push_back(member);
+    }
+    return true;
+}
+
+// A thread has finished: it no longer holds up its warp's lanes.
+inline void thread_exited(block_state& block, unsigned linear) {
+    ++block.exited;
+    warp_state& w = block.warps[linear >> 5];
+    w.gone |= 1u << (linear & 31);
+    if (w.arrived) {
+        for (std::uint32_t waiting = w.arrived; waiting; waiting &= waiting - 1) {
+            unsigned l = static_cast<unsigned>(__builtin_ctz(waiting));
+            if (w.arrived >> l & 1u) try_complete_group(block, w, l, nullptr);
+        }
+    }
 }
 
 // ---- fibers ------------------------------------------------------------------
 bctx::fiber make_fiber(fiber_slot* s) {
     return bctx::fiber(std::allocator_arg, recorded_stack{{}, s}, [s](bctx::fiber&& sched) {
         s->sched = std::move(sched);
-        if (sigsetjmp(s->fault_jump, 0) != 0) {
-            // The fault handler jumped here from inside the kernel. This fiber
-            // is never resumed again; the worker discards it.
-            s->state = fiber_state::faulted;
+        if (int how = sigsetjmp(s->fault_jump, 0); how != 0) {
+            // The fault handler or the watchdog jumped here from inside the
+            // kernel. This fiber is never resumed again; the worker discards it.
+            s->state = how == 2 ? fiber_state::timed_out : fiber_state::faulted;
             s->sched = std::move(s->sched).resume();
         }
         for (;;) {
             block_state* block = s->block;
             try {
                 while (block->next_thread < block->thread_count) {
+                    if (block->start_order) {
+                        s->linear = block->start_order[block->next_thread];
+                        s->thread_idx = unflatten(s->linear, block->dim);
+                    } else {
+                        s->linear = block->next_thread;
+                        s->thread_idx = block->next_idx;
+                        advance(block->next_idx, block->dim);
+                    }
                     ++block->next_thread;
-                    s->thread_idx = block->next_idx;
-                    advance(block->next_idx, block->dim);
                     tls_thread_idx = s->thread_idx;
                     block->job->run_thread(block->job->ctx);
+                    thread_exited(*block, s->linear);
+                    tls_progress->store(tls_progress->load(std::memory_order_relaxed) + 1,
+                                        std::memory_order_relaxed);
                 }
                 s->state = fiber_state::idle;
             } catch (const bctx::detail::forced_unwind&) {
@@ -194,8 +350,8 @@ fiber_slot* acquire_slot(worker_state& w) {
 void discard_all_fibers(worker_state& w) {
     for (auto& slot : w.slots) slot->fiber = bctx::fiber{};  // unwind while the slot is whole
     w.idle.clear();
-    w.waiting.clear();
-    w.next_round.clear();
+    w.at_barrier.clear();
+    w.ready.clear();
     w.slots.clear();
 }
 
@@ -215,10 +371,28 @@ void report_and_fail(launch_job& job, fiber_slot& s) {
     r.pc = s.fault_pc;
     r.is_write = s.fault_is_write;
     r.exception_text = s.exception_text;
+    r.timed_out = s.state == fiber_state::timed_out;
+    r.watchdog_seconds = job.watchdog_seconds;
     const char* a = static_cast<const char*>(s.fault_address);
     r.stack_overflow = s.state == fiber_state::faulted && a && a >= s.stack_low &&
                        a < s.stack_high;
     job.error = report_fault(r);
+}
+
+// Records where the interrupted instruction was (for the report's source line).
+void note_pc(fiber_slot* s, void* raw_context) {
+    s->fault_pc = nullptr;
+    s->fault_is_write = -1;
+#if defined(__linux__) && defined(__x86_64__)
+    auto* uc = static_cast<ucontext_t*>(raw_context);
+    s->fault_pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+    if (s->signal_number == SIGSEGV) s->fault_is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+#elif defined(__linux__) && defined(__aarch64__)
+    auto* uc = static_cast<ucontext_t*>(raw_context);
+    s->fault_pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
+#else
+    (void)raw_context;
+#endif
 }
 
 void on_fault(int sig, siginfo_t* info, void* raw_context) {
@@ -231,19 +405,22 @@ void on_fault(int sig, siginfo_t* info, void* raw_context) {
     }
     s->signal_number = sig;
     s->fault_address = info->si_addr;
-    s->fault_pc = nullptr;
-    s->fault_is_write = -1;
-#if defined(__linux__) && defined(__x86_64__)
-    auto* uc = static_cast<ucontext_t*>(raw_context);
-    s->fault_pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
-    if (sig == SIGSEGV) s->fault_is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
-#elif defined(__linux__) && defined(__aarch64__)
-    auto* uc = static_cast<ucontext_t*>(raw_context);
-    s->fault_pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
-#else
-    (void)raw_context;
-#endif
+    note_pc(s, raw_context);
     siglongjmp(s->fault_jump, 1);
+}
+
+// The watchdog's signal. Inside a kernel of a launch that has run out of time,
+// it abandons the CUDA thread the way a fault does. Anywhere else (the worker
+// is between fibers, or idle) it does nothing: the block loop checks the flag
+// itself, and the watchdog signals again until the launch has ended.
+void on_watchdog(int, siginfo_t*, void* raw_context) {
+    fiber_slot* s = tls_slot;
+    launch_job* job = tls_job;
+    if (!s || !job || !job->timed_out.load()) return;
+    s->signal_number = 0;
+    s->fault_address = nullptr;
+    note_pc(s, raw_context);
+    siglongjmp(s->fault_jump, 2);
 }
 
 void install_fault_handler() {
@@ -255,11 +432,159 @@ void install_fault_handler() {
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&action.sa_mask);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &action, nullptr);
+    action.sa_sigaction = on_watchdog;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
+    sigaction(watchdog_signal(), &action, nullptr);
+}
+
+// ---- reporting a block that cannot go on ---------------------------------------
+// "(3,0,0)": a thread index as CUDA writes it.
+std::string xyz(uint3 v) {
+    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+// "40 threads: (0,0,0) to (39,0,0)" for a set of linear thread indices,
+// as runs of consecutive indices, the first few only.
+std::string describe_threads(std::vector<unsigned> linear, dim3 dim) {
+    std::sort(linear.begin(), linear.end());
+    std::string text = std::to_string(linear.size()) + (linear.size() == 1 ? " thread: " : " threads: ");
+    std::size_t runs = 0, i = 0;
+    while (i < linear.size()) {
+        std::size_t j = i;
+        while (j + 1 < linear.size() && linear[j + 1] == linear[j] + 1) ++j;
+        if (runs == 4) {
+            text += ", ...";
+            break;
+        }
+        if (runs) text += ", ";
+        text += xyz(unflatten(linear[i], dim));
+        if (j > i) text += " to " + xyz(unflatten(linear[j], dim));
+        ++runs;
+        i = j + 1;
+    }
+    return text;
+}
+
+// Reports a synchronization bug in the current block (one report per launch)
+// and fails the launch with cudaErrorLaunchFailure.
+void report_block_problem(worker_state& w, launch_job& job, const std::string& headline,
+                          const std::string& body, const char* hint, const char* on_a_gpu) {
+    {
+        std::lock_guard<std::mutex> lock(job.report_mutex);
+        job.failed = true;
+        if (job.error == cudaSuccess) {
+            std::string where = "  block " + xyz(tls_block_idx) + " of grid " +
+                                xyz(job.config->grid) + ", block size " + xyz(job.config->block) + "\n";
+            job.error = report_kernel_problem(*job.site, headline, where + body, hint, on_a_gpu,
+                                              cudaErrorLaunchFailure);
+        }
+    }
+    discard_all_fibers(w);
+}
+
+const char* const divergent_barrier_hint =
+    "every thread of a block must reach the same __syncthreads() the same number of times:\n"
+    "        do not return early before a barrier, and do not put a barrier inside an if or\n"
+    "        a loop that only some threads of the block take (guard the work, not the barrier)";
+const char* const divergent_barrier_on_gpu =
+    "this is undefined behaviour: the kernel may hang, or go on with a barrier that did\n"
+    "  not wait for every thread and read data that is not there yet";
+
+// Every live thread of the block is suspended: at __syncthreads, or in a warp
+// function. Checks that the barrier is a proper one; false (after a report)
+// when it is not.
+bool barrier_is_sound(worker_state& w, block_state& block) {
+    launch_job& job = *block.job;
+    const dim3 dim = block.dim;
+    std::vector<fiber_slot*>& waiting = w.at_barrier;
+    // Warp lanes waiting for lanes that wait at the barrier: neither can go on.
+    for (unsigned warp = 0; warp * 32 < block.thread_count; ++warp) {
+        const warp_state& ws = block.warps[warp];
+        if (!ws.arrived) continue;
+        fiber_slot* lane = ws.lane[__builtin_ctz(ws.arrived)];
+        std::uint32_t missing = lane->warp.mask & ~(ws.arrived | ws.gone);
+        fiber_slot* held = nullptr;
+        for (fiber_slot* b : waiting)
+            if (b->linear >> 5 == warp && (missing >> (b->linear & 31) & 1u) &&
+                (!held || b->linear < held->linear))
+                held = b;
+        std::string body = "  thread " + xyz(lane->thread_idx) + " (lane " +
+                           std::to_string(lane->linear & 31) + " of warp " + std::to_string(warp) +
+                           ") waits in a warp function at " + lane->warp.file + ":" +
+                           std::to_string(lane->warp.line) + " for the lanes of its mask\n";
+        if (held)
+            body += "  but thread " + xyz(held->thread_idx) + " (lane " +
+                    std::to_string(held->linear & 31) + ") waits at the __syncthreads() at " +
+                    held->barrier_file + ":" + std::to_string(held->barrier_line) +
+                    ", which waits for every thread\n";
+        report_block_problem(w, job, "deadlock between a warp function and __syncthreads()", body,
+                             "the lanes named in a warp function's mask must all reach it; do not let\n"
+                             "        some of them go on to a __syncthreads() first",
+                             "the kernel hangs");
+        return false;
+    }
+    if (block.exited) {
+        fiber_slot* first = waiting.front();
+        std::vector<unsigned> at, gone;
+        std::vector<bool> is_waiting(block.thread_count, false);
+        for (fiber_slot* b : waiting) {
+            at.push_back(b->linear);
+            is_waiting[b->linear] = true;
+            if (b->linear < first->linear) first = b;
+        }
+        for (unsigned t = 0; t < block.thread_count; ++t)
+            if (!is_waiting[t]) gone.push_back(t);
+        std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
+                           first->barrier_file + ":" + std::to_string(first->barrier_line) +
+                           ", but thread " + xyz(unflatten(gone.front(), dim)) +
+                           " has exited without reaching it\n"
+                           "  waiting there: " + describe_threads(at, dim) + "\n" +
+                           "  exited:        " + describe_threads(gone, dim) + "\n";
+        report_block_problem(w, job, "__syncthreads() not reached by every thread of the block", body,
+                             divergent_barrier_hint, divergent_barrier_on_gpu);
+        return false;
+    }
+    fiber_slot* first = waiting.front();
+    for (fiber_slot* b : waiting) {
+        if (b->barrier_line == first->barrier_line && std::strcmp(b->barrier_file, first->barrier_file) == 0)
+            continue;
+        std::vector<unsigned> here, there;
+        for (fiber_slot* c : waiting)
+            (c->barrier_line == first->barrier_line && std::strcmp(c->barrier_file, first->barrier_file) == 0
+                 ? here : there).push_back(c->linear);
+        std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
+                           first->barrier_file + ":" + std::to_string(first->barrier_line) +
+                           ", thread " + xyz(b->thread_idx) + " at the one at " + b->barrier_file +
+                           ":" + std::to_string(b->barrier_line) + "\n" +
+                           "  at line " + std::to_string(first->barrier_line) + ": " + describe_threads(here, dim) + "\n" +
+                           "  elsewhere:   " + describe_threads(there, dim) + "\n";
+        report_block_problem(w, job, "threads of one block wait at different __syncthreads()", body,
+                             divergent_barrier_hint, divergent_barrier_on_gpu);
+        return false;
+    }
+    return true;
 }
 
 // ---- one block ---------------------------------------------------------------
+// A small, fast generator for the shuffled schedule (splitmix64).
+std::uint64_t mix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+template <class T>
+void shuffle_with(std::vector<T>& v, std::uint64_t seed) {
+    std::uint64_t state = seed;
+    for (std::size_t i = v.size(); i > 1; --i) {
+        state = mix(state);
+        std::swap(v[i - 1], v[state % i]);
+    }
+}
+
 // Resumes s; files it by what it did. False when the block must be abandoned.
-bool resume(worker_state& w, fiber_slot* s, std::vector<fiber_slot*>& barrier_list) {
+bool resume(worker_state& w, fiber_slot* s) {
     tls_slot = s;
     s->fiber = std::move(s->fiber).resume();
     tls_slot = nullptr;
@@ -268,8 +593,10 @@ bool resume(worker_state& w, fiber_slot* s, std::vector<fiber_slot*>& barrier_li
             w.idle.push_back(s);
             return true;
         case fiber_state::at_barrier:
-            barrier_list.push_back(s);
+            w.at_barrier.push_back(s);
             return true;
+        case fiber_state::at_warp:
+            return true;  // its warp_state knows it; a group's completion queues it
         default:
             report_and_fail(*s->block->job, *s);
             discard_all_fibers(w);
@@ -280,20 +607,62 @@ bool resume(worker_state& w, fiber_slot* s, std::vector<fiber_slot*>& barrier_li
 void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
     const dim3 block_dim = job.config->block;
     tls_block_idx = unflatten(linear_block, job.config->grid);
-    block_state block{&job, block_dim.x * block_dim.y * block_dim.z, 0, uint3{0, 0, 0}, block_dim};
+    block_state block{&job, block_dim.x * block_dim.y * block_dim.z, 0, uint3{0, 0, 0}, block_dim,
+                      nullptr, 0, w.warps, &w.ready};
+    // Lanes past the end of the block (a partial last warp) never take part.
+    const unsigned warps = (block.thread_count + 31) / 32;
+    for (unsigned i = 0; i < warps; ++i) w.warps[i].arrived = w.warps[i].gone = 0;
+    if (unsigned tail = block.thread_count % 32) w.warps[warps - 1].gone = ~0u << tail;
 
-    w.waiting.clear();
-    while (block.next_thread < block.thread_count) {
-        fiber_slot* s = acquire_slot(w);
-        s->block = &block;
-        if (!resume(w, s, w.waiting)) return;
+    const schedule_setting schedule = job.schedule;
+    const std::uint64_t block_seed = mix(schedule.seed ^ mix(linear_block));
+    if (schedule.kind != schedule_kind::forward) {
+        w.start_order.resize(block.thread_count);
+        for (unsigned t = 0; t < block.thread_count; ++t)
+            w.start_order[t] = schedule.kind == schedule_kind::reverse ? block.thread_count - 1 - t : t;
+        if (schedule.kind == schedule_kind::shuffle) shuffle_with(w.start_order, block_seed);
+        block.start_order = w.start_order.data();
     }
-    // Every thread has started; the live ones all wait at the barrier.
-    while (!w.waiting.empty()) {
-        w.next_round.clear();
-        for (fiber_slot* s : w.waiting)
-            if (!resume(w, s, w.next_round)) return;
-        w.waiting.swap(w.next_round);
+
+    w.at_barrier.clear();
+    w.ready.clear();
+    std::size_t next_ready = 0;
+    for (std::uint64_t round = 1;; ) {
+        fiber_slot* s;
+        if (next_ready < w.ready.size()) {
+            s = w.ready[next_ready++];
+        } else if (block.next_thread < block.thread_count) {
+            s = acquire_slot(w);
+            s->block = &block;
+        } else if (!w.at_barrier.empty()) {
+            // Every live thread is suspended and some wait at __syncthreads.
+            if (!barrier_is_sound(w, block)) return;
+            std::vector<fiber_slot*>& leaving = w.at_barrier;
+            int count = 0;  // for __syncthreads_count, _and and _or
+            for (const fiber_slot* b : leaving) count += b->barrier_predicate;
+            for (fiber_slot* b : leaving) b->barrier_result = count;
+            auto by_index = [](const fiber_slot* a, const fiber_slot* b) { return a->linear < b->linear; };
+            if (!std::is_sorted(leaving.begin(), leaving.end(), by_index))
+                std::sort(leaving.begin(), leaving.end(), by_index);
+            if (schedule.kind == schedule_kind::reverse) std::reverse(leaving.begin(), leaving.end());
+            if (schedule.kind == schedule_kind::shuffle) shuffle_with(leaving, mix(block_seed + round));
+            ++round;
+            w.ready.swap(leaving);
+            leaving.clear();
+            next_ready = 0;
+            continue;
+        } else {
+            // No one at a barrier: lanes can only be waiting for each other,
+            // and a warp function never waits for a lane that is gone.
+            break;
+        }
+        if (job.timed_out.load(std::memory_order_relaxed)) {
+            s->state = fiber_state::timed_out;  // the watchdog fired between fibers
+            report_and_fail(job, *s);
+            discard_all_fibers(w);
+            return;
+        }
+        if (!resume(w, s)) return;
     }
 }
 
@@ -306,12 +675,14 @@ void run_blocks(worker_state& w, launch_job& job) {
     tls_dynamic_shared = w.shared.get();
     tls_block_dim = job.config->block;
     tls_grid_dim = job.config->grid;
+    tls_job = &job;
     for (;;) {
         if (job.failed.load(std::memory_order_relaxed)) break;
         std::uint64_t b = job.next_block.fetch_add(1, std::memory_order_relaxed);
         if (b >= job.total_blocks) break;
         run_block(w, job, b);
     }
+    tls_job = nullptr;
 }
 
 // ---- the worker pool -----------------------------------------------------------
@@ -332,11 +703,56 @@ int configured_workers() {
     return hw ? static_cast<int>(hw) : 2;
 }
 
+// CUEMU_SCHEDULE: forward (the default), reverse, or shuffle:SEED.
+schedule_setting configured_schedule() {
+    schedule_setting s;
+    const char* text = std::getenv("CUEMU_SCHEDULE");
+    if (!text || !*text || std::strcmp(text, "forward") == 0) return s;
+    if (std::strcmp(text, "reverse") == 0) {
+        s.kind = schedule_kind::reverse;
+        return s;
+    }
+    if (std::strncmp(text, "shuffle:", 8) == 0 && text[8] >= '0' && text[8] <= '9') {
+        char* end = nullptr;
+        s.seed = std::strtoull(text + 8, &end, 10);
+        if (*end == '\0') {
+            s.kind = schedule_kind::shuffle;
+            return s;
+        }
+    }
+    std::fprintf(stderr,
+                 "cuemu: CUEMU_SCHEDULE must be forward, reverse or shuffle:SEED (SEED a whole "
+                 "number), got '%s'\n",
+                 text);
+    std::exit(2);
+}
+
+// CUEMU_WATCHDOG_SECONDS: how long a launch may go without any CUDA thread
+// finishing before the emulator stops it, as a GPU's watchdog would stop a
+// kernel that runs too long. 0 turns the watchdog off.
+double configured_watchdog_seconds() {
+    const char* text = std::getenv("CUEMU_WATCHDOG_SECONDS");
+    if (!text || !*text) return default_watchdog_seconds;
+    char* end = nullptr;
+    double seconds = std::strtod(text, &end);
+    if (*end != '\0' || !(seconds >= 0) || seconds > 1e6) {
+        std::fprintf(stderr,
+                     "cuemu: CUEMU_WATCHDOG_SECONDS must be a number of seconds from 0 (off) to "
+                     "1000000, got '%s'\n",
+                     text);
+        std::exit(2);
+    }
+    return seconds;
+}
+
 class worker_pool {
 public:
-    explicit worker_pool(int n) {
+    explicit worker_pool(int n)
+        : schedule_(configured_schedule()),
+          watchdog_seconds_(configured_watchdog_seconds()),
+          progress_(new progress_counter[n]) {
         install_fault_handler();
-        for (int i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
+        for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { work(progress_[i].finished); });
     }
     ~worker_pool() {
         {
@@ -349,17 +765,55 @@ public:
     int size() const { return static_cast<int>(threads_.size()); }
 
     void run(launch_job& job) {
+        job.schedule = schedule_;
+        job.watchdog_seconds = watchdog_seconds_;
         std::unique_lock<std::mutex> lock(mutex_);
         job_ = &job;
         busy_ = size();
         ++generation_;
         wake_.notify_all();
-        done_.wait(lock, [this] { return busy_ == 0; });
+        auto all_done = [this] { return busy_ == 0; };
+        if (watchdog_seconds_ <= 0) {
+            done_.wait(lock, all_done);
+        } else {
+            // The watchdog: it fires when no CUDA thread has finished for
+            // watchdog_seconds_, so a slow but working kernel is never stopped.
+            // A spinning kernel never calls into the emulator, so its worker
+            // is interrupted with a signal; the signal is sent again until
+            // every worker has given up the launch.
+            using clock = std::chrono::steady_clock;
+            const auto limit = std::chrono::duration_cast<clock::duration>(
+                std::chrono::duration<double>(watchdog_seconds_));
+            const clock::duration poll = std::min<clock::duration>(limit / 4, std::chrono::seconds(1));
+            std::uint64_t seen_progress = total_progress();
+            clock::time_point last_progress = clock::now();
+            while (!done_.wait_for(lock, poll, all_done)) {
+                clock::time_point now = clock::now();
+                if (std::uint64_t p = total_progress(); p != seen_progress) {
+                    seen_progress = p;
+                    last_progress = now;
+                }
+                if (now - last_progress < limit) continue;
+                job.timed_out = true;
+                for (auto& t : threads_) pthread_kill(t.native_handle(), watchdog_signal());
+                last_progress = now - limit + std::chrono::milliseconds(100);  // again soon
+            }
+        }
         job_ = nullptr;
     }
 
 private:
-    void work() {
+    struct alignas(64) progress_counter {  // one cache line per worker
+        std::atomic<std::uint64_t> finished{0};
+    };
+    std::uint64_t total_progress() const {
+        std::uint64_t sum = 0;
+        for (int i = 0; i < size(); ++i) sum += progress_[i].finished.load(std::memory_order_relaxed);
+        return sum;
+    }
+
+    void work(std::atomic<std::uint64_t>& progress) {
+        tls_progress = &progress;
         // A signal stack of our own: the fault handler must run even when a
         // fiber has overflowed its stack.
         std::vector<char> signal_stack(signal_stack_size);
@@ -388,6 +842,9 @@ private:
         sigaltstack(&ss, nullptr);
     }
 
+    schedule_setting schedule_;
+    double watchdog_seconds_;
+    std::unique_ptr<progress_counter[]> progress_;
     std::vector<std::thread> threads_;
     std::mutex mutex_;
     std::condition_variable wake_, done_;
@@ -404,18 +861,79 @@ worker_pool& pool() {
 
 std::mutex launch_mutex;  // one launch at a time, as on the default stream
 
-cudaError_t check_configuration(const launch_config& c) {
+// The first limit a configuration breaks, in words, with the real runtime's
+// error for it; cudaSuccess and "" when it is fine.
+cudaError_t check_configuration(const launch_config& c, std::string& why) {
     const unsigned block[3] = {c.block.x, c.block.y, c.block.z};
     const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
+    const char* axis[3] = {"x", "y", "z"};
     std::uint64_t threads = 1;
     for (int d = 0; d < 3; ++d) {
-        if (block[d] == 0 || block[d] > max_block_dim[d]) return cudaErrorInvalidConfiguration;
-        if (grid[d] == 0 || grid[d] > max_grid_dim[d]) return cudaErrorInvalidConfiguration;
+        if (block[d] == 0 || grid[d] == 0) {
+            why = std::string(block[d] == 0 ? "block" : "grid") + " size " + axis[d] +
+                  " is 0: a launch needs at least one block of at least one thread";
+            return cudaErrorInvalidConfiguration;
+        }
+        if (block[d] > max_block_dim[d]) {
+            why = "block size " + std::string(axis[d]) + " is " + std::to_string(block[d]) +
+                  ", the limit is " + std::to_string(max_block_dim[d]);
+            return cudaErrorInvalidConfiguration;
+        }
+        if (grid[d] > max_grid_dim[d]) {
+            why = "grid size " + std::string(axis[d]) + " is " + std::to_string(grid[d]) +
+                  ", the limit is " + std::to_string(max_grid_dim[d]);
+            return cudaErrorInvalidConfiguration;
+        }
         threads *= block[d];
     }
-    if (threads > max_threads_per_block) return cudaErrorInvalidConfiguration;
-    if (c.shared_bytes > max_shared_per_block) return cudaErrorInvalidValue;
+    if (threads > max_threads_per_block) {
+        why = "a block of " + std::to_string(threads) + " threads, the limit is " +
+              std::to_string(max_threads_per_block) + " per block";
+        return cudaErrorInvalidConfiguration;
+    }
+    if (c.shared_bytes > max_shared_per_block) {
+        // The real driver refuses more than 48 KiB of dynamic shared memory
+        // with CUDA_ERROR_INVALID_VALUE unless the kernel opted in with
+        // cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...),
+        // which the emulator does not offer.
+        why = std::to_string(c.shared_bytes) + " bytes of dynamic shared memory, the limit is " +
+              std::to_string(max_shared_per_block) + " (48 KiB)";
+        return cudaErrorInvalidValue;
+    }
     return cudaSuccess;
+}
+
+// A refused launch the program has not (yet) asked about. Its note is printed
+// only if the program never reads the error: at the next launch or at exit.
+// A program that checks cudaGetLastError() after each launch, as the lessons
+// do, prints its own message and gets no extra line from the emulator.
+std::mutex refusal_mutex;
+std::string unread_refusal;  // guarded by refusal_mutex
+
+void print_unread_refusal() {
+    std::string note;
+    {
+        std::lock_guard<std::mutex> lock(refusal_mutex);
+        note.swap(unread_refusal);
+    }
+    if (note.empty()) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s", note.c_str());
+}
+
+void remember_refusal(const launch_site& site, cudaError_t e, const std::string& why) {
+    static bool at_exit_registered = [] { return std::atexit(print_unread_refusal) == 0; }();
+    (void)at_exit_registered;
+    char text[1024];
+    std::snprintf(text, sizeof text,
+                  "cuemu: note: the launch of kernel '%s' at %s:%d was refused and never ran:\n"
+                  "  %s.\n"
+                  "  The runtime said %s (\"%s\"), but the program did not ask: check\n"
+                  "  cudaGetLastError() after every launch.\n",
+                  site.kernel, site.file, site.line, why.c_str(), cudaGetErrorName(e),
+                  cudaGetErrorString(e));
+    std::lock_guard<std::mutex> lock(refusal_mutex);
+    unread_refusal = text;
 }
 
 }  // namespace
@@ -427,6 +945,11 @@ std::string emulator_device_name() {
            " worker threads, not a GPU)";
 }
 
+void last_error_was_read() {
+    std::lock_guard<std::mutex> lock(refusal_mutex);
+    unread_refusal.clear();
+}
+
 }  // namespace cuemu::detail
 
 namespace cuemu {
@@ -436,9 +959,12 @@ void* dynamic_shared_memory() { return detail::tls_dynamic_shared; }
 void run_launch(const launch_site& site, const launch_config& config,
                 void (*run_thread)(void*), void* ctx) {
     using namespace detail;
+    print_unread_refusal();  // an earlier refused launch the program never checked
     if (context_status() != cudaSuccess) return;  // a sticky error: nothing runs
-    if (cudaError_t e = check_configuration(config)) {
+    std::string why;
+    if (cudaError_t e = check_configuration(config, why)) {
         record(e);  // reported by the next cudaGetLastError(), not sticky
+        remember_refusal(site, e, why);
         return;
     }
     if (tls_slot) {
@@ -462,18 +988,65 @@ void run_launch(const launch_site& site, const launch_config& config,
     if (job.error != cudaSuccess) make_sticky(job.error);
 }
 
-}  // namespace cuemu
-
-void __syncthreads() {
-    using namespace cuemu::detail;
+// ---- warp functions --------------------------------------------------------------
+std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int param, int width,
+                              const char* file, int line) {
+    using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) {
-        std::fprintf(stderr, "cuemu: __syncthreads() called outside a kernel\n");
+        std::fprintf(stderr, "cuemu: a warp function (%s:%d) was called outside a kernel\n", file, line);
+        std::abort();
+    }
+    block_state& block = *s->block;
+    warp_state& w = block.warps[s->linear >> 5];
+    const unsigned lane = s->linear & 31;
+    // A lane missing from its own mask is undefined on a GPU; here it takes part.
+    s->warp = warp_request{op, mask | (1u << lane), value, param, width, file, line, 0};
+    w.arrived |= 1u << lane;
+    w.lane[lane] = s;
+    if (!try_complete_group(block, w, lane, s)) {
+        // Lanes waiting with another mask may be complete now.
+        for (std::uint32_t waiting = w.arrived & ~(1u << lane); waiting; waiting &= waiting - 1) {
+            unsigned l = static_cast<unsigned>(__builtin_ctz(waiting));
+            if ((w.arrived >> l & 1u) && w.lane[l]->warp.mask != s->warp.mask)
+                try_complete_group(block, w, l, s);
+        }
+        if (w.arrived >> lane & 1u) {
+            s->state = fiber_state::at_warp;
+            s->sched = std::move(s->sched).resume();
+            tls_thread_idx = s->thread_idx;
+        }
+    }
+    return s->warp.result;
+}
+
+unsigned warp_active_mask() {
+    using namespace detail;
+    fiber_slot* s = tls_slot;
+    if (!s) return 0;
+    // Every lane the warp has: which lanes have exited depends on the order
+    // the emulator runs them in, and it has no notion of divergence.
+    const unsigned first = s->linear & ~31u, lanes = s->block->thread_count - first;
+    return lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
+}
+
+// ---- barriers ---------------------------------------------------------------------
+int block_barrier(int predicate, const char* file, int line) {
+    using namespace detail;
+    fiber_slot* s = tls_slot;
+    if (!s) {
+        std::fprintf(stderr, "cuemu: __syncthreads() (%s:%d) called outside a kernel\n", file, line);
         std::abort();
     }
     s->state = fiber_state::at_barrier;
+    s->barrier_file = file;
+    s->barrier_line = line;
+    s->barrier_predicate = predicate != 0;
     s->sched = std::move(s->sched).resume();
     // Resumed by the block's loop, on the same OS thread: restore this
     // thread's index (another fiber ran in between).
-    cuemu::tls_thread_idx = s->thread_idx;
+    tls_thread_idx = s->thread_idx;
+    return s->barrier_result;
 }
+
+}  // namespace cuemu

@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
+#include <type_traits>
 
 #include "types.h"
 
@@ -49,45 +51,179 @@ constexpr int warpSize = 32;
 // cuemu-rewrite replaces it in .cu files.
 
 // ---- barriers and fences -------------------------------------------------------------
+// The hidden arguments name the call site (the compiler fills them in), so the
+// emulator can tell threads waiting at different __syncthreads() apart and say
+// which line a diagnostic is about.
+#define CUEMU_SITE const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE()
+namespace cuemu {
+// Suspends the CUDA thread until every thread of the block has arrived; returns
+// how many passed a nonzero predicate (scheduler.cpp).
+int block_barrier(int predicate, const char* file, int line);
+}  // namespace cuemu
 // Waits until every thread of the block has arrived; threads then resume in
-// threadIdx order, so a race gives the same (wrong) answer on every run.
-void __syncthreads();
+// threadIdx order (or as CUEMU_SCHEDULE says), so a race gives the same
+// (wrong) answer on every run.
+inline void __syncthreads(CUEMU_SITE) { ::cuemu::block_barrier(0, cuemu_file, cuemu_line); }
+inline int __syncthreads_count(int predicate, CUEMU_SITE) {
+    return ::cuemu::block_barrier(predicate, cuemu_file, cuemu_line);
+}
+inline int __syncthreads_and(int predicate, CUEMU_SITE) {
+    return ::cuemu::block_barrier(predicate, cuemu_file, cuemu_line) ==
+           static_cast<int>(::cuemu::tls_block_dim.x * ::cuemu::tls_block_dim.y * ::cuemu::tls_block_dim.z);
+}
+inline int __syncthreads_or(int predicate, CUEMU_SITE) {
+    return ::cuemu::block_barrier(predicate, cuemu_file, cuemu_line) != 0;
+}
+// A block runs on one OS thread, and blocks on different workers see each
+// other's writes through these full fences (and the atomics below).
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
+// ---- warps ---------------------------------------------------------------------------
+// A warp is 32 consecutive threads of a block in x-fastest order; a block of 48
+// threads has a second warp of 16 lanes. A warp function is a meeting of the
+// lanes named in its mask: each lane waits (its fiber is suspended) until every
+// lane of the mask has arrived at a warp function or has exited. Lanes a
+// partial warp does not have, and lanes that have exited, do not hold it up (PTX:
+// "all non-exited threads"). Where a GPU's result is undefined, the emulator's
+// is stated below.
+namespace cuemu {
+enum warp_op : int {
+    warp_sync, warp_shfl_idx, warp_shfl_up, warp_shfl_down, warp_shfl_xor,
+    warp_ballot, warp_any, warp_all
+};
+// Waits for the group, returns this lane's result (scheduler.cpp).
+std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int param, int width,
+                              const char* file, int line);
+// The lanes the caller's warp has.
+unsigned warp_active_mask();
+
+template <class T>
+inline std::uint64_t to_warp_bits(const T& v) {
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+                  "warp shuffles move values of at most 8 bytes");
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof v);
+    return bits;
+}
+template <class T>
+inline T from_warp_bits(std::uint64_t bits) {
+    T v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+}  // namespace cuemu
+
+// Shuffles. A source lane outside the caller's segment of `width` lanes gives
+// the caller its own value, as CUDA specifies (srcLane of __shfl_sync wraps
+// within the segment). A source lane that exited, is not in the mask, or does
+// not exist gives an undefined value on a GPU; here all bits are 1 (NaN as a
+// float, -1 as an int), like fresh device memory, so that the bug stands out.
+template <class T>
+inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize, CUEMU_SITE) {
+    return ::cuemu::from_warp_bits<T>(::cuemu::warp_collective(
+        ::cuemu::warp_shfl_idx, mask, ::cuemu::to_warp_bits(var), srcLane, width, cuemu_file, cuemu_line));
+}
+template <class T>
+inline T __shfl_up_sync(unsigned mask, T var, unsigned int delta, int width = warpSize, CUEMU_SITE) {
+    return ::cuemu::from_warp_bits<T>(::cuemu::warp_collective(
+        ::cuemu::warp_shfl_up, mask, ::cuemu::to_warp_bits(var), static_cast<int>(delta), width,
+        cuemu_file, cuemu_line));
+}
+template <class T>
+inline T __shfl_down_sync(unsigned mask, T var, unsigned int delta, int width = warpSize, CUEMU_SITE) {
+    return ::cuemu::from_warp_bits<T>(::cuemu::warp_collective(
+        ::cuemu::warp_shfl_down, mask, ::cuemu::to_warp_bits(var), static_cast<int>(delta), width,
+        cuemu_file, cuemu_line));
+}
+template <class T>
+inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSize, CUEMU_SITE) {
+    return ::cuemu::from_warp_bits<T>(::cuemu::warp_collective(
+        ::cuemu::warp_shfl_xor, mask, ::cuemu::to_warp_bits(var), laneMask, width, cuemu_file, cuemu_line));
+}
+// Votes over the lanes that take part (bits of other lanes are 0).
+inline unsigned __ballot_sync(unsigned mask, int predicate, CUEMU_SITE) {
+    return static_cast<unsigned>(::cuemu::warp_collective(::cuemu::warp_ballot, mask, predicate != 0,
+                                                          0, 32, cuemu_file, cuemu_line));
+}
+inline int __any_sync(unsigned mask, int predicate, CUEMU_SITE) {
+    return static_cast<int>(::cuemu::warp_collective(::cuemu::warp_any, mask, predicate != 0, 0, 32,
+                                                     cuemu_file, cuemu_line));
+}
+inline int __all_sync(unsigned mask, int predicate, CUEMU_SITE) {
+    return static_cast<int>(::cuemu::warp_collective(::cuemu::warp_all, mask, predicate != 0, 0, 32,
+                                                     cuemu_file, cuemu_line));
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu, CUEMU_SITE) {
+    ::cuemu::warp_collective(::cuemu::warp_sync, mask, 0, 0, 32, cuemu_file, cuemu_line);
+}
+// Not a meeting point. A GPU answers with the lanes executing this instruction
+// together, which leaves out lanes that have exited or taken another branch.
+// The emulator has no notion of divergence and answers with every lane the
+// warp has (fewer than 32 only in a partial warp).
+inline unsigned __activemask() { return ::cuemu::warp_active_mask(); }
+#undef CUEMU_SITE
+
 // ---- atomics ---------------------------------------------------------------------
 // Blocks run on several OS threads at once, so these are real atomic
-// instructions. Each returns the old value, as in CUDA.
-#define CUEMU_INTEGER_ATOMICS(T)                                                       \
-    inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); } \
-    inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); } \
-    inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); } \
-    inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); } \
-    inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }   \
-    inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); } \
-    inline T atomicCAS(T* a, T expected, T desired) {                                   \
-        __atomic_compare_exchange_n(a, &expected, desired, false, __ATOMIC_RELAXED,     \
-                                    __ATOMIC_RELAXED);                                  \
-        return expected;                                                                \
-    }                                                                                   \
-    inline T atomicMin(T* a, T v) {                                                     \
-        T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                   \
+// instructions, relaxed as CUDA's are (order them with __threadfence()). Each
+// returns the old value, as in CUDA. The overloads are CUDA's, no more, so code
+// that compiles here also compiles with nvcc. The _block and _system forms
+// (narrower or wider scope on a GPU) are the same operation here.
+#define CUEMU_ATOMIC_RMW(T, name, builtin)                                                 \
+    inline T name(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }                  \
+    inline T name##_block(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }          \
+    inline T name##_system(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }
+#define CUEMU_ATOMIC_CAS(T)                                                                \
+    inline T atomicCAS(T* a, T expected, T desired) {                                      \
+        __atomic_compare_exchange_n(a, &expected, desired, false, __ATOMIC_RELAXED,        \
+                                    __ATOMIC_RELAXED);                                     \
+        return expected;                                                                   \
+    }                                                                                      \
+    inline T atomicCAS_block(T* a, T e, T d) { return atomicCAS(a, e, d); }                \
+    inline T atomicCAS_system(T* a, T e, T d) { return atomicCAS(a, e, d); }
+#define CUEMU_ATOMIC_MINMAX(T)                                                              \
+    inline T atomicMin(T* a, T v) {                                                        \
+        T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                      \
         while (v < old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_RELAXED, \
-                                                       __ATOMIC_RELAXED)) {}             \
-        return old;                                                                     \
-    }                                                                                   \
-    inline T atomicMax(T* a, T v) {                                                     \
-        T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                   \
+                                                       __ATOMIC_RELAXED)) {}                \
+        return old;                                                                        \
+    }                                                                                      \
+    inline T atomicMax(T* a, T v) {                                                        \
+        T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                      \
         while (v > old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_RELAXED, \
-                                                       __ATOMIC_RELAXED)) {}             \
-        return old;                                                                     \
-    }
-CUEMU_INTEGER_ATOMICS(int)
-CUEMU_INTEGER_ATOMICS(unsigned int)
-CUEMU_INTEGER_ATOMICS(unsigned long long)
-CUEMU_INTEGER_ATOMICS(long long)
-#undef CUEMU_INTEGER_ATOMICS
+                                                       __ATOMIC_RELAXED)) {}                \
+        return old;                                                                        \
+    }                                                                                      \
+    inline T atomicMin_block(T* a, T v) { return atomicMin(a, v); }                        \
+    inline T atomicMin_system(T* a, T v) { return atomicMin(a, v); }                       \
+    inline T atomicMax_block(T* a, T v) { return atomicMax(a, v); }                        \
+    inline T atomicMax_system(T* a, T v) { return atomicMax(a, v); }
+// add and exch: int, unsigned int, unsigned long long (float and double below)
+// sub: int, unsigned int
+// and, or, xor: int, unsigned int, unsigned long long
+// min, max: int, unsigned int, long long, unsigned long long
+// CAS: int, unsigned int, unsigned long long, unsigned short
+#define CUEMU_ATOMIC_INTEGER(T)                         \
+    CUEMU_ATOMIC_RMW(T, atomicAdd, __atomic_fetch_add)  \
+    CUEMU_ATOMIC_RMW(T, atomicExch, __atomic_exchange_n) \
+    CUEMU_ATOMIC_RMW(T, atomicAnd, __atomic_fetch_and)  \
+    CUEMU_ATOMIC_RMW(T, atomicOr, __atomic_fetch_or)    \
+    CUEMU_ATOMIC_RMW(T, atomicXor, __atomic_fetch_xor)  \
+    CUEMU_ATOMIC_CAS(T)                                 \
+    CUEMU_ATOMIC_MINMAX(T)
+CUEMU_ATOMIC_INTEGER(int)
+CUEMU_ATOMIC_INTEGER(unsigned int)
+CUEMU_ATOMIC_INTEGER(unsigned long long)
+CUEMU_ATOMIC_RMW(int, atomicSub, __atomic_fetch_sub)
+CUEMU_ATOMIC_RMW(unsigned int, atomicSub, __atomic_fetch_sub)
+CUEMU_ATOMIC_MINMAX(long long)
+CUEMU_ATOMIC_CAS(unsigned short)
+#undef CUEMU_ATOMIC_INTEGER
+#undef CUEMU_ATOMIC_MINMAX
+#undef CUEMU_ATOMIC_CAS
+#undef CUEMU_ATOMIC_RMW
 
 namespace cuemu {
 // Floating-point add as a compare-and-swap loop on the value's bits.
@@ -110,12 +246,17 @@ inline F atomic_add_float(F* address, F value) {
 }  // namespace cuemu
 inline float atomicAdd(float* a, float v) { return cuemu::atomic_add_float<float, std::uint32_t>(a, v); }
 inline double atomicAdd(double* a, double v) { return cuemu::atomic_add_float<double, std::uint64_t>(a, v); }
+inline float atomicAdd_block(float* a, float v) { return atomicAdd(a, v); }
+inline float atomicAdd_system(float* a, float v) { return atomicAdd(a, v); }
+inline double atomicAdd_block(double* a, double v) { return atomicAdd(a, v); }
+inline double atomicAdd_system(double* a, double v) { return atomicAdd(a, v); }
 inline float atomicExch(float* a, float v) {
     float old;
     __atomic_exchange(a, &v, &old, __ATOMIC_RELAXED);
     return old;
 }
-// atomicInc/atomicDec wrap around at limit, as CUDA defines them.
+// atomicInc/atomicDec wrap around at limit, as CUDA defines them:
+// inc stores (old >= limit) ? 0 : old + 1; dec stores (old == 0 || old > limit) ? limit : old - 1.
 inline unsigned int atomicInc(unsigned int* a, unsigned int limit) {
     unsigned int old = __atomic_load_n(a, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(a, &old, old >= limit ? 0u : old + 1u, true,
@@ -130,8 +271,9 @@ inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
 }
 
 // ---- math ------------------------------------------------------------------------
-// CUDA's min/max overloads (plain functions, usable in host code too). Mixed
-// signed/unsigned arguments compare as unsigned, as in CUDA.
+// CUDA's min/max overloads (plain functions, usable in host code too), the same
+// set as CUDA's math headers. Mixed signed/unsigned arguments compare as
+// unsigned, and float with double as double, as in CUDA.
 #define CUEMU_MINMAX(R, A, B)                                  \
     inline R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; } \
     inline R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
@@ -139,36 +281,108 @@ CUEMU_MINMAX(int, int, int)
 CUEMU_MINMAX(unsigned int, unsigned int, unsigned int)
 CUEMU_MINMAX(unsigned int, int, unsigned int)
 CUEMU_MINMAX(unsigned int, unsigned int, int)
+CUEMU_MINMAX(long, long, long)
+CUEMU_MINMAX(unsigned long, unsigned long, unsigned long)
+CUEMU_MINMAX(unsigned long, long, unsigned long)
+CUEMU_MINMAX(unsigned long, unsigned long, long)
 CUEMU_MINMAX(long long, long long, long long)
 CUEMU_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+CUEMU_MINMAX(unsigned long long, long long, unsigned long long)
+CUEMU_MINMAX(unsigned long long, unsigned long long, long long)
 CUEMU_MINMAX(float, float, float)
 CUEMU_MINMAX(double, double, double)
 CUEMU_MINMAX(double, float, double)
 CUEMU_MINMAX(double, double, float)
 #undef CUEMU_MINMAX
 
-// The fast intrinsics trade accuracy for speed on a GPU. Here they follow the
-// same recipe where it matters for accuracy: __expf is 2^(x*log2(e)) with the
-// product rounded to float first, which is where the GPU's error comes from
-// (it grows with |x|). The hardware's own approximations are not bit-exact.
-inline float __expf(float x) { return std::exp2(x * 1.4426950408889634f); }
+// The fast intrinsics trade accuracy for speed on a GPU. What is reproduced
+// here, and what is not:
+//
+// __expf(x): the GPU computes ex2.approx(x * log2(e)) with the product rounded
+//   to float. That rounding is the error that matters: the product carries an
+//   absolute error of up to half an ulp of x*log2(e), plus |x| times the error
+//   of log2(e) rounded to float, and 2^(that error) turns it into a relative
+//   error of the result that grows with |x| (about 2^-24 near |x| = 1, about
+//   2^-18 near |x| = 80). The emulator computes the product in float exactly
+//   as the GPU does (same constant, same rounding), then takes a correctly rounded
+//   exp2, so this growth is reproduced. Not reproduced: ex2.approx's own error
+//   (at most 2 ulp on a GPU, 0 here) and its flushing of subnormal results to 0
+//   (here a subnormal result stays). Results are close to, not bit-equal with, a GPU's.
+// __exp10f(x): the same recipe with log2(10).
+// __logf(x): lg2.approx(x) * ln(2) on a GPU; here log2 then the float multiply.
+// __log2f, __log10f: log2 (times log10(2) in float).
+// __powf(x, y): ex2(y * lg2(x)), the GPU's recipe, with exact exp2/log2.
+// __sinf, __cosf, __tanf: exact here. A GPU's sin.approx/cos.approx have an
+//   absolute error around 2^-21 in [-pi, pi] and get worse outside; that error is
+//   NOT reproduced.
+// __fdividef(x, y): x * (1/y), two roundings, as the GPU's rcp.approx-based
+//   divide; like the GPU it returns 0 when 2^126 < |y| < 2^128 (and NaN if x is
+//   infinite there), which is documented CUDA behaviour.
+// rsqrtf: 1/sqrt(x) in float (a GPU's rsqrt.approx differs by up to 2 ulp).
+// __saturatef, fmaf, the _rn arithmetic: exact, as on a GPU.
+inline float __expf(float x) {
+    const float product = x * 1.4426950408889634f;  // rounded to float: the GPU's error
+    return std::exp2(product);
+}
 inline float __exp10f(float x) { return std::exp2(x * 3.3219280948873622f); }
 inline float __logf(float x) { return std::log2(x) * 0.6931471805599453f; }
 inline float __log2f(float x) { return std::log2(x); }
+inline float __log10f(float x) { return std::log2(x) * 0.30102999566398120f; }
 inline float __sinf(float x) { return std::sin(x); }
 inline float __cosf(float x) { return std::cos(x); }
 inline float __tanf(float x) { return std::tan(x); }
+inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
 inline float __powf(float x, float y) { return std::exp2(y * std::log2(x)); }
-inline float __fdividef(float x, float y) { return x / y; }
+inline float __fdividef(float x, float y) {
+    const float big = 8.507059173023462e37f;  // 2^126
+    if (std::fabs(y) > big && std::isfinite(y)) return std::isinf(x) ? NAN : 0.0f;
+    return x * (1.0f / y);
+}
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f)); }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
 inline float __fsqrt_rn(float x) { return std::sqrt(x); }
 inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
 inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
 inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
 inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
 inline int __float2int_rz(float x) { return static_cast<int>(x); }
+
+// ---- bits --------------------------------------------------------------------------
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned int __brev(unsigned int x) {
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    return __builtin_bswap32(x);
+}
+inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
+inline unsigned int __float_as_uint(float x) { unsigned int i; std::memcpy(&i, &x, 4); return i; }
+inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
+inline float __uint_as_float(unsigned int i) { float x; std::memcpy(&x, &i, 4); return x; }
+inline long long __double_as_longlong(double x) { long long i; std::memcpy(&i, &x, 8); return i; }
+inline double __longlong_as_double(long long i) { double x; std::memcpy(&x, &i, 8); return x; }
+
+// clock64() counts the GPU's clock cycles; here it counts nanoseconds of the
+// host's monotonic clock, so busy-waits and timings inside a kernel still
+// measure something real. (CUDA's 32-bit clock() is not offered: it would
+// clash with the C library's clock().)
+inline long long clock64() {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
+
+// __ldg reads through the read-only cache on a GPU: an ordinary load here.
 template <class T>
 inline T __ldg(const T* p) { return *p; }
 

@@ -1,0 +1,287 @@
+// test_warps.cu - warp functions on the emulator, checked against what CUDA
+// specifies: shuffles (with width, out-of-range sources and partial warps),
+// votes, __syncwarp, __activemask, and a warp-shuffle reduction. Every input is
+// fresh random data, every output buffer is poisoned before the launch, and
+// block sizes are chosen so that the last warp is partial.
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+constexpr unsigned full_mask = 0xffffffffu;
+
+// ---- kernels -------------------------------------------------------------------
+// One record per thread: what each shuffle gave it.
+struct shuffle_record {
+    int idx, up, down, xor_, idx_width8, down_width8, up_width8, xor_width8, wrapped;
+};
+
+__global__ void shuffle_everything(const int* in, shuffle_record* out, int src_lane) {
+    int t = threadIdx.x;
+    int v = in[t];
+    shuffle_record r;
+    r.idx = __shfl_sync(full_mask, v, src_lane);
+    r.up = __shfl_up_sync(full_mask, v, 3);
+    r.down = __shfl_down_sync(full_mask, v, 5);
+    r.xor_ = __shfl_xor_sync(full_mask, v, 6);
+    r.idx_width8 = __shfl_sync(full_mask, v, src_lane, 8);
+    r.down_width8 = __shfl_down_sync(full_mask, v, 2, 8);
+    r.up_width8 = __shfl_up_sync(full_mask, v, 2, 8);
+    r.xor_width8 = __shfl_xor_sync(full_mask, v, 9, 8);  // 9 crosses into another segment
+    r.wrapped = __shfl_sync(full_mask, v, src_lane + 64);  // srcLane wraps within the width
+    out[t] = r;
+}
+
+struct vote_record {
+    unsigned ballot;
+    int any, all, any_false, all_true;
+    unsigned active;
+};
+
+__global__ void votes(const int* in, vote_record* out) {
+    int t = threadIdx.x;
+    bool odd = in[t] & 1;
+    vote_record r;
+    r.ballot = __ballot_sync(full_mask, odd);
+    r.any = __any_sync(full_mask, odd);
+    r.all = __all_sync(full_mask, odd);
+    r.any_false = __any_sync(full_mask, 0);
+    r.all_true = __all_sync(full_mask, 1);
+    r.active = __activemask();
+    out[t] = r;
+}
+
+// The classic warp reduction: after the loop, lane 0 holds the warp's sum.
+// In a partial warp (block size not a multiple of 32) the lanes past the end
+// do not exist, and a shuffle from them is undefined: add only what exists.
+__device__ float warp_sum(float v) {
+    int lane = threadIdx.x % warpSize;
+    int lanes = min(warpSize, static_cast<int>(blockDim.x - threadIdx.x / warpSize * warpSize));
+    for (int offset = warpSize / 2; offset > 0; offset /= 2) {
+        float other = __shfl_down_sync(full_mask, v, offset);
+        if (lane + offset < lanes) v += other;
+    }
+    return v;
+}
+
+// A block sum: each warp reduces with shuffles, warp 0 reduces the warps' sums.
+__global__ void block_sums(const float* in, float* sums, int n) {
+    __shared__ float warp_sums[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? in[i] : 0.0f;
+    v = warp_sum(v);
+    int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        int warps = (blockDim.x + warpSize - 1) / warpSize;
+        v = lane < warps ? warp_sums[lane] : 0.0f;
+        v = warp_sum(v);
+        if (lane == 0) sums[blockIdx.x] = v;
+    }
+}
+
+// Lanes 16..31 leave first; the rest vote with a full mask: the lanes that
+// exited do not hold them up, and do not show in the ballot.
+__global__ void vote_after_exit(unsigned* out) {
+    if (threadIdx.x % 32 >= 16) return;
+    out[threadIdx.x] = __ballot_sync(full_mask, 1);
+}
+
+// Two groups in one warp, each with its own mask, plus a __syncwarp that
+// orders a write to shared memory before other lanes read it.
+__global__ void two_groups(const int* in, int* out) {
+    __shared__ int seen[32];
+    int lane = threadIdx.x;
+    unsigned mine = lane < 16 ? 0x0000ffffu : 0xffff0000u;
+    int v = __shfl_sync(mine, in[lane], lane < 16 ? 0 : 16);  // each half broadcasts its first lane
+    seen[lane] = v;
+    __syncwarp();
+    out[lane] = seen[31 - lane];
+}
+
+template <class T>
+__global__ void shuffle_wide(const T* in, T* out) {
+    out[threadIdx.x] = __shfl_xor_sync(full_mask, in[threadIdx.x], 1);
+}
+
+// ---- helpers -------------------------------------------------------------------
+template <class T>
+struct device_buffer {
+    T* ptr = nullptr;
+    size_t n;
+    explicit device_buffer(size_t count) : n(count) {
+        REQUIRE(cudaMalloc(&ptr, n * sizeof(T)) == cudaSuccess);
+        REQUIRE(cudaMemset(ptr, 0xA5, n * sizeof(T)) == cudaSuccess);  // poison
+    }
+    ~device_buffer() { CHECK(cudaFree(ptr) == cudaSuccess); }
+    std::vector<T> read() const {
+        std::vector<T> h(n);
+        REQUIRE(cudaMemcpy(h.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+        return h;
+    }
+    void write(const std::vector<T>& h) {
+        REQUIRE(cudaMemcpy(ptr, h.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+};
+
+static std::mt19937& rng() {
+    static std::mt19937 engine(std::random_device{}());
+    return engine;
+}
+
+static std::vector<int> random_ints(int n) {
+    std::uniform_int_distribution<int> dist(-1000000, 1000000);
+    std::vector<int> v(n);
+    for (int& x : v) x = dist(rng());
+    return v;
+}
+
+// The value for a lane of a warp of `lanes` lanes (a partial warp has fewer
+// than 32), from source lane `source` that PTX accepts: its value if that lane
+// exists, else (undefined on a GPU) the emulator's all-one bits, -1 as an int.
+static int from_lane(const std::vector<int>& v, int base, int lanes, int source) {
+    return source < lanes ? v[base + source] : -1;
+}
+
+// ---- tests ---------------------------------------------------------------------
+TEST_CASE("shuffles follow CUDA's rules in full and partial warps") {
+    const int threads = 48;  // a full warp and a second warp of 16 lanes
+    std::vector<int> in = random_ints(threads);
+    const int src_lane = std::uniform_int_distribution<int>(0, 15)(rng());
+    device_buffer<int> d_in(threads);
+    device_buffer<shuffle_record> d_out(threads);
+    d_in.write(in);
+    shuffle_everything<<<1, threads>>>(d_in.ptr, d_out.ptr, src_lane);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<shuffle_record> out = d_out.read();
+    for (int t = 0; t < threads; ++t) {
+        CAPTURE(t);
+        const int lane = t % 32, base = t - lane, lanes = t < 32 ? 32 : threads - 32;
+        const int segment = lane & ~7;
+        CHECK(out[t].idx == from_lane(in, base, lanes, src_lane));
+        CHECK(out[t].wrapped == from_lane(in, base, lanes, (src_lane + 64) % 32));
+        // up/down past the warp's end give the caller's own value
+        CHECK(out[t].up == (lane >= 3 ? from_lane(in, base, lanes, lane - 3) : in[t]));
+        CHECK(out[t].down == (lane + 5 <= 31 ? from_lane(in, base, lanes, lane + 5) : in[t]));
+        CHECK(out[t].xor_ == from_lane(in, base, lanes, lane ^ 6));
+        CHECK(out[t].idx_width8 == from_lane(in, base, lanes, segment + src_lane % 8));
+        CHECK(out[t].down_width8 ==
+              (lane % 8 + 2 < 8 ? from_lane(in, base, lanes, lane + 2) : in[t]));
+        CHECK(out[t].up_width8 == (lane % 8 >= 2 ? from_lane(in, base, lanes, lane - 2) : in[t]));
+        // xor may reach an earlier segment, not a later one
+        const int x = lane ^ 9;
+        CHECK(out[t].xor_width8 == (x <= segment + 7 ? from_lane(in, base, lanes, x) : in[t]));
+    }
+}
+
+TEST_CASE("ballot, any, all and activemask count only the lanes a warp has") {
+    const int threads = 48;
+    std::vector<int> in = random_ints(threads);
+    device_buffer<int> d_in(threads);
+    device_buffer<vote_record> d_out(threads);
+    d_in.write(in);
+    votes<<<1, threads>>>(d_in.ptr, d_out.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<vote_record> out = d_out.read();
+    for (int warp = 0; warp < 2; ++warp) {
+        const int lanes = warp == 0 ? 32 : 16;
+        unsigned expected = 0;
+        for (int l = 0; l < lanes; ++l)
+            if (in[warp * 32 + l] & 1) expected |= 1u << l;
+        const unsigned existing = lanes == 32 ? full_mask : (1u << lanes) - 1;
+        for (int l = 0; l < lanes; ++l) {
+            CAPTURE(warp);
+            CAPTURE(l);
+            const vote_record& r = out[warp * 32 + l];
+            CHECK(r.ballot == expected);
+            CHECK(r.any == (expected != 0));
+            CHECK(r.all == (expected == existing));
+            CHECK(r.any_false == 0);
+            CHECK(r.all_true == 1);
+            CHECK(r.active == existing);
+        }
+    }
+}
+
+TEST_CASE("a warp-shuffle block reduction sums random data exactly") {
+    for (int block : {32, 48, 256, 1000}) {  // 1000: a last warp of 8 lanes
+        CAPTURE(block);
+        const int n = 3 * block + 7;             // the last block is partly empty
+        const int blocks = (n + block - 1) / block;
+        std::uniform_int_distribution<int> dist(-64, 64);
+        std::vector<float> in(n);
+        for (float& x : in) x = static_cast<float>(dist(rng()));  // integers: sums are exact
+        device_buffer<float> d_in(n), d_sums(blocks);
+        d_in.write(in);
+        block_sums<<<blocks, block>>>(d_in.ptr, d_sums.ptr, n);
+        REQUIRE(cudaGetLastError() == cudaSuccess);
+        std::vector<float> sums = d_sums.read();
+        for (int b = 0; b < blocks; ++b) {
+            float expected = 0.0f;
+            for (int i = b * block; i < n && i < (b + 1) * block; ++i) expected += in[i];
+            CHECK(sums[b] == expected);
+        }
+    }
+}
+
+TEST_CASE("lanes that exited do not hold up a warp function, nor vote") {
+    device_buffer<unsigned> d_out(64);
+    vote_after_exit<<<1, 64>>>(d_out.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<unsigned> out = d_out.read();
+    for (int t = 0; t < 64; ++t)
+        if (t % 32 < 16) CHECK(out[t] == 0x0000ffffu);
+}
+
+TEST_CASE("two groups with their own masks in one warp, and __syncwarp") {
+    std::vector<int> in = random_ints(32);
+    device_buffer<int> d_in(32), d_out(32);
+    d_in.write(in);
+    two_groups<<<1, 32>>>(d_in.ptr, d_out.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<int> out = d_out.read();
+    for (int lane = 0; lane < 32; ++lane) {
+        int reader_of = 31 - lane;  // out[lane] = what lane 31-lane got
+        CHECK(out[lane] == in[reader_of < 16 ? 0 : 16]);
+    }
+}
+
+TEST_CASE("shuffles move 8-byte values whole") {
+    std::vector<double> h(32);
+    std::uniform_real_distribution<double> dist(-1e300, 1e300);
+    for (double& x : h) x = dist(rng());
+    device_buffer<double> d_in(32), d_out(32);
+    d_in.write(h);
+    shuffle_wide<<<1, 32>>>(d_in.ptr, d_out.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<double> out = d_out.read();
+    for (int lane = 0; lane < 32; ++lane) CHECK(out[lane] == h[lane ^ 1]);
+}
+
+// A reduction whose lanes past n leave early: their values are gone, and a
+// shuffle that reads one is undefined on a GPU. The emulator makes it NaN.
+__global__ void reduce_after_early_exit(const float* in, float* out, int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;
+    float v = in[i];
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(full_mask, v, offset);
+    if (i == 0) *out = v;
+}
+
+TEST_CASE("a shuffle from a lane that exited gives a value that stands out (NaN)") {
+    std::vector<float> h(32);
+    for (float& x : h) x = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng());
+    device_buffer<float> d_in(32), d_out(1);
+    d_in.write(h);
+    reduce_after_early_exit<<<1, 32>>>(d_in.ptr, d_out.ptr, 32);  // every lane there: a number
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    float full = d_out.read()[0];
+    CHECK(full == full);
+    reduce_after_early_exit<<<1, 32>>>(d_in.ptr, d_out.ptr, 20);  // lanes 20..31 exited
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    float partial = d_out.read()[0];
+    CHECK(partial != partial);  // NaN
+}
