@@ -46,10 +46,12 @@ int main(int argc, char** argv) {
     srand((unsigned)time(nullptr));
     std::vector<int> values(n);
     for (int i = 0; i < n; ++i) {
-        // Mostly even values and few zeros, so "all even" and "any zero" come
-        // out true for some warps and false for others.
-        int r = rand() % 64;
-        values[i] = (i / 32) % 3 == 0 ? 2 * (rand() % 9) - 8 : r - 32;
+        // Every third warp, and the last (partial) one, gets only even values,
+        // so "all even" comes out true for some warps and false for others,
+        // and the lanes past the end must vote "true" for the last warp to pass.
+        int warp = i / 32;
+        bool evenWarp = warp % 3 == 0 || warp == (n - 1) / 32;
+        values[i] = evenWarp ? 2 * (rand() % 9) - 8 : rand() % 64 - 32;
     }
     int warps = (n + 31) / 32;
 
