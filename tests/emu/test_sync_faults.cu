@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -173,8 +174,16 @@ TEST_CASE("warp-barrier-deadlock") {
     check_sticky(cudaErrorLaunchFailure);
 }
 
-// Run with CUEMU_WORKERS=1 and CUEMU_WATCHDOG_SECONDS=1 (set by CTest).
+// One worker, so that the block which would set the flag never starts, and a
+// one-second limit. Set before the first CUDA call (which starts the workers);
+// each test case is a process of its own.
+static void one_worker_one_second_watchdog() {
+    setenv("CUEMU_WORKERS", "1", 1);
+    setenv("CUEMU_WATCHDOG_SECONDS", "1", 1);
+}
+
 TEST_CASE("watchdog") {
+    one_worker_one_second_watchdog();
     int* flag = nullptr;
     REQUIRE(cudaMalloc(&flag, sizeof(int)) == cudaSuccess);
     REQUIRE(cudaMemset(flag, 0, sizeof(int)) == cudaSuccess);
@@ -197,10 +206,10 @@ TEST_CASE("watchdog") {
     check_sticky(cudaErrorLaunchTimeout);
 }
 
-// Run with CUEMU_WORKERS=1 and CUEMU_WATCHDOG_SECONDS=1, like the one above:
-// a kernel that takes longer than the limit in all, while its threads keep
+// A kernel that takes longer than the limit in all, while its threads keep
 // finishing, is left alone.
 TEST_CASE("slow-kernel-is-not-stopped") {
+    one_worker_one_second_watchdog();
     const int blocks = 8, threads = 100;  // 800 threads of 2 ms: 1.6 s on one worker
     long long* d = nullptr;
     REQUIRE(cudaMalloc(&d, blocks * threads * sizeof(long long)) == cudaSuccess);

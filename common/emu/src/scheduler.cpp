@@ -928,8 +928,8 @@ void remember_refusal(const launch_site& site, cudaError_t e, const std::string&
     std::snprintf(text, sizeof text,
                   "cuemu: note: the launch of kernel '%s' at %s:%d was refused and never ran:\n"
                   "  %s.\n"
-                  "  The runtime said %s (\"%s\"), but the program did not ask: check\n"
-                  "  cudaGetLastError() after every launch.\n",
+                  "  The runtime said %s (\"%s\"),\n"
+                  "  but the program did not ask: check cudaGetLastError() after every launch.\n",
                   site.kernel, site.file, site.line, why.c_str(), cudaGetErrorName(e),
                   cudaGetErrorString(e));
     std::lock_guard<std::mutex> lock(refusal_mutex);
