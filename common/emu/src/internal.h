@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 
+#include "cuemu/launch.h"
 #include "cuemu/types.h"
 
 namespace cuemu::detail {
@@ -29,9 +30,14 @@ struct allocation_info {
     int line = 0;
     const char* how = "";  // "cudaMalloc", "cudaMallocManaged"
     bool freed = false;
+    const char* free_file = "";  // where cudaFree was called, once freed
+    int free_line = 0;
 };
 // The allocation whose buffer or guard page holds addr, live or freed.
 bool find_allocation(const void* addr, allocation_info* out);
+// The same for a signal handler: false, instead of waiting, when the registry
+// is busy (the interrupted code may hold its lock).
+bool find_allocation_in_signal(const void* addr, allocation_info* out);
 // True when [p, p + n) lies inside one live device (or managed) allocation.
 bool is_device_range(const void* p, std::size_t n);
 // True when p points into a live device allocation at all.
@@ -42,8 +48,36 @@ bool is_device_pointer(const void* p);
 // can be reported. Both may be called repeatedly; they nest by nothing.
 void device_memory_open();
 void device_memory_close();
+// True while device memory is open (a kernel or a copy is running).
+bool device_memory_is_open();
+
+// A launch argument that pointed into host memory was replaced by an address
+// in a reserved, inaccessible window (screen_pointer_argument, launch.h).
+struct host_alias_info {
+    const void* host_pointer = nullptr;  // what the program passed
+    int argument = 0;                    // 1 for the kernel's first parameter
+    launch_site site{"", "", 0};
+    long long offset = 0;  // of the faulting address from the passed pointer
+};
+bool find_host_alias(const void* addr, host_alias_info* out);
+
+// CUEMU_CHECK=uninit: a kernel that reads device memory nothing wrote. Called
+// by the fault handler for a fault inside a kernel; true when the fault was
+// the check's own (the page is opened and the access can be retried).
+bool handle_uninit_fault(const void* addr, int is_write);
 
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------
+// Installs the SIGSEGV/SIGBUS/SIGFPE/SIGILL handler (once); memory.cpp calls
+// it at the first allocation, so host code that touches device memory before
+// any launch is reported too.
+void install_fault_handler_once();
+// Where the calling OS thread is inside a kernel: false outside kernels.
+struct kernel_position {
+    launch_site site{"", "", 0};
+    uint3 block_idx{0, 0, 0}, thread_idx{0, 0, 0};
+    dim3 grid_dim, block_dim;
+};
+bool current_kernel_position(kernel_position* out);
 int worker_count();
 std::string emulator_device_name();
 

@@ -37,6 +37,7 @@
 #include "cuemu/launch.h"
 #include "cuemu/runtime.h"
 #include "diagnostics.h"
+#include "fiber_switch.h"
 #include "internal.h"
 
 namespace cuemu {
@@ -69,6 +70,7 @@ struct launch_job {
     std::uint64_t total_blocks;
     std::atomic<std::uint64_t> next_block{0};
     std::atomic<bool> failed{false};
+    std::atomic<unsigned long long> fault_count{0};  // CUEMU_ON_FAULT=continue
     std::mutex report_mutex;
     cudaError_t error = cudaSuccess;  // guarded by report_mutex
 };
@@ -108,6 +110,9 @@ struct fiber_slot {
     const char* stack_low = nullptr;  // guard page .. top of this fiber's stack
     const char* stack_high = nullptr;
     std::string exception_text;
+    // For AddressSanitizer's fiber annotations (fiber_switch.h).
+    stack_span own_stack, scheduler_stack;
+    void* fake_stack = nullptr;
 };
 
 // The stack allocator the fibers use: boost's guarded stack, remembering
@@ -119,6 +124,7 @@ struct recorded_stack {
         bctx::stack_context sc = inner.allocate();
         slot->stack_high = static_cast<const char*>(sc.sp);
         slot->stack_low = slot->stack_high - sc.size - 2 * 4096;  // include the guard
+        slot->own_stack = stack_span{slot->stack_high - sc.size, sc.size};
         return sc;
     }
     void deallocate(bctx::stack_context& sc) noexcept { inner.deallocate(sc); }
@@ -142,14 +148,24 @@ uint3 unflatten(std::uint64_t linear, dim3 d) {
 }
 
 // ---- fibers ------------------------------------------------------------------
+// From a CUDA thread's fiber back to the block's scheduling loop, and on when
+// the loop resumes this fiber.
+void yield_to_scheduler(fiber_slot* s) {
+    fiber_switch_start(&s->fake_stack, s->scheduler_stack);
+    s->sched = std::move(s->sched).resume();
+    fiber_switch_finish(s->fake_stack, nullptr);
+}
+
 bctx::fiber make_fiber(fiber_slot* s) {
     return bctx::fiber(std::allocator_arg, recorded_stack{{}, s}, [s](bctx::fiber&& sched) {
+        fiber_switch_finish(nullptr, &s->scheduler_stack);
         s->sched = std::move(sched);
         if (sigsetjmp(s->fault_jump, 0) != 0) {
-            // The fault handler jumped here from inside the kernel. This fiber
-            // is never resumed again; the worker discards it.
+            // The fault handler jumped here from inside the kernel. By default
+            // this fiber is never resumed again and the worker discards it;
+            // with CUEMU_ON_FAULT=continue it goes on with the next thread.
             s->state = fiber_state::faulted;
-            s->sched = std::move(s->sched).resume();
+            yield_to_scheduler(s);
         }
         for (;;) {
             block_state* block = s->block;
@@ -171,7 +187,7 @@ bctx::fiber make_fiber(fiber_slot* s) {
                 s->state = fiber_state::threw;
                 s->exception_text = "an exception that is not a std::exception";
             }
-            s->sched = std::move(s->sched).resume();
+            yield_to_scheduler(s);
         }
         return std::move(s->sched);
     });
@@ -192,7 +208,17 @@ fiber_slot* acquire_slot(worker_state& w) {
 // After a fault, fibers of the block may be suspended mid-kernel. Destroying
 // them unwinds their stacks; the worker starts afresh with new fibers.
 void discard_all_fibers(worker_state& w) {
-    for (auto& slot : w.slots) slot->fiber = bctx::fiber{};  // unwind while the slot is whole
+    for (auto& slot : w.slots) {
+        // Destroying a suspended fiber unwinds it on its own stack; tell ASan
+        // about the trip there and back (fiber_switch.h).
+        void* fake_stack = nullptr;
+        fiber_switch_start(&fake_stack, slot->own_stack);
+        slot->fiber = bctx::fiber{};  // unwind while the slot is whole
+        fiber_switch_finish(fake_stack, nullptr);
+        void* unused = nullptr;
+        fiber_switch_start(&unused, slot->scheduler_stack);
+        fiber_switch_finish(unused, nullptr);
+    }
     w.idle.clear();
     w.waiting.clear();
     w.next_round.clear();
@@ -202,8 +228,9 @@ void discard_all_fibers(worker_state& w) {
 // ---- faults ------------------------------------------------------------------
 void report_and_fail(launch_job& job, fiber_slot& s) {
     std::lock_guard<std::mutex> lock(job.report_mutex);
-    job.failed = true;
-    if (job.error != cudaSuccess) return;  // one report per launch, not per thread
+    ++job.fault_count;
+    if (!continue_after_fault()) job.failed = true;
+    if (job.fault_count > 1) return;  // one report per launch, not per thread
     fault_report r;
     r.site = job.site;
     r.block_idx = tls_block_idx;
@@ -218,31 +245,41 @@ void report_and_fail(launch_job& job, fiber_slot& s) {
     const char* a = static_cast<const char*>(s.fault_address);
     r.stack_overflow = s.state == fiber_state::faulted && a && a >= s.stack_low &&
                        a < s.stack_high;
-    job.error = report_fault(r);
+    cudaError_t error = report_fault(r);
+    if (!continue_after_fault()) job.error = error;
 }
 
+struct sigaction previous_actions[NSIG];  // what was installed before ours
+
 void on_fault(int sig, siginfo_t* info, void* raw_context) {
-    fiber_slot* s = tls_slot;
-    if (!s) {
-        // Not inside a kernel: a fault of the host program. Let it crash the
-        // usual way (the default action runs when the instruction repeats).
-        signal(sig, SIG_DFL);
-        return;
-    }
-    s->signal_number = sig;
-    s->fault_address = info->si_addr;
-    s->fault_pc = nullptr;
-    s->fault_is_write = -1;
+    const void* pc = nullptr;
+    int is_write = -1;
 #if defined(__linux__) && defined(__x86_64__)
     auto* uc = static_cast<ucontext_t*>(raw_context);
-    s->fault_pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
-    if (sig == SIGSEGV) s->fault_is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+    pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+    if (sig == SIGSEGV) is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
 #elif defined(__linux__) && defined(__aarch64__)
     auto* uc = static_cast<ucontext_t*>(raw_context);
-    s->fault_pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
+    pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
 #else
     (void)raw_context;
 #endif
+    fiber_slot* s = tls_slot;
+    if (!s) {
+        // Not inside a kernel: a fault of the host program. Explain it if it
+        // touched device memory, then let it crash the way it would have
+        // without us (the previous action runs when the instruction repeats).
+        report_host_fault(sig, info->si_addr, pc, is_write);
+        sigaction(sig, &previous_actions[sig], nullptr);
+        return;
+    }
+    // CUEMU_CHECK=uninit keeps pages nothing wrote closed: its own faults
+    // are noted and the access is retried.
+    if (sig == SIGSEGV && handle_uninit_fault(info->si_addr, is_write)) return;
+    s->signal_number = sig;
+    s->fault_address = info->si_addr;
+    s->fault_pc = pc;
+    s->fault_is_write = is_write;
     siglongjmp(s->fault_jump, 1);
 }
 
@@ -254,14 +291,17 @@ void install_fault_handler() {
     // stay blocked afterwards.
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&action.sa_mask);
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &action, nullptr);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &action, &previous_actions[sig]);
 }
 
 // ---- one block ---------------------------------------------------------------
 // Resumes s; files it by what it did. False when the block must be abandoned.
 bool resume(worker_state& w, fiber_slot* s, std::vector<fiber_slot*>& barrier_list) {
     tls_slot = s;
+    void* fake_stack = nullptr;
+    fiber_switch_start(&fake_stack, s->own_stack);
     s->fiber = std::move(s->fiber).resume();
+    fiber_switch_finish(fake_stack, nullptr);
     tls_slot = nullptr;
     switch (s->state) {
         case fiber_state::idle:
@@ -272,6 +312,12 @@ bool resume(worker_state& w, fiber_slot* s, std::vector<fiber_slot*>& barrier_li
             return true;
         default:
             report_and_fail(*s->block->job, *s);
+            if (continue_after_fault()) {
+                // The faulting thread ends here; its fiber is back at its
+                // start and takes the next thread when resumed.
+                w.idle.push_back(s);
+                return true;
+            }
             discard_all_fibers(w);
             return false;
     }
@@ -335,7 +381,7 @@ int configured_workers() {
 class worker_pool {
 public:
     explicit worker_pool(int n) {
-        install_fault_handler();
+        install_fault_handler_once();
         for (int i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
     }
     ~worker_pool() {
@@ -422,6 +468,22 @@ cudaError_t check_configuration(const launch_config& c) {
 
 int worker_count() { return pool().size(); }
 
+void install_fault_handler_once() {
+    static std::once_flag once;
+    std::call_once(once, install_fault_handler);
+}
+
+bool current_kernel_position(kernel_position* out) {
+    fiber_slot* s = tls_slot;
+    if (!s || !s->block) return false;
+    out->site = *s->block->job->site;
+    out->block_idx = tls_block_idx;
+    out->thread_idx = s->thread_idx;
+    out->grid_dim = s->block->job->config->grid;
+    out->block_dim = s->block->job->config->block;
+    return true;
+}
+
 std::string emulator_device_name() {
     return "cuemu CPU emulator (" + std::to_string(worker_count()) +
            " worker threads, not a GPU)";
@@ -457,8 +519,13 @@ void run_launch(const launch_site& site, const launch_config& config,
         std::uint64_t(config.grid.x) * config.grid.y * std::uint64_t(config.grid.z);
     {
         std::lock_guard<std::mutex> lock(launch_mutex);
+        // Until the device queue (async launches) owns these calls: device
+        // memory is open to the host only while a kernel runs (memory.cpp).
+        device_memory_open();
         pool().run(job);
+        device_memory_close();
     }
+    if (continue_after_fault() && job.fault_count > 1) report_fault_count(site, job.fault_count);
     if (job.error != cudaSuccess) make_sticky(job.error);
 }
 
@@ -472,7 +539,7 @@ void __syncthreads() {
         std::abort();
     }
     s->state = fiber_state::at_barrier;
-    s->sched = std::move(s->sched).resume();
+    yield_to_scheduler(s);
     // Resumed by the block's loop, on the same OS thread: restore this
     // thread's index (another fiber ran in between).
     cuemu::tls_thread_idx = s->thread_idx;
