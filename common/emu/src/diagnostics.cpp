@@ -272,13 +272,17 @@ void explain_bad_copy(const char* call, const char* role, const char* kind_name,
         std::snprintf(buf, sizeof buf, "the %s is %s, freed by cudaFree at %s:%d", role,
                       buffer_words(*known).c_str(), known->free_file, known->free_line);
         why = buf;
-    } else {
+    } else if (kind_name) {
+        const bool to_device = std::strcmp(role, "destination") == 0;
         std::snprintf(buf, sizeof buf,
-                      "the %s %p is not device memory%s%s: are the pointers or the direction "
-                      "swapped?",
-                      role, p, kind_name ? ", but " : "", kind_name ? kind_name : "");
+                      "the %s %p is not device memory, but %s copies %s the device:\n"
+                      "  are the two pointers, or the direction, swapped?",
+                      role, p, kind_name, to_device ? "to" : "from");
         why = buf;
-        if (kind_name) why += std::string("\n  (") + kind_name + " needs a device pointer as the " + role + ")";
+    } else {
+        std::snprintf(buf, sizeof buf, "the %s %p is not device memory (%s sets device memory only)",
+                      role, p, call);
+        why = buf;
     }
     std::fprintf(stderr, "cuemu: %s at %s:%d refused: %s\n  %s returns cudaErrorInvalidValue\n",
                  call, file, line, why.c_str(), call);
