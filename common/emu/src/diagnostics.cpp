@@ -231,6 +231,7 @@ bool report_host_fault(int signal_number, const void* address, const void* pc, i
                  "  device memory is only reachable from kernels; copy it back with cudaMemcpy\n"
                  "  (..., cudaMemcpyDeviceToHost) and use the copy.\n"
                  "  A real GPU program crashes here with a segmentation fault, and so does this one.\n");
+    std::fflush(stderr);
     return true;
 }
 
@@ -360,6 +361,7 @@ void __asan_on_error() {
                  "  On a GPU this is cudaErrorIllegalAddress (or silent corruption); "
                  "AddressSanitizer's report\n  follows and ends the program. Its frame #0 is "
                  "the line of the access.\n");
+    std::fflush(stderr);  // ASan ends the process without flushing stdio
 }
 }
 #endif
