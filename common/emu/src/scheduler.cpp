@@ -130,11 +130,17 @@ struct recorded_stack {
     void deallocate(bctx::stack_context& sc) noexcept { inner.deallocate(sc); }
 };
 
+// Dynamic shared memory is 256-byte aligned; aligned_alloc memory goes back
+// through free (an aligned new[] freed by plain delete[] is undefined).
+struct free_deleter {
+    void operator()(unsigned char* p) const { std::free(p); }
+};
+
 struct worker_state {
     std::vector<std::unique_ptr<fiber_slot>> slots;  // every fiber this worker made
     std::vector<fiber_slot*> idle;                   // ready to take a new thread
     std::vector<fiber_slot*> waiting, next_round;    // suspended at a barrier
-    std::unique_ptr<unsigned char[]> shared;         // dynamic shared memory
+    std::unique_ptr<unsigned char[], free_deleter> shared;  // dynamic shared memory
     std::size_t shared_capacity = 0;
 };
 
@@ -346,7 +352,8 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
 void run_blocks(worker_state& w, launch_job& job) {
     std::size_t shared_bytes = job.config->shared_bytes;
     if (shared_bytes > w.shared_capacity) {
-        w.shared.reset(new (std::align_val_t(256)) unsigned char[shared_bytes]);
+        w.shared.reset(static_cast<unsigned char*>(
+            std::aligned_alloc(256, (shared_bytes + 255) / 256 * 256)));
         w.shared_capacity = shared_bytes;
     }
     tls_dynamic_shared = w.shared.get();
