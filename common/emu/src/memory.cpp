@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -132,10 +133,12 @@ void protect(mapping& m) {
         char* page_start = m.body + p * page;
         const char* lo = std::max<const char*>(page_start, begin);
         const char* hi = std::min<const char*>(page_start + page, begin + m.info.size);
-        bool any_written = false;
-        for (const char* c = lo; c < hi && !any_written; ++c) any_written = m.written[c - begin];
-        m.page_open[p] = any_written;
-        mprotect(page_start, page, any_written ? PROT_READ | PROT_WRITE : PROT_NONE);
+        // A page the running kernel already opened stays open (protections are
+        // recomputed when a copy ends, which may happen while a kernel runs).
+        bool open = m.page_open[p] != 0;
+        for (const char* c = lo; c < hi && !open; ++c) open = m.written[c - begin];
+        m.page_open[p] = open;
+        mprotect(page_start, page, open ? PROT_READ | PROT_WRITE : PROT_NONE);
     }
 }
 
@@ -334,6 +337,10 @@ void device_memory_open() {
     if (device_open) return;
     device_open = true;
     pending_uninit.seen = false;
+    for (auto& [begin, base] : live) {  // the kernel view starts from what was written
+        mapping& m = by_base[base];
+        std::fill(m.page_open.begin(), m.page_open.end(), 0);
+    }
     protect_all();
 }
 
