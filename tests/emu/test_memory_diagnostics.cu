@@ -11,12 +11,15 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -270,6 +273,36 @@ TEST_CASE("device-pointer-on-host") {
     CHECK(has(r.err, "device memory is only reachable from kernels; copy it back with cudaMemcpy"));
 }
 
+// ---- 4b. queued work that touches host memory gone by the time it runs ----------------------
+// The bug: the host buffer of a cudaMemcpyAsync is released before the copy
+// has run. A host function queued first holds the device until the buffer
+// is gone, so the copy runs after it on every run.
+static std::atomic<bool> host_buffer_released{false};
+static void CUDART_CB wait_until_released(void*) {
+    while (!host_buffer_released.load()) usleep(1000);
+}
+static void copy_from_released_host_buffer() {
+    const size_t bytes = 4096;
+    float* d_values = nullptr;
+    cudaMalloc(&d_values, bytes);
+    void* h_values = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    std::memset(h_values, 0, bytes);
+    cudaLaunchHostFunc(0, wait_until_released, nullptr);
+    cudaMemcpyAsync(d_values, h_values, bytes, cudaMemcpyHostToDevice);
+    munmap(h_values, bytes);  // released while the copy is still queued
+    host_buffer_released = true;
+    cudaDeviceSynchronize();
+}
+TEST_CASE("queued-copy-after-host-free") {
+    child_result r = run_in_child(copy_from_released_host_buffer);
+    CHECK(WIFSIGNALED(r.status));  // the program crashes, as it may on a GPU machine
+    if (WIFSIGNALED(r.status)) CHECK(WTERMSIG(r.status) == SIGSEGV);
+    CHECK(has(r.err, "cuemu: the emulated device faulted (SIGSEGV, reading address "));
+    CHECK(has(r.err, "while doing queued work"));
+    CHECK(has(r.err, "synchronize (cudaStreamSynchronize) before freeing or reusing it"));
+    CHECK(!has(r.err, "host code"));  // not mistaken for the host program's own fault
+}
+
 // Between kernels the same buffer is usable by kernels and copies as before.
 TEST_CASE("device-memory-works-between-kernels") {
     const int n = 1000;
@@ -392,6 +425,28 @@ TEST_CASE("uninit-kernel-read") {
     stderr_capture quiet;
     scale<<<1, n>>>(d_in, d_out, n);
     CHECK(quiet.finish().empty());
+}
+
+// Kernels queued back to back, with no wait between them: what the first
+// wrote counts as written when the second reads it, and the copy back is clean.
+TEST_CASE("uninit-queued-kernels") {
+    REQUIRE(std::getenv("CUEMU_CHECK") != nullptr);
+    const int n = 3000;  // several pages, not a multiple of the block
+    std::vector<float> h_in = random_floats(n), h_out(n, -7.0f);  // poisoned
+    float *d_in = nullptr, *d_mid = nullptr, *d_out = nullptr;
+    REQUIRE(cudaMalloc(&d_in, n * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&d_mid, n * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&d_out, n * sizeof(float)) == cudaSuccess);
+    stderr_capture capture;
+    REQUIRE(cudaMemcpyAsync(d_in, h_in.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    scale<<<(n + 255) / 256, 256>>>(d_in, d_mid, n);
+    scale<<<(n + 255) / 256, 256>>>(d_mid, d_out, n);
+    REQUIRE(cudaMemcpy(h_out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    std::string report = capture.finish();
+    CHECK(report.empty());
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += h_out[i] != 4.0f * h_in[i];  // exact: scaling by 2 twice
+    CHECK(wrong == 0);
 }
 
 TEST_CASE("uninit-copy-back") {
