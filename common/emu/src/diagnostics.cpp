@@ -8,7 +8,13 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "cuemu/runtime.h"
 #include "diagnostics.h"
@@ -54,7 +60,67 @@ const char* access_word(int is_write) {
     return is_write == 1 ? "write" : is_write == 0 ? "read" : "access";
 }
 
+// "a 4000-byte buffer from cudaMalloc at file.cu:12"
+std::string buffer_words(const allocation_info& a) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "a %zu-byte buffer from %s at %s:%d", a.size, a.how, a.file,
+                  a.line);
+    return buf;
+}
+
+// "cudaFree at file.cu:40", or "cudaDeviceReset" (which frees without a call site per buffer).
+std::string freed_words(const allocation_info& a) {
+    if (!*a.free_file) return a.freed_by;
+    return std::string(a.freed_by) + " at " + a.free_file + ":" + std::to_string(a.free_line);
+}
+
+// The offset in bytes, and as an element index for the commonest element size.
+std::string offset_words(long long offset) {
+    char buf[160];
+    long long element = offset >= 0 ? offset / 4 : -((-offset + 3) / 4);
+    std::snprintf(buf, sizeof buf, "byte offset %lld: element %lld if the elements are 4-byte floats or ints",
+                  offset, element);
+    return buf;
+}
+
+// Where addr lies relative to a buffer, in words.
+std::string where_in_buffer(const char* addr, const allocation_info& a) {
+    const char* end = a.begin + a.size;
+    const long long offset = static_cast<long long>(addr - a.begin);
+    std::string buffer = buffer_words(a);
+    char buf[256];
+    if (addr >= end)
+        std::snprintf(buf, sizeof buf, "%lld bytes past the end of ",
+                      static_cast<long long>(addr - end));
+    else if (addr < a.begin)
+        std::snprintf(buf, sizeof buf, "%lld bytes before the start of ", -offset);
+    else
+        std::snprintf(buf, sizeof buf, "inside ");
+    return "the address is " + std::string(buf) + buffer + "\n    (" + offset_words(offset) + ")";
+}
+
+void print_position(const char* headline, const launch_site& site, uint3 block_idx,
+                    dim3 grid_dim, uint3 thread_idx, dim3 block_dim) {
+    std::fprintf(stderr, "cuemu: %s in kernel '%s' (launched at %s:%d)\n", headline, site.kernel,
+                 site.file, site.line);
+    std::fprintf(stderr,
+                 "  block (%u,%u,%u) of grid (%u,%u,%u), thread (%u,%u,%u) of block (%u,%u,%u)\n",
+                 block_idx.x, block_idx.y, block_idx.z, grid_dim.x, grid_dim.y, grid_dim.z,
+                 thread_idx.x, thread_idx.y, thread_idx.z, block_dim.x, block_dim.y, block_dim.z);
+}
+
 }  // namespace
+
+bool continue_after_fault() {
+    static const bool on = [] {
+        const char* text = std::getenv("CUEMU_ON_FAULT");
+        if (!text || !*text || std::strcmp(text, "stop") == 0) return false;
+        if (std::strcmp(text, "continue") == 0) return true;
+        std::fprintf(stderr, "cuemu: CUEMU_ON_FAULT must be 'stop' or 'continue', got '%s'\n", text);
+        std::exit(2);
+    }();
+    return on;
+}
 
 cudaError_t report_fault(const fault_report& r) {
     std::fflush(stdout);  // keep the program's own output before the report
@@ -63,11 +129,12 @@ cudaError_t report_fault(const fault_report& r) {
     std::string headline, detail, hint;
 
     allocation_info alloc;
+    host_alias_info alias;
     const char* addr = static_cast<const char*>(r.address);
     char buf[512];
     if (r.timed_out) {
         error = cudaErrorLaunchTimeout;
-        std::snprintf(buf, sizeof buf, "no progress for %g second%s in kernel", r.watchdog_seconds,
+        std::snprintf(buf, sizeof buf, "no progress for %g second%s", r.watchdog_seconds,
                       r.watchdog_seconds == 1 ? "" : "s");
         headline = buf;
         std::snprintf(buf, sizeof buf,
@@ -80,74 +147,78 @@ cudaError_t report_fault(const fault_report& r) {
                "        that sets it has not started: blocks are not guaranteed to run at the same time";
     } else if (r.signal_number == 0) {
         error = cudaErrorLaunchFailure;
-        headline = "C++ exception thrown inside kernel";
+        headline = "C++ exception thrown";
         detail = "what(): " + r.exception_text;
         hint = "kernels cannot throw on a GPU; handle the error without exceptions";
     } else if (r.signal_number == SIGFPE) {
         error = cudaErrorLaunchFailure;
-        headline = "integer division by zero (or overflow) in kernel";
+        headline = "integer division by zero (or overflow)";
         detail = "a GPU does not stop here: it silently produces an unspecified value. The "
                  "emulator stops instead, because that value would be a bug anyway";
         hint = "check the divisor before dividing";
     } else if (r.signal_number == SIGILL) {
         error = cudaErrorIllegalInstruction;
-        headline = "illegal instruction (a trap) in kernel";
+        headline = "illegal instruction (a trap)";
     } else if (r.stack_overflow) {
-        headline = "stack overflow in kernel";
-        detail = "this thread used more than its stack holds (deep recursion or a large local array)";
+        headline = "stack overflow";
+        detail = "this thread used more than its stack holds (deep recursion or a large local "
+                 "array); a CUDA thread's stack is small (1 KiB by default on a GPU, 256 KiB here)";
         hint = "move large arrays to device memory (cudaMalloc) or shared memory";
+    } else if (find_host_alias(r.address, &alias)) {
+        headline = std::string("host pointer dereferenced (") + access_word(r.is_write) + ")";
+        std::snprintf(buf, sizeof buf,
+                      "argument %d of the launch at %s:%d is %p, a host address (the host "
+                      "program's stack or heap);\n    the kernel used it at %s",
+                      alias.argument, alias.site.file, alias.site.line, alias.host_pointer,
+                      offset_words(alias.offset).c_str());
+        detail = buf;
+        hint = "a GPU cannot reach host memory: cudaMalloc a device buffer, cudaMemcpy the data "
+               "into it, and pass that pointer to the kernel";
     } else if (find_allocation(r.address, &alloc)) {
-        const char* end = alloc.begin + alloc.size;
-        std::snprintf(buf, sizeof buf, "a %zu-byte buffer from %s at %s:%d", alloc.size,
-                      alloc.how, alloc.file, alloc.line);
-        std::string buffer = buf;
+        detail = where_in_buffer(addr, alloc);
         if (alloc.freed) {
-            headline = std::string("use after ") + alloc.freed_by + ": " + access_word(r.is_write) +
-                       " in kernel";
-            detail = "the address is inside " + buffer + ", which was freed (by " +
-                     alloc.freed_by + ") before this access";
+            // freed_by: cudaFree, or cudaDeviceReset (which has no call site to name).
+            headline = std::string("use after ") + alloc.freed_by + ": " + access_word(r.is_write);
+            detail += "\n  the buffer was freed by " + freed_words(alloc) + ", before this access";
             hint = "free device memory only after the last kernel that uses it";
-        } else if (addr >= end) {
-            std::size_t past = static_cast<std::size_t>(addr - end);
-            std::size_t offset = static_cast<std::size_t>(addr - alloc.begin);
-            headline = std::string("out-of-bounds ") + access_word(r.is_write) + " in kernel";
-            std::snprintf(buf, sizeof buf,
-                          "the address is %zu bytes past the end of %s\n"
-                          "    (byte offset %zu: element %zu if the elements are 4-byte floats or ints)",
-                          past, buffer.c_str(), offset, offset / 4);
-            detail = buf;
+        } else if (addr >= alloc.begin + alloc.size) {
+            headline = std::string("out-of-bounds ") + access_word(r.is_write);
             hint = "threads whose index is past the end must not touch the array: guard the "
                    "access with if (i < n)";
+        } else if (addr < alloc.begin) {
+            headline = std::string("out-of-bounds ") + access_word(r.is_write) +
+                       " before the start of a buffer";
+            hint = "an index went negative: check the arithmetic that computes it";
         } else {
-            headline = std::string("invalid ") + access_word(r.is_write) + " in kernel";
-            detail = "the address is inside " + buffer;
+            headline = std::string("invalid ") + access_word(r.is_write);
         }
     } else if (reinterpret_cast<std::uintptr_t>(addr) < 65536) {
-        headline = std::string("null pointer ") + access_word(r.is_write) + " in kernel";
+        headline = std::string("null pointer ") + access_word(r.is_write);
         std::snprintf(buf, sizeof buf, "the address is %p, next to 0", r.address);
         detail = buf;
         hint = "a pointer passed to the kernel was never set: did a cudaMalloc go missing?";
     } else {
-        headline = std::string("invalid memory ") + access_word(r.is_write) + " in kernel";
+        headline = std::string("invalid memory ") + access_word(r.is_write);
         std::snprintf(buf, sizeof buf, "the address %p is not inside any device buffer", r.address);
         detail = buf;
         hint = "is the index far out of range, or the pointer not from cudaMalloc?";
     }
 
-    std::fprintf(stderr, "cuemu: %s '%s' (launched at %s:%d)\n", headline.c_str(), site.kernel,
-                 site.file, site.line);
-    std::fprintf(stderr, "  block (%u,%u,%u) of grid (%u,%u,%u), thread (%u,%u,%u) of block (%u,%u,%u)\n",
-                 r.block_idx.x, r.block_idx.y, r.block_idx.z, r.grid_dim.x, r.grid_dim.y,
-                 r.grid_dim.z, r.thread_idx.x, r.thread_idx.y, r.thread_idx.z, r.block_dim.x,
-                 r.block_dim.y, r.block_dim.z);
+    print_position(headline.c_str(), site, r.block_idx, r.grid_dim, r.thread_idx, r.block_dim);
     std::string line = source_line_of(r.pc);
     if (!line.empty()) std::fprintf(stderr, "  at %s\n", line.c_str());
     if (!detail.empty()) std::fprintf(stderr, "  %s\n", detail.c_str());
     if (!hint.empty()) std::fprintf(stderr, "  hint: %s\n", hint.c_str());
-    std::fprintf(stderr,
-                 "  On a GPU this is %s (\"%s\"):\n"
-                 "  the kernel stops, and every later CUDA call returns that error.\n",
-                 cudaGetErrorName(error), cudaGetErrorString(error));
+    if (continue_after_fault() && !r.timed_out)
+        std::fprintf(stderr,
+                     "  On a GPU this is %s (\"%s\"). CUEMU_ON_FAULT=continue: this thread is\n"
+                     "  ended, the rest of the launch runs, and no error is set.\n",
+                     cudaGetErrorName(error), cudaGetErrorString(error));
+    else
+        std::fprintf(stderr,
+                     "  On a GPU this is %s (\"%s\"):\n"
+                     "  the kernel stops, and every later CUDA call returns that error.\n",
+                     cudaGetErrorName(error), cudaGetErrorString(error));
     return error;
 }
 
@@ -166,5 +237,184 @@ cudaError_t report_kernel_problem(const launch_site& site, const std::string& he
                  on_a_gpu, cudaGetErrorName(error), cudaGetErrorString(error));
     return error;
 }
+
+void report_fault_count(const launch_site& site, unsigned long long faults) {
+    std::fprintf(stderr,
+                 "cuemu: %llu CUDA threads of kernel '%s' (launched at %s:%d) faulted; the first "
+                 "is reported above\n",
+                 faults, site.kernel, site.file, site.line);
+}
+
+bool report_host_fault(int signal_number, const void* address, const void* pc, int is_write) {
+    if (signal_number != SIGSEGV && signal_number != SIGBUS) return false;
+    allocation_info alloc;
+    if (!find_allocation_in_signal(address, &alloc)) return false;
+    if (std::strcmp(alloc.how, "cudaMalloc") != 0) return false;
+    std::fflush(stdout);
+    std::string line = source_line_of(pc);
+    if (alloc.freed)
+        std::fprintf(stderr, "cuemu: host code %s a device pointer that %s already released\n",
+                     is_write == 1 ? "wrote through" : is_write == 0 ? "read through" : "used",
+                     alloc.freed_by);
+    else
+        std::fprintf(stderr, "cuemu: host code %s a device pointer (cudaMalloc of %zu bytes at %s:%d)\n",
+                     is_write == 1 ? "wrote through" : is_write == 0 ? "read through" : "used",
+                     alloc.size, alloc.file, alloc.line);
+    if (!line.empty()) std::fprintf(stderr, "  at %s\n", line.c_str());
+    std::fprintf(stderr, "  %s\n", where_in_buffer(static_cast<const char*>(address), alloc).c_str());
+    std::fprintf(stderr,
+                 "  device memory is only reachable from kernels; copy it back with cudaMemcpy\n"
+                 "  (..., cudaMemcpyDeviceToHost) and use the copy.\n"
+                 "  A real GPU program crashes here with a segmentation fault, and so does this one.\n");
+    std::fflush(stderr);
+    return true;
+}
+
+void report_device_thread_fault(int signal_number, const void* address, const void* pc,
+                                int is_write) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "cuemu: the emulated device faulted (%s, %s address %p) while doing queued work:\n"
+                 "  a copy (cudaMemcpyAsync), a fill (cudaMemsetAsync) or a cudaLaunchHostFunc function\n",
+                 signal_number == SIGSEGV ? "SIGSEGV" : signal_number == SIGBUS ? "SIGBUS" : "a signal",
+                 is_write == 1 ? "writing" : is_write == 0 ? "reading" : "at", address);
+    std::string line = source_line_of(pc);
+    if (!line.empty()) std::fprintf(stderr, "  at %s\n", line.c_str());
+    std::fprintf(stderr,
+                 "  hint: host memory given to an asynchronous call must stay valid until the work has\n"
+                 "        run: synchronize (cudaStreamSynchronize) before freeing or reusing it\n"
+                 "  The program crashes here, as it could on a GPU.\n");
+    std::fflush(stderr);
+}
+
+void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line) {
+    if (known && known->freed && known->begin == p)
+        std::fprintf(stderr,
+                     "cuemu: cudaFree at %s:%d frees %s a second time\n"
+                     "  (it was freed by %s); cudaFree returns cudaErrorInvalidValue\n",
+                     file, line, buffer_words(*known).c_str(), freed_words(*known).c_str());
+    else if (known)
+        std::fprintf(stderr,
+                     "cuemu: cudaFree at %s:%d was given %p, which is not the start of a live "
+                     "buffer:\n  %s\n  cudaFree returns cudaErrorInvalidValue\n",
+                     file, line, p, where_in_buffer(static_cast<const char*>(p), *known).c_str());
+    else
+        std::fprintf(stderr,
+                     "cuemu: cudaFree at %s:%d was given %p, which did not come from cudaMalloc\n"
+                     "  (host memory is freed with free or delete); cudaFree returns "
+                     "cudaErrorInvalidValue\n",
+                     file, line, p);
+}
+
+void explain_bad_copy(const char* call, const char* role, const char* kind_name, const void* p,
+                      std::size_t count, const allocation_info* known, const char* file, int line) {
+    std::string why;
+    char buf[512];
+    if (!p) {
+        why = std::string("the ") + role + " is a null pointer";
+    } else if (known && !known->freed) {
+        const char* c = static_cast<const char*>(p);
+        const long long offset = static_cast<long long>(c - known->begin);
+        std::snprintf(buf, sizeof buf,
+                      "%zu bytes from byte offset %lld do not fit in %s:\n"
+                      "  that buffer holds %zu bytes, so the copy would run %lld bytes past its end",
+                      count, offset, buffer_words(*known).c_str(), known->size,
+                      offset + static_cast<long long>(count) - static_cast<long long>(known->size));
+        why = buf;
+    } else if (known) {
+        std::snprintf(buf, sizeof buf, "the %s is %s, freed by %s", role,
+                      buffer_words(*known).c_str(), freed_words(*known).c_str());
+        why = buf;
+    } else if (kind_name) {
+        const bool to_device = std::strcmp(role, "destination") == 0;
+        std::snprintf(buf, sizeof buf,
+                      "the %s %p is not device memory, but %s copies %s the device:\n"
+                      "  are the two pointers, or the direction, swapped?",
+                      role, p, kind_name, to_device ? "to" : "from");
+        why = buf;
+    } else {
+        std::snprintf(buf, sizeof buf, "the %s %p is not device memory (%s sets device memory only)",
+                      role, p, call);
+        why = buf;
+    }
+    std::fprintf(stderr, "cuemu: %s at %s:%d refused: %s\n  %s returns cudaErrorInvalidValue\n",
+                 call, file, line, why.c_str(), call);
+}
+
+void explain_unwritten_copy(const char* call, std::size_t count, std::size_t unwritten,
+                            std::size_t first_offset, const allocation_info& info,
+                            const char* file, int line) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "cuemu: %s at %s:%d copies device memory that nothing wrote "
+                 "(CUEMU_CHECK=uninit)\n"
+                 "  %zu of the %zu bytes copied from %s were never written by cudaMemcpy,\n"
+                 "  cudaMemset or a kernel; the first is at %s\n"
+                 "  they hold the emulator's fill, 0xFF bytes (NaN as float, -1 as int); a GPU "
+                 "would copy whatever was there\n"
+                 "  hint: does the grid cover every element, and does every thread write its "
+                 "element?\n",
+                 call, file, line, unwritten, count, buffer_words(info).c_str(),
+                 offset_words(static_cast<long long>(first_offset)).c_str());
+}
+
+void report_uninit_read(const kernel_position& where, const void* address,
+                        const allocation_info& info) {
+    std::fflush(stdout);
+    print_position("read of device memory nothing wrote (CUEMU_CHECK=uninit)", where.site,
+                   where.block_idx, where.grid_dim, where.thread_idx, where.block_dim);
+    std::fprintf(stderr, "  %s\n", where_in_buffer(static_cast<const char*>(address), info).c_str());
+    std::fprintf(stderr,
+                 "  no cudaMemcpy, cudaMemset or kernel wrote this part of the buffer before the "
+                 "kernel read it;\n"
+                 "  the value read is the emulator's fill, 0xFF bytes (NaN as float, -1 as int)\n"
+                 "  hint: copy the input to the device (cudaMemcpy ..., cudaMemcpyHostToDevice) "
+                 "before the launch,\n"
+                 "  or set an accumulator (cudaMemset) before a kernel adds to it\n"
+                 "  A GPU reports nothing here and reads whatever the memory held; the launch "
+                 "goes on.\n");
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+// ---- AddressSanitizer (the sanitizer build) ------------------------------------------------
+extern "C" {
+// The emulator's SIGSEGV handler must see guard-page faults: ASan keeps its own
+// handler only until the emulator installs one (allow_user_segv_handler), and
+// the emulator hands faults it does not own back to it. Fibers switch stacks
+// (annotated in scheduler.cpp); detect_stack_use_after_return stays off, as
+// its fake stacks do not follow a fiber from one CUDA thread to the next.
+// ASAN_OPTIONS in the environment still overrides these.
+const char* __asan_default_options() {
+    return "allow_user_segv_handler=1:detect_stack_use_after_return=0";
+}
+
+// Called as ASan starts a report: say first, in the emulator's words, which
+// kernel, block, thread and buffer it is about. ASan's own report follows,
+// with the source line of the access in its frame #0.
+void __asan_on_error() {
+    const void* address = __asan_get_report_address();
+    allocation_info alloc;
+    if (!address || !find_allocation_in_signal(address, &alloc)) return;
+    kernel_position where;
+    const bool in_kernel = current_kernel_position(&where);
+    const char* addr = static_cast<const char*>(address);
+    const int is_write = __asan_get_report_access_type();
+    std::string headline = std::string("out-of-bounds ") + access_word(is_write) +
+                           (addr < alloc.begin ? " before the start of a buffer" : "");
+    std::fflush(stdout);
+    if (in_kernel)
+        print_position(headline.c_str(), where.site, where.block_idx, where.grid_dim,
+                       where.thread_idx, where.block_dim);
+    else
+        std::fprintf(stderr, "cuemu: %s in host code\n", headline.c_str());
+    std::fprintf(stderr, "  %s\n", where_in_buffer(addr, alloc).c_str());
+    std::fprintf(stderr,
+                 "  On a GPU this is cudaErrorIllegalAddress (or silent corruption); "
+                 "AddressSanitizer's report\n  follows and ends the program. Its frame #0 is "
+                 "the line of the access.\n");
+    std::fflush(stderr);  // ASan ends the process without flushing stdio
+}
+}
+#endif
 
 }  // namespace cuemu::detail

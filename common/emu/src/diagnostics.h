@@ -7,6 +7,7 @@
 
 #include "cuemu/launch.h"
 #include "cuemu/types.h"
+#include "internal.h"
 
 namespace cuemu::detail {
 
@@ -29,7 +30,7 @@ struct fault_report {
 };
 
 // Prints the report to stderr and returns the error a GPU would give for it
-// (made sticky by the caller).
+// (made sticky by the caller, unless CUEMU_ON_FAULT=continue).
 cudaError_t report_fault(const fault_report& r);
 
 // A kernel that cannot go on for a reason of the schedule (a __syncthreads that
@@ -42,6 +43,33 @@ cudaError_t report_fault(const fault_report& r);
 cudaError_t report_kernel_problem(const launch_site& site, const std::string& headline,
                                   const std::string& body, const char* hint,
                                   const char* on_a_gpu, cudaError_t error);
+
+// CUEMU_ON_FAULT=continue: a faulting CUDA thread is ended and reported, the
+// rest of the launch runs, and no error is set. The default (stop) is a GPU's
+// behaviour: the launch stops and the error is sticky.
+bool continue_after_fault();
+// After a launch in which more than one CUDA thread faulted (continue mode).
+void report_fault_count(const launch_site& site, unsigned long long faults);
+
+// A fault in host code (outside kernels). True when it was a device pointer
+// and a report was printed; the caller then lets the program crash.
+bool report_host_fault(int signal_number, const void* address, const void* pc, int is_write);
+// A fault on the device thread outside kernels: queued work (a copy, a
+// memset, a cudaLaunchHostFunc function) touched memory that was not valid
+// when it ran. Prints a report; the caller then lets the program crash.
+void report_device_thread_fault(int signal_number, const void* address, const void* pc,
+                                int is_write);
+
+// Refused calls: a line saying why, before the error code is returned.
+void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line);
+void explain_bad_copy(const char* call, const char* role, const char* kind_name, const void* p,
+                      std::size_t count, const allocation_info* known, const char* file, int line);
+// CUEMU_CHECK=uninit reports.
+void explain_unwritten_copy(const char* call, std::size_t count, std::size_t unwritten,
+                            std::size_t first_offset, const allocation_info& info,
+                            const char* file, int line);
+void report_uninit_read(const kernel_position& where, const void* address,
+                        const allocation_info& info);
 
 }  // namespace cuemu::detail
 

@@ -34,9 +34,14 @@ struct allocation_info {
     const char* how = "";  // "cudaMalloc", "cudaMallocManaged"
     bool freed = false;
     const char* freed_by = "";  // "cudaFree" or "cudaDeviceReset"
+    const char* free_file = "";  // where cudaFree was called, once freed
+    int free_line = 0;
 };
 // The allocation whose buffer or guard page holds addr, live or freed.
 bool find_allocation(const void* addr, allocation_info* out);
+// The same for a signal handler: false, instead of waiting, when the registry
+// is busy (the interrupted code may hold its lock).
+bool find_allocation_in_signal(const void* addr, allocation_info* out);
 // True when [p, p + n) lies inside one live device (or managed) allocation.
 bool is_device_range(const void* p, std::size_t n);
 // True when p points into a live device allocation at all.
@@ -47,6 +52,29 @@ bool is_device_pointer(const void* p);
 // can be reported. Both may be called repeatedly; they nest by nothing.
 void device_memory_open();
 void device_memory_close();
+// True while device memory is open (the device queue is working).
+bool device_memory_is_open();
+// Around each kernel, on the device thread (run_launch). Under
+// CUEMU_CHECK=uninit the kernel sees only the pages something wrote; the end
+// collects what the kernel wrote and reports its first read of memory nothing
+// wrote. Without the check both do nothing.
+void device_memory_kernel_begin();
+void device_memory_kernel_end();
+
+// A launch argument that pointed into host memory was replaced by an address
+// in a reserved, inaccessible window (screen_pointer_argument, launch.h).
+struct host_alias_info {
+    const void* host_pointer = nullptr;  // what the program passed
+    int argument = 0;                    // 1 for the kernel's first parameter
+    launch_site site{"", "", 0};
+    long long offset = 0;  // of the faulting address from the passed pointer
+};
+bool find_host_alias(const void* addr, host_alias_info* out);
+
+// CUEMU_CHECK=uninit: a kernel that reads device memory nothing wrote. Called
+// by the fault handler for a fault inside a kernel; true when the fault was
+// the check's own (the page is opened and the access can be retried).
+bool handle_uninit_fault(const void* addr, int is_write);
 
 // Every live allocation becomes freed, as cudaFree would leave it (so a later
 // use is reported as a use after free). For cudaDeviceReset.
@@ -58,6 +86,17 @@ void register_symbol(const void* begin, std::size_t size);
 bool is_managed_range(const void* p, std::size_t n);
 
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------
+// Installs the SIGSEGV/SIGBUS/SIGFPE/SIGILL handler (once); memory.cpp calls
+// it at the first allocation, so host code that touches device memory before
+// any launch is reported too.
+void install_fault_handler_once();
+// Where the calling OS thread is inside a kernel: false outside kernels.
+struct kernel_position {
+    launch_site site{"", "", 0};
+    uint3 block_idx{0, 0, 0}, thread_idx{0, 0, 0};
+    dim3 grid_dim, block_dim;
+};
+bool current_kernel_position(kernel_position* out);
 int worker_count();
 std::string emulator_device_name();
 // What the launch itself refuses (a bad configuration), checked at the launch.
@@ -84,6 +123,8 @@ cudaError_t wait_for(std::uint64_t seq);
 cudaError_t synchronize_device();
 // False for a stream that was never created or was destroyed.
 bool is_valid_stream(cudaStream_t stream);
+// True on the device thread (the one that runs queued work). Safe in a signal handler.
+bool on_device_thread();
 // The program has read its last error (cudaGetLastError, cudaPeekAtLastError):
 // a refused launch needs no note from the emulator.
 void last_error_was_read();

@@ -1,32 +1,53 @@
 // memory.cpp - device memory: cudaMalloc/cudaMallocManaged/cudaFree,
 // cudaMemcpy/cudaMemset (done by the device queue, queue.cpp), pinned host
-// memory, managed-memory hints, __device__/__constant__ symbol copies, and the
-// allocation registry the diagnostics use.
+// memory, managed-memory hints, __device__/__constant__ symbol copies, the
+// allocation registry the diagnostics use, and the traps that make memory
+// bugs visible.
 //
 // Each device allocation is its own mapping, placed so that the buffer ends
 // exactly where a PROT_NONE guard page begins. Reading or writing even one
 // element past the end then faults at once, and the fault handler can name
 // the buffer. Because the end is page-aligned, the start is aligned to the
 // largest power of two dividing the size (capped at 256): a float array of
-// any length is 4-byte aligned, as its elements need.
+// any length is 4-byte aligned, as its elements need. (In the sanitizer build
+// the layout differs: see "AddressSanitizer" below.)
 //
-// Freed buffers stay mapped without access for a while (a quarantine), so a
-// use after cudaFree faults and is reported instead of reading stale data.
-// New buffers are filled with 0xFF bytes (NaN as float, -1 as int): real GPU
-// memory starts with arbitrary contents, and a visible pattern makes "I never
-// wrote this element" obvious.
+// The traps:
+//   - freed buffers stay mapped without access for a while (a quarantine), so a
+//     use after cudaFree faults and is reported instead of reading stale data;
+//   - cudaMalloc buffers are PROT_NONE whenever the device is idle (the device
+//     queue opens them while it works, queue.cpp), so host code that
+//     dereferences a device pointer faults and is named;
+//   - a kernel argument pointing into host memory is swapped for an address in
+//     an inaccessible window, so a kernel that dereferences it faults;
+//   - new buffers are filled with 0xFF bytes (NaN as float, -1 as int): real GPU
+//     memory starts with arbitrary contents, and a visible pattern makes "I
+//     never wrote this element" obvious. CUEMU_CHECK=uninit goes further and
+//     reports reads of memory nothing wrote.
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "cuemu/runtime.h"
+#include "diagnostics.h"
 #include "internal.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define CUEMU_ASAN 1
+#endif
 
 namespace cuemu::detail {
 namespace {
@@ -34,9 +55,16 @@ namespace {
 constexpr std::size_t quarantine_limit = std::size_t(256) << 20;
 
 struct mapping {
-    char* base;
+    char* base;            // the whole mapping: [base, base + length)
     std::size_t length;
+    char* body;            // the pages that hold the buffer; the guard page follows
+    std::size_t body_length;
     allocation_info info;
+    // CUEMU_CHECK=uninit, cudaMalloc buffers only: one entry per byte, 1 once
+    // a copy, a memset or a kernel wrote it; and which pages are open while a
+    // kernel runs (pages no byte of which was written stay closed, to catch reads).
+    std::vector<unsigned char> written;
+    std::vector<unsigned char> page_open;
 };
 
 // Never destroyed: a program's static object may call cudaFree from its
@@ -47,14 +75,36 @@ auto& live = *new std::map<const char*, const char*>;  // buffer begin -> mappin
 auto& quarantine = *new std::deque<const char*>;       // mapping bases, oldest first
 std::size_t quarantined_bytes = 0;
 auto& symbols = *new std::map<const char*, std::size_t>;  // __device__/__constant__ variables: begin -> size
+auto& pinned = *new std::map<const char*, std::size_t>;   // cudaMallocHost buffers: begin -> size
+
+// Device memory access (all guarded by registry_mutex). device_open: the
+// device queue is working (device_memory_open/close), and every cudaMalloc
+// buffer is open. kernel_view: a kernel runs under CUEMU_CHECK=uninit
+// (device_memory_kernel_begin/end), and only the pages something wrote are open.
+bool device_open = false;
+bool kernel_view = false;
 
 std::size_t page_size() {
     static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     return size;
 }
 
+// ---- CUEMU_CHECK -------------------------------------------------------------------
+bool check_uninit() {
+    static const bool on = [] {
+        const char* text = std::getenv("CUEMU_CHECK");
+        if (!text || !*text || std::strcmp(text, "none") == 0) return false;
+        if (std::strcmp(text, "uninit") == 0) return true;
+        std::fprintf(stderr, "cuemu: CUEMU_CHECK must be 'uninit' or 'none', got '%s'\n", text);
+        std::exit(2);
+    }();
+    return on;
+}
+
+bool tracks_writes(const mapping& m) { return !m.written.empty(); }
+
 // The mapping that contains addr (buffer or guard page), or nullptr.
-const mapping* mapping_at(const void* addr) {
+mapping* mapping_at(const void* addr) {
     const char* a = static_cast<const char*>(addr);
     auto it = by_base.upper_bound(a);
     if (it == by_base.begin()) return nullptr;
@@ -63,12 +113,12 @@ const mapping* mapping_at(const void* addr) {
 }
 
 // The live buffer containing p (p may be one past the end only if n == 0).
-const allocation_info* live_buffer_at(const void* p) {
-    const mapping* m = mapping_at(p);
+mapping* live_mapping_at(const void* p) {
+    mapping* m = mapping_at(p);
     if (!m || m->info.freed) return nullptr;
     const char* c = static_cast<const char*>(p);
     if (c < m->info.begin || c >= m->info.begin + m->info.size) return nullptr;
-    return &m->info;
+    return m;
 }
 
 // True when [p, p + n) lies inside one registered __device__/__constant__ variable.
@@ -80,14 +130,53 @@ bool in_symbol(const void* p, std::size_t n) {
     return c < it->first + it->second && static_cast<std::size_t>(it->first + it->second - c) >= n;
 }
 
+// ---- protection ----------------------------------------------------------------------
+// Applies the access rule to one live cudaMalloc buffer. Managed memory is
+// always open: the host may use it, as on a GPU system.
+void protect(mapping& m) {
+    if (m.info.freed || std::strcmp(m.info.how, "cudaMalloc") != 0) return;
+    if (!kernel_view || !tracks_writes(m)) {
+        mprotect(m.body, m.body_length, device_open ? PROT_READ | PROT_WRITE : PROT_NONE);
+        return;
+    }
+    // A kernel runs under CUEMU_CHECK=uninit: pages with any written byte are
+    // open, the others stay closed so that the first access is seen.
+    const std::size_t page = page_size();
+    const char* begin = m.info.begin;
+    for (std::size_t p = 0; p < m.page_open.size(); ++p) {
+        char* page_start = m.body + p * page;
+        const char* lo = std::max<const char*>(page_start, begin);
+        const char* hi = std::min<const char*>(page_start + page, begin + m.info.size);
+        // A page the running kernel already opened stays open, should the
+        // protections be recomputed while it runs.
+        bool open = m.page_open[p] != 0;
+        for (const char* c = lo; c < hi && !open; ++c) open = m.written[c - begin];
+        m.page_open[p] = open;
+        mprotect(page_start, page, open ? PROT_READ | PROT_WRITE : PROT_NONE);
+    }
+}
+
+void protect_all() {
+    for (auto& [begin, base] : live) protect(by_base[base]);
+}
+
 // Frees the live buffer at `it` (caller holds registry_mutex): the mapping
-// stays, without access, in quarantine.
-void release_locked(std::map<const char*, const char*>::iterator it, const char* freed_by) {
+// stays, without access, in quarantine. file and line: where cudaFree was
+// called (none for cudaDeviceReset).
+void release_locked(std::map<const char*, const char*>::iterator it, const char* freed_by,
+                    const char* file, int line) {
     mapping& m = by_base[it->second];
     live.erase(it);
     m.info.freed = true;
     m.info.freed_by = freed_by;
+    m.info.free_file = file ? file : "";
+    m.info.free_line = line;
+    m.written.clear();
+    m.page_open.clear();
     mprotect(m.base, m.length, PROT_NONE);
+#ifdef CUEMU_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(m.base, m.length);  // the page fault reports it now
+#endif
     quarantine.push_back(m.base);
     quarantined_bytes += m.length;
     while (quarantined_bytes > quarantine_limit && !quarantine.empty()) {
@@ -99,38 +188,149 @@ void release_locked(std::map<const char*, const char*>::iterator it, const char*
     }
 }
 
+// After a kernel under CUEMU_CHECK=uninit: memory nothing had written holds
+// 0xFF bytes; a 4-byte word of the buffer (counted from its start) that holds
+// anything else now was written by the kernel, all four bytes of it. Words,
+// not bytes: a float the kernel wrote has a 0xFF byte about once in 90 values,
+// but is all 0xFF only as one particular NaN. What this misses: a kernel that
+// writes the pattern itself (an int -1), and single bytes of char arrays
+// (see README, "Reading memory nothing wrote").
+void collect_kernel_writes() {
+    const std::size_t page = page_size();
+    for (auto& [begin_key, base] : live) {
+        mapping& m = by_base[base];
+        if (!tracks_writes(m)) continue;
+        const unsigned char* begin = reinterpret_cast<const unsigned char*>(m.info.begin);
+        for (std::size_t word = 0; word < m.info.size; word += 4) {
+            const std::size_t end = std::min(word + 4, m.info.size);
+            std::size_t p = static_cast<std::size_t>(m.info.begin + word - m.body) / page;
+            std::size_t p_last = static_cast<std::size_t>(m.info.begin + end - 1 - m.body) / page;
+            if (!m.page_open[p] && !m.page_open[p_last]) continue;  // untouched by the kernel
+            bool changed = false, all_written = true;
+            for (std::size_t i = word; i < end; ++i) {
+                changed |= begin[i] != 0xFF && !m.written[i];
+                all_written &= m.written[i] != 0;
+            }
+            if (changed && !all_written) std::memset(m.written.data() + word, 1, end - word);
+        }
+    }
+}
+
+// A queued copy or fill wrote [p, p + n) (CUEMU_CHECK=uninit bookkeeping).
+void mark_written(const void* p, std::size_t n) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    mapping* m = live_mapping_at(p);
+    if (!m || !tracks_writes(*m)) return;
+    std::size_t offset = static_cast<std::size_t>(static_cast<const char*>(p) - m->info.begin);
+    std::memset(m->written.data() + offset, 1, n);
+}
+
+// ---- the uninitialized read a kernel made, reported when the kernel ends ------------------
+struct uninit_read {
+    bool seen = false;
+    kernel_position where;
+    const void* address = nullptr;
+    allocation_info alloc;
+};
+uninit_read pending_uninit;  // guarded by registry_mutex
+
+// ---- allocation ----------------------------------------------------------------------
 cudaError_t allocate(void** out, std::size_t size, const char* how, const char* file,
                      int line) {
     if (!out) return record(cudaErrorInvalidValue);
     if (cudaError_t e = context_status()) return e;
+    install_fault_handler_once();
     if (size == 0) {  // the real runtime succeeds and hands back no memory
         *out = nullptr;
         return cudaSuccess;
     }
     const std::size_t page = page_size();
-    const std::size_t body = (size + page - 1) / page * page;
+#ifdef CUEMU_ASAN
+    // AddressSanitizer build: a poisoned page (and the slack) in front of the
+    // buffer, so that a[-1] is reported; the start 16-byte aligned, so that
+    // the bytes just before it can be poisoned on their own (ASan tracks
+    // memory in 8-byte granules); the few bytes between the end and the guard
+    // page poisoned too.
+    const std::size_t rounded = (size + 15) / 16 * 16;
+    const std::size_t lead = page;
+#else
+    const std::size_t rounded = size;
+    const std::size_t lead = 0;
+#endif
+    const std::size_t body = (rounded + page - 1) / page * page;
     if (body < size) return record(cudaErrorMemoryAllocation);
-    const std::size_t length = body + page;
+    const std::size_t length = lead + body + page;
     void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) return record(cudaErrorMemoryAllocation);
     char* b = static_cast<char*>(base);
-    mprotect(b + body, page, PROT_NONE);
-    char* begin = b + body - size;
+    char* guard = b + lead + body;
+    mprotect(guard, page, PROT_NONE);
+    char* begin = guard - rounded;
     std::memset(begin, 0xFF, size);
+#ifdef CUEMU_ASAN
+    ASAN_POISON_MEMORY_REGION(b, static_cast<std::size_t>(begin - b));
+    ASAN_POISON_MEMORY_REGION(begin + size, rounded - size);
+#endif
 
-    mapping m{b, length, allocation_info{}};
+    mapping m{b, length, b + lead, body, allocation_info{}, {}, {}};
     m.info.begin = begin;
     m.info.size = size;
     m.info.file = file ? file : "";
     m.info.line = line;
     m.info.how = how;
+    if (check_uninit() && std::strcmp(how, "cudaMalloc") == 0) {
+        m.written.assign(size, 0);
+        m.page_open.assign(body / page, 0);
+    }
     std::lock_guard<std::mutex> lock(registry_mutex);
-    by_base[b] = m;
+    mapping& stored = by_base[b] = std::move(m);
     live[begin] = b;
+    protect(stored);
     *out = begin;
     return cudaSuccess;
 }
+
+// ---- static data (for screening kernel arguments) -------------------------------------
+// True when p lies in a loaded segment of the program or a library: a global,
+// a __device__ or __constant__ variable (ordinary globals here), a string literal.
+bool is_static_data(const void* p) {
+    struct query {
+        std::uintptr_t address;
+        bool found;
+    } q{reinterpret_cast<std::uintptr_t>(p), false};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+            auto* q = static_cast<query*>(data);
+            for (int i = 0; i < info->dlpi_phnum; ++i) {
+                const auto& ph = info->dlpi_phdr[i];
+                if (ph.p_type != PT_LOAD) continue;
+                std::uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+                if (q->address >= lo && q->address < lo + ph.p_memsz) {
+                    q->found = true;
+                    return 1;
+                }
+            }
+            return 0;
+        },
+        &q);
+    return q.found;
+}
+
+// ---- host pointers passed to kernels ---------------------------------------------------
+// Each window is a reserved, inaccessible range; the pointer a kernel gets is
+// its middle plus the host address's offset within a page (so alignment is
+// kept), leaving 8 GiB either side for indexing. A ring of windows, reused
+// oldest first, keeps memory use flat however many launches a program makes.
+constexpr std::size_t alias_window_size = std::size_t(16) << 30;
+constexpr int alias_window_count = 16;
+struct alias_window {
+    char* start = nullptr;
+    host_alias_info info;
+    const char* alias = nullptr;  // the pointer the kernel received
+};
+std::array<alias_window, alias_window_count> alias_windows;  // guarded by registry_mutex
+int next_alias_window = 0;
 
 }  // namespace
 
@@ -142,23 +342,32 @@ bool find_allocation(const void* addr, allocation_info* out) {
     return true;
 }
 
+bool find_allocation_in_signal(const void* addr, allocation_info* out) {
+    std::unique_lock<std::mutex> lock(registry_mutex, std::try_to_lock);
+    if (!lock.owns_lock()) return false;
+    const mapping* m = mapping_at(addr);
+    if (!m) return false;
+    *out = m->info;
+    return true;
+}
+
 bool is_device_range(const void* p, std::size_t n) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    const allocation_info* info = live_buffer_at(p);
-    if (!info) return in_symbol(p, n);
-    return static_cast<std::size_t>(info->begin + info->size - static_cast<const char*>(p)) >= n;
+    const mapping* m = live_mapping_at(p);
+    if (!m) return in_symbol(p, n);
+    return static_cast<std::size_t>(m->info.begin + m->info.size - static_cast<const char*>(p)) >= n;
 }
 
 bool is_device_pointer(const void* p) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    return live_buffer_at(p) != nullptr || in_symbol(p, 1);
+    return live_mapping_at(p) != nullptr || in_symbol(p, 1);
 }
 
 bool is_managed_range(const void* p, std::size_t n) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    const allocation_info* info = live_buffer_at(p);
-    return info && std::strcmp(info->how, "cudaMallocManaged") == 0 &&
-           static_cast<std::size_t>(info->begin + info->size - static_cast<const char*>(p)) >= n;
+    const mapping* m = live_mapping_at(p);
+    return m && std::strcmp(m->info.how, "cudaMallocManaged") == 0 &&
+           static_cast<std::size_t>(m->info.begin + m->info.size - static_cast<const char*>(p)) >= n;
 }
 
 void register_symbol(const void* begin, std::size_t size) {
@@ -168,12 +377,126 @@ void register_symbol(const void* begin, std::size_t size) {
 
 void free_all_allocations() {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    while (!live.empty()) release_locked(live.begin(), "cudaDeviceReset");
+    while (!live.empty()) release_locked(live.begin(), "cudaDeviceReset", nullptr, 0);
+}
+
+void device_memory_open() {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    if (device_open) return;
+    device_open = true;
+    protect_all();
+}
+
+void device_memory_close() {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    if (!device_open) return;
+    device_open = false;
+    kernel_view = false;
+    protect_all();
+}
+
+bool device_memory_is_open() {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    return device_open;
+}
+
+void device_memory_kernel_begin() {
+    if (!check_uninit()) return;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    kernel_view = true;
+    pending_uninit.seen = false;
+    for (auto& [begin, base] : live) {  // the kernel's view starts from what was written
+        mapping& m = by_base[base];
+        std::fill(m.page_open.begin(), m.page_open.end(), 0);
+    }
+    protect_all();
+}
+
+void device_memory_kernel_end() {
+    if (!check_uninit()) return;
+    uninit_read report;
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        if (!kernel_view) return;
+        collect_kernel_writes();
+        kernel_view = false;
+        protect_all();
+        report = pending_uninit;
+        pending_uninit.seen = false;
+    }
+    if (report.seen) report_uninit_read(report.where, report.address, report.alloc);
+}
+
+bool find_host_alias(const void* addr, host_alias_info* out) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    const char* a = static_cast<const char*>(addr);
+    for (const alias_window& w : alias_windows) {
+        if (!w.start || a < w.start || a >= w.start + alias_window_size) continue;
+        *out = w.info;
+        out->offset = static_cast<long long>(a - w.alias);
+        return true;
+    }
+    return false;
+}
+
+bool handle_uninit_fault(const void* addr, int is_write) {
+    if (!check_uninit() || is_write < 0) return false;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    if (!kernel_view) return false;
+    mapping* m = live_mapping_at(addr);
+    if (!m || !tracks_writes(*m)) return false;
+    const std::size_t page = page_size();
+    const std::size_t p = static_cast<std::size_t>(static_cast<const char*>(addr) - m->body) / page;
+    if (m->page_open[p]) return true;  // another worker opened it a moment ago
+    // Nothing in this page was written before the kernel, and the kernel has
+    // not touched it yet: a write is fine, a read reads the fill.
+    m->page_open[p] = 1;
+    mprotect(m->body + p * page, page, PROT_READ | PROT_WRITE);
+    if (is_write == 0 && !pending_uninit.seen) {
+        pending_uninit.seen = true;
+        pending_uninit.address = addr;
+        pending_uninit.alloc = m->info;
+        current_kernel_position(&pending_uninit.where);
+    }
+    return true;
 }
 
 }  // namespace cuemu::detail
 
 using namespace cuemu::detail;
+
+namespace cuemu {
+
+void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
+    if (!p) return p;  // a null pointer is reported as one if it is used
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        if (mapping_at(p)) return p;  // device or managed memory, live or freed
+        auto it = pinned.upper_bound(static_cast<const char*>(p));
+        if (it != pinned.begin()) {
+            --it;  // cudaMallocHost memory is mapped into the device, as on a GPU
+            if (static_cast<const char*>(p) < it->first + it->second) return p;
+        }
+    }
+    if (is_static_data(p)) return p;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    alias_window& w = alias_windows[next_alias_window];
+    next_alias_window = (next_alias_window + 1) % alias_window_count;
+    if (!w.start) {
+        void* window = mmap(nullptr, alias_window_size, PROT_NONE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (window == MAP_FAILED) return p;  // no address space: leave it unchecked
+        w.start = static_cast<char*>(window);
+    }
+    const std::uintptr_t within_page = reinterpret_cast<std::uintptr_t>(p) % page_size();
+    w.alias = w.start + alias_window_size / 2 + within_page;
+    w.info.host_pointer = p;
+    w.info.argument = argument;
+    w.info.site = site;
+    return const_cast<char*>(w.alias);
+}
+
+}  // namespace cuemu
 
 cudaError_t cudaMalloc(void** dev_ptr, size_t size, const char* file, int line) {
     return allocate(dev_ptr, size, "cudaMalloc", file, line);
@@ -188,22 +511,35 @@ cudaError_t cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags,
 
 // cudaFree waits for the device first, as on a GPU: a kernel still queued
 // may use the buffer.
-cudaError_t cudaFree(void* dev_ptr) {
+cudaError_t cudaFree(void* dev_ptr, const char* file, int line) {
     if (cudaError_t e = synchronize_device()) return e;
     if (!dev_ptr) return cudaSuccess;
-    std::lock_guard<std::mutex> lock(registry_mutex);
+    std::unique_lock<std::mutex> lock(registry_mutex);
     auto it = live.find(static_cast<const char*>(dev_ptr));
-    if (it == live.end()) return record(cudaErrorInvalidValue);  // not ours, or freed twice
-    release_locked(it, "cudaFree");
+    if (it == live.end()) {  // freed twice, not from cudaMalloc, or not its start
+        const mapping* m = mapping_at(dev_ptr);
+        allocation_info info;
+        if (m) info = m->info;
+        lock.unlock();
+        explain_bad_free(dev_ptr, m ? &info : nullptr, file, line);
+        return record(cudaErrorInvalidValue);
+    }
+    release_locked(it, "cudaFree", file, line);
     return cudaSuccess;
 }
 
-// Pinned host memory is ordinary host memory here.
+// Pinned host memory is ordinary host memory here. It is remembered, because
+// a kernel may use it (it is mapped into the device's address space).
 cudaError_t cudaMallocHost(void** ptr, size_t size, const char*, int) {
     if (!ptr) return record(cudaErrorInvalidValue);
     if (cudaError_t e = context_status()) return e;
     *ptr = size ? std::aligned_alloc(256, (size + 255) / 256 * 256) : nullptr;
-    return size && !*ptr ? record(cudaErrorMemoryAllocation) : cudaSuccess;
+    if (size && !*ptr) return record(cudaErrorMemoryAllocation);
+    if (*ptr) {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        pinned[static_cast<const char*>(*ptr)] = size;
+    }
+    return cudaSuccess;
 }
 
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int, const char* file, int line) {
@@ -212,77 +548,150 @@ cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int, const char* fil
 
 cudaError_t cudaFreeHost(void* ptr) {
     if (cudaError_t e = synchronize_device()) return e;  // like cudaFree
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        pinned.erase(static_cast<const char*>(ptr));
+    }
     std::free(ptr);
     return cudaSuccess;
 }
 
 namespace {
+
+// Why a device-side range of a copy is refused, for the message: false when it
+// is fine.
+bool bad_device_range(const void* p, std::size_t count, const char* call, const char* role,
+                      const char* kind_name, const char* file, int line) {
+    if (is_device_range(p, count)) return false;
+    allocation_info info;
+    bool known = find_allocation(p, &info);
+    explain_bad_copy(call, role, kind_name, p, count, known ? &info : nullptr, file, line);
+    return true;
+}
+
+const char* copy_kind_name(cudaMemcpyKind kind) {
+    switch (kind) {
+        case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
+        case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
+        case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
+        case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
+        default: return "cudaMemcpyDefault";
+    }
+}
+
+// CUEMU_CHECK=uninit: a copy out of device memory that carries bytes nothing
+// wrote is worth a warning (a GPU would copy whatever the memory held). Runs
+// on the device thread, when the copy's turn comes: the kernels queued before
+// it have run and their writes are counted.
+void check_copied_bytes(const void* src, std::size_t count, const char* call, const char* file,
+                        int line) {
+    if (!check_uninit()) return;
+    allocation_info info;
+    std::size_t unwritten = 0, first = 0;
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        mapping* m = live_mapping_at(src);
+        if (!m || !tracks_writes(*m)) return;
+        info = m->info;
+        const std::size_t start = static_cast<std::size_t>(static_cast<const char*>(src) - m->info.begin);
+        for (std::size_t i = start; i < start + count; ++i) {
+            if (m->written[i]) continue;
+            if (unwritten++ == 0) first = i;
+        }
+    }
+    if (unwritten) explain_unwritten_copy(call, count, unwritten, first, info, file, line);
+}
+
 // The checks the real runtime makes: a valid direction, and device-side
 // ranges that lie inside one live allocation (cudaErrorInvalidValue
 // otherwise, for example for a null or a host pointer where a device one
 // belongs, or more bytes than the buffer holds).
-cudaError_t check_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+cudaError_t check_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       const char* call, const char* file, int line) {
     if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
         return record(cudaErrorInvalidMemcpyDirection);
     if (count == 0) return cudaSuccess;
-    if (!dst || !src) return record(cudaErrorInvalidValue);
-    const bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
-    const bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-    if (dst_device && !is_device_range(dst, count)) return record(cudaErrorInvalidValue);
-    if (src_device && !is_device_range(src, count)) return record(cudaErrorInvalidValue);
+    const char* kind_name = copy_kind_name(kind);
+    if (!dst || !src) {
+        explain_bad_copy(call, dst ? "source" : "destination", kind_name, nullptr, count,
+                         nullptr, file, line);
+        return record(cudaErrorInvalidValue);
+    }
+    bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
     if (kind == cudaMemcpyDefault) {
         // With unified addressing the runtime works out the direction; a
         // device-side range must still fit its buffer.
-        if (is_device_pointer(dst) && !is_device_range(dst, count)) return record(cudaErrorInvalidValue);
-        if (is_device_pointer(src) && !is_device_range(src, count)) return record(cudaErrorInvalidValue);
+        dst_device = is_device_pointer(dst);
+        src_device = is_device_pointer(src);
     }
+    if (dst_device && bad_device_range(dst, count, call, "destination", kind_name, file, line))
+        return record(cudaErrorInvalidValue);
+    if (src_device && bad_device_range(src, count, call, "source", kind_name, file, line))
+        return record(cudaErrorInvalidValue);
     return cudaSuccess;
 }
 
-// Copies and fills are done by the device thread, in stream order (queue.cpp).
-std::uint64_t queue_copy(void* dst, const void* src, size_t count, cudaStream_t stream) {
-    return enqueue(stream, [dst, src, count](std::uint64_t) {
+// Copies and fills are done by the device thread, in stream order (queue.cpp),
+// while device memory is open. Under CUEMU_CHECK=uninit the copy first checks
+// the bytes it carries out of device memory, and notes the bytes it writes.
+std::uint64_t queue_copy(void* dst, const void* src, size_t count, cudaStream_t stream,
+                         const char* call, const char* file, int line) {
+    return enqueue(stream, [=](std::uint64_t) {
+        check_copied_bytes(src, count, call, file, line);
         std::memmove(dst, src, count);
+        mark_written(dst, count);
         return cudaSuccess;
     });
+}
+
+// cudaMemset is asynchronous on a GPU too (for device memory): it is queued
+// and the call returns.
+cudaError_t queue_fill(void* dev_ptr, int value, size_t count, cudaStream_t stream,
+                       const char* call, const char* file, int line) {
+    if (cudaError_t e = context_status()) return e;
+    if (count == 0) return cudaSuccess;
+    if (bad_device_range(dev_ptr, count, call, "destination", nullptr, file, line))
+        return record(cudaErrorInvalidValue);
+    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    enqueue(stream, [dev_ptr, value, count](std::uint64_t) {
+        std::memset(dev_ptr, value, count);
+        mark_written(dev_ptr, count);
+        return cudaSuccess;
+    });
+    return cudaSuccess;
 }
 }  // namespace
 
 // Waits for the work before it and for the copy itself, so a fault in an
-// earlier kernel is returned here (a GPU returns it from cudaMemcpy too).
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+// earlier kernel is returned here (a GPU returns it from cudaMemcpy too). A
+// refused copy is explained and refused here, before anything is queued.
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       const char* file, int line) {
     if (cudaError_t e = context_status()) return e;
-    if (cudaError_t e = check_copy(dst, src, count, kind)) return e;
+    if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpy", file, line)) return e;
     if (count == 0) return cudaSuccess;
-    return wait_for(queue_copy(dst, src, count, 0));
+    return wait_for(queue_copy(dst, src, count, 0, "cudaMemcpy", file, line));
 }
 
 // Returns at once; the host memory must stay valid until the copy has run.
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, const char* file, int line) {
     if (cudaError_t e = context_status()) return e;
-    if (cudaError_t e = check_copy(dst, src, count, kind)) return e;
+    if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpyAsync", file, line))
+        return e;
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    if (count) queue_copy(dst, src, count, stream);
+    if (count) queue_copy(dst, src, count, stream, "cudaMemcpyAsync", file, line);
     return cudaSuccess;
 }
 
-// cudaMemset is asynchronous on a GPU too (for device memory): it is queued on
-// the default stream and the call returns.
-cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream) {
-    if (cudaError_t e = context_status()) return e;
-    if (count == 0) return cudaSuccess;
-    if (!is_device_range(dev_ptr, count)) return record(cudaErrorInvalidValue);
-    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    enqueue(stream, [dev_ptr, value, count](std::uint64_t) {
-        std::memset(dev_ptr, value, count);
-        return cudaSuccess;
-    });
-    return cudaSuccess;
+cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream,
+                            const char* file, int line) {
+    return queue_fill(dev_ptr, value, count, stream, "cudaMemsetAsync", file, line);
 }
 
-cudaError_t cudaMemset(void* dev_ptr, int value, size_t count) {
-    return cudaMemsetAsync(dev_ptr, value, count, 0);
+cudaError_t cudaMemset(void* dev_ptr, int value, size_t count, const char* file, int line) {
+    return queue_fill(dev_ptr, value, count, 0, "cudaMemset", file, line);
 }
 
 // ---- managed memory hints ------------------------------------------------------------
@@ -369,9 +778,3 @@ cudaError_t cuemu::symbol_copy(void* symbol, std::size_t symbol_size, std::size_
     return async ? cudaMemcpyAsync(dst, src, count, kind, stream)
                  : cudaMemcpy(dst, src, count, kind);
 }
-
-// Placeholders until device memory is protected between kernels (see internal.h).
-namespace cuemu::detail {
-void device_memory_open() {}
-void device_memory_close() {}
-}  // namespace cuemu::detail

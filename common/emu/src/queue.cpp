@@ -66,11 +66,11 @@ double now_ms() {
     return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
 }
 
-thread_local bool on_device_thread = false;
+thread_local bool is_device_thread = false;
 
 // Waiting for the device from the device's own work would wait forever.
 void refuse_wait_from_device(const char* what) {
-    if (!on_device_thread && !inside_kernel()) return;
+    if (!is_device_thread && !inside_kernel()) return;
     std::fprintf(stderr,
                  "cuemu: %s called from inside a kernel or a host function queued with "
                  "cudaLaunchHostFunc; it would wait for itself (a GPU does not allow it either)\n",
@@ -162,7 +162,7 @@ private:
     }
 
     void serve() {
-        on_device_thread = true;
+        is_device_thread = true;
         bool memory_open = false;
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
@@ -207,7 +207,7 @@ device_queue& queue();
 // by the device's own work (a host function or a kernel): it would wait for
 // itself.
 void finish_at_exit() {
-    if (on_device_thread || inside_kernel()) return;
+    if (is_device_thread || inside_kernel()) return;
     device_queue& q = queue();
     q.wait(q.last_issued(), "exit");
 }
@@ -241,6 +241,8 @@ bool is_valid_stream(cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(q.mutex_);
     return q.resolve(stream) != nullptr;
 }
+
+bool on_device_thread() { return is_device_thread; }
 
 cudaError_t wait_for(std::uint64_t seq) { return queue().wait(seq, "a CUDA call that waits"); }
 

@@ -55,6 +55,7 @@
 #include "cuemu/launch.h"
 #include "cuemu/runtime.h"
 #include "diagnostics.h"
+#include "fiber_switch.h"
 #include "internal.h"
 
 namespace cuemu {
@@ -104,6 +105,7 @@ struct launch_job {
     std::atomic<std::uint64_t> next_block{0};
     std::atomic<bool> failed{false};
     std::atomic<bool> timed_out{false};  // set by the watchdog
+    std::atomic<unsigned long long> fault_count{0};  // CUEMU_ON_FAULT=continue
     std::mutex report_mutex;
     cudaError_t error = cudaSuccess;  // guarded by report_mutex
 };
@@ -181,6 +183,9 @@ struct fiber_slot {
     const char* stack_low = nullptr;  // guard page .. top of this fiber's stack
     const char* stack_high = nullptr;
     std::string exception_text;
+    // For AddressSanitizer's fiber annotations (fiber_switch.h).
+    stack_span own_stack, scheduler_stack;
+    void* fake_stack = nullptr;
 };
 
 // The stack allocator the fibers use: boost's guarded stack, remembering
@@ -192,9 +197,16 @@ struct recorded_stack {
         bctx::stack_context sc = inner.allocate();
         slot->stack_high = static_cast<const char*>(sc.sp);
         slot->stack_low = slot->stack_high - sc.size - 2 * 4096;  // include the guard
+        slot->own_stack = stack_span{slot->stack_high - sc.size, sc.size};
         return sc;
     }
     void deallocate(bctx::stack_context& sc) noexcept { inner.deallocate(sc); }
+};
+
+// Dynamic shared memory is 256-byte aligned; aligned_alloc memory goes back
+// through free (an aligned new[] freed by plain delete[] is undefined).
+struct free_deleter {
+    void operator()(unsigned char* p) const { std::free(p); }
 };
 
 struct worker_state {
@@ -204,13 +216,14 @@ struct worker_state {
     std::vector<fiber_slot*> ready;                  // to resume, in this order
     std::vector<unsigned> start_order;               // for reverse and shuffle
     warp_state warps[32];                            // 1024 threads at most
-    std::unique_ptr<unsigned char[]> shared;         // dynamic shared memory
+    std::unique_ptr<unsigned char[], free_deleter> shared;  // dynamic shared memory
     std::size_t shared_capacity = 0;
 };
 
 __thread fiber_slot* tls_slot = nullptr;  // the CUDA thread running now
 __thread unsigned char* tls_dynamic_shared = nullptr;
 __thread launch_job* tls_job = nullptr;  // the launch this worker runs, for the watchdog
+__thread bool tls_is_worker = false;     // a worker of the pool (for the fault handler)
 // How many CUDA threads this worker has finished, ever. The watchdog reads it
 // from another thread; only this worker writes it, so a plain relaxed load and
 // store (no locked instruction) keeps the per-thread cost at about nothing.
@@ -275,9 +288,11 @@ bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_
     return true;
 }
 
-// A thread has finished: it no longer holds up its warp's lanes.
-inline void thread_exited(block_state& block, unsigned linear) {
-    ++block.exited;
+// A thread has finished (or, with CUEMU_ON_FAULT=continue, was ended by a
+// fault): it no longer holds up its warp's lanes. A thread ended by a fault
+// does not count as exited, so a barrier the others reach still releases them.
+inline void thread_exited(block_state& block, unsigned linear, bool counts_as_exit = true) {
+    if (counts_as_exit) ++block.exited;
     warp_state& w = block.warps[linear >> 5];
     w.gone |= 1u << (linear & 31);
     if (w.arrived) {
@@ -289,14 +304,35 @@ inline void thread_exited(block_state& block, unsigned linear) {
 }
 
 // ---- fibers ------------------------------------------------------------------
+// The fault handler runs with the watchdog's signal blocked; a fiber that
+// left the handler by siglongjmp unblocks it again.
+void unblock_watchdog_signal() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, watchdog_signal());
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+// From a CUDA thread's fiber back to the block's scheduling loop, and on when
+// the loop resumes this fiber.
+void yield_to_scheduler(fiber_slot* s) {
+    fiber_switch_start(&s->fake_stack, s->scheduler_stack);
+    s->sched = std::move(s->sched).resume();
+    fiber_switch_finish(s->fake_stack, nullptr);
+}
+
 bctx::fiber make_fiber(fiber_slot* s) {
     return bctx::fiber(std::allocator_arg, recorded_stack{{}, s}, [s](bctx::fiber&& sched) {
+        fiber_switch_finish(nullptr, &s->scheduler_stack);
         s->sched = std::move(sched);
         if (int how = sigsetjmp(s->fault_jump, 0); how != 0) {
             // The fault handler or the watchdog jumped here from inside the
-            // kernel. This fiber is never resumed again; the worker discards it.
+            // kernel. By default this fiber is never resumed again and the
+            // worker discards it; with CUEMU_ON_FAULT=continue, after a fault
+            // (not the watchdog), it goes on with the next thread.
             s->state = how == 2 ? fiber_state::timed_out : fiber_state::faulted;
-            s->sched = std::move(s->sched).resume();
+            unblock_watchdog_signal();  // on_fault blocks it, and siglongjmp kept the mask
+            yield_to_scheduler(s);
         }
         for (;;) {
             block_state* block = s->block;
@@ -327,7 +363,7 @@ bctx::fiber make_fiber(fiber_slot* s) {
                 s->state = fiber_state::threw;
                 s->exception_text = "an exception that is not a std::exception";
             }
-            s->sched = std::move(s->sched).resume();
+            yield_to_scheduler(s);
         }
         return std::move(s->sched);
     });
@@ -348,7 +384,17 @@ fiber_slot* acquire_slot(worker_state& w) {
 // After a fault, fibers of the block may be suspended mid-kernel. Destroying
 // them unwinds their stacks; the worker starts afresh with new fibers.
 void discard_all_fibers(worker_state& w) {
-    for (auto& slot : w.slots) slot->fiber = bctx::fiber{};  // unwind while the slot is whole
+    for (auto& slot : w.slots) {
+        // Destroying a suspended fiber unwinds it on its own stack; tell ASan
+        // about the trip there and back (fiber_switch.h).
+        void* fake_stack = nullptr;
+        fiber_switch_start(&fake_stack, slot->own_stack);
+        slot->fiber = bctx::fiber{};  // unwind while the slot is whole
+        fiber_switch_finish(fake_stack, nullptr);
+        void* unused = nullptr;
+        fiber_switch_start(&unused, slot->scheduler_stack);
+        fiber_switch_finish(unused, nullptr);
+    }
     w.idle.clear();
     w.at_barrier.clear();
     w.ready.clear();
@@ -358,8 +404,14 @@ void discard_all_fibers(worker_state& w) {
 // ---- faults ------------------------------------------------------------------
 void report_and_fail(launch_job& job, fiber_slot& s) {
     std::lock_guard<std::mutex> lock(job.report_mutex);
-    job.failed = true;
-    if (job.error != cudaSuccess) return;  // one report per launch, not per thread
+    // CUEMU_ON_FAULT=continue ends only the faulting thread; the watchdog
+    // always stops the launch.
+    const bool timed_out = s.state == fiber_state::timed_out;
+    const bool stop = timed_out || !continue_after_fault();
+    if (!timed_out) ++job.fault_count;
+    if (stop) job.failed = true;
+    // One report per launch, not per thread (a block problem may have been first).
+    if (job.error != cudaSuccess || (!timed_out && job.fault_count > 1)) return;
     fault_report r;
     r.site = job.site;
     r.block_idx = tls_block_idx;
@@ -376,36 +428,58 @@ void report_and_fail(launch_job& job, fiber_slot& s) {
     const char* a = static_cast<const char*>(s.fault_address);
     r.stack_overflow = s.state == fiber_state::faulted && a && a >= s.stack_low &&
                        a < s.stack_high;
-    job.error = report_fault(r);
+    cudaError_t error = report_fault(r);
+    if (stop) job.error = error;
 }
 
-// Records where the interrupted instruction was (for the report's source line).
-void note_pc(fiber_slot* s, void* raw_context) {
-    s->fault_pc = nullptr;
-    s->fault_is_write = -1;
+// Where the interrupted instruction was (for the report's source line), and
+// whether a SIGSEGV was a write.
+void read_context(int sig, void* raw_context, const void** pc, int* is_write) {
+    *pc = nullptr;
+    *is_write = -1;
 #if defined(__linux__) && defined(__x86_64__)
     auto* uc = static_cast<ucontext_t*>(raw_context);
-    s->fault_pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
-    if (s->signal_number == SIGSEGV) s->fault_is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+    *pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+    if (sig == SIGSEGV) *is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
 #elif defined(__linux__) && defined(__aarch64__)
     auto* uc = static_cast<ucontext_t*>(raw_context);
-    s->fault_pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
+    *pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
+    (void)sig;
 #else
+    (void)sig;
     (void)raw_context;
 #endif
 }
 
+struct sigaction previous_actions[NSIG];  // what was installed before ours
+
 void on_fault(int sig, siginfo_t* info, void* raw_context) {
+    const void* pc = nullptr;
+    int is_write = -1;
+    read_context(sig, raw_context, &pc, &is_write);
     fiber_slot* s = tls_slot;
     if (!s) {
-        // Not inside a kernel: a fault of the host program. Let it crash the
-        // usual way (the default action runs when the instruction repeats).
-        signal(sig, SIG_DFL);
+        // Not inside a kernel. On a host thread of the program: explain it if
+        // it touched device memory (closed while the device is idle). On the
+        // device thread: queued work (a copy, a memset, a host function)
+        // touched memory that was not valid when it ran. On a worker between
+        // CUDA threads: the emulator's own fault. Then let the program crash
+        // the way it would have without us (the previous action runs when the
+        // instruction repeats), as a GPU program crashes there too.
+        if (on_device_thread())
+            report_device_thread_fault(sig, info->si_addr, pc, is_write);
+        else if (!tls_is_worker)
+            report_host_fault(sig, info->si_addr, pc, is_write);
+        sigaction(sig, &previous_actions[sig], nullptr);
         return;
     }
+    // CUEMU_CHECK=uninit keeps pages nothing wrote closed: its own faults
+    // are noted and the access is retried.
+    if (sig == SIGSEGV && handle_uninit_fault(info->si_addr, is_write)) return;
     s->signal_number = sig;
     s->fault_address = info->si_addr;
-    note_pc(s, raw_context);
+    s->fault_pc = pc;
+    s->fault_is_write = is_write;
     siglongjmp(s->fault_jump, 1);
 }
 
@@ -419,7 +493,7 @@ void on_watchdog(int, siginfo_t*, void* raw_context) {
     if (!s || !job || !job->timed_out.load()) return;
     s->signal_number = 0;
     s->fault_address = nullptr;
-    note_pc(s, raw_context);
+    read_context(0, raw_context, &s->fault_pc, &s->fault_is_write);
     siglongjmp(s->fault_jump, 2);
 }
 
@@ -431,7 +505,11 @@ void install_fault_handler() {
     // stay blocked afterwards.
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&action.sa_mask);
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &action, nullptr);
+    // The watchdog's signal waits while a fault is handled: its siglongjmp
+    // would leave the fault handler holding the registry's lock (CUEMU_CHECK=uninit).
+    sigaddset(&action.sa_mask, watchdog_signal());
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &action, &previous_actions[sig]);
+    sigemptyset(&action.sa_mask);
     action.sa_sigaction = on_watchdog;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
     sigaction(watchdog_signal(), &action, nullptr);
@@ -586,7 +664,10 @@ void shuffle_with(std::vector<T>& v, std::uint64_t seed) {
 // Resumes s; files it by what it did. False when the block must be abandoned.
 bool resume(worker_state& w, fiber_slot* s) {
     tls_slot = s;
+    void* fake_stack = nullptr;
+    fiber_switch_start(&fake_stack, s->own_stack);
     s->fiber = std::move(s->fiber).resume();
+    fiber_switch_finish(fake_stack, nullptr);
     tls_slot = nullptr;
     switch (s->state) {
         case fiber_state::idle:
@@ -599,6 +680,13 @@ bool resume(worker_state& w, fiber_slot* s) {
             return true;  // its warp_state knows it; a group's completion queues it
         default:
             report_and_fail(*s->block->job, *s);
+            if (continue_after_fault() && s->state != fiber_state::timed_out) {
+                // The faulting thread ends here; its fiber is back at its
+                // start and takes the next thread when resumed.
+                thread_exited(*s->block, s->linear, /*counts_as_exit=*/false);
+                w.idle.push_back(s);
+                return true;
+            }
             discard_all_fibers(w);
             return false;
     }
@@ -669,7 +757,8 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
 void run_blocks(worker_state& w, launch_job& job) {
     std::size_t shared_bytes = job.config->shared_bytes;
     if (shared_bytes > w.shared_capacity) {
-        w.shared.reset(new (std::align_val_t(256)) unsigned char[shared_bytes]);
+        w.shared.reset(static_cast<unsigned char*>(
+            std::aligned_alloc(256, (shared_bytes + 255) / 256 * 256)));
         w.shared_capacity = shared_bytes;
     }
     tls_dynamic_shared = w.shared.get();
@@ -751,7 +840,7 @@ public:
         : schedule_(configured_schedule()),
           watchdog_seconds_(configured_watchdog_seconds()),
           progress_(new progress_counter[n]) {
-        install_fault_handler();
+        install_fault_handler_once();
         for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { work(progress_[i].finished); });
     }
     ~worker_pool() {
@@ -814,6 +903,7 @@ private:
 
     void work(std::atomic<std::uint64_t>& progress) {
         tls_progress = &progress;
+        tls_is_worker = true;
         // A signal stack of our own: the fault handler must run even when a
         // fiber has overflowed its stack.
         std::vector<char> signal_stack(signal_stack_size);
@@ -940,6 +1030,22 @@ void remember_refusal(const launch_site& site, cudaError_t e, const std::string&
 
 int worker_count() { return pool().size(); }
 
+void install_fault_handler_once() {
+    static std::once_flag once;
+    std::call_once(once, install_fault_handler);
+}
+
+bool current_kernel_position(kernel_position* out) {
+    fiber_slot* s = tls_slot;
+    if (!s || !s->block) return false;
+    out->site = *s->block->job->site;
+    out->block_idx = tls_block_idx;
+    out->thread_idx = s->thread_idx;
+    out->grid_dim = s->block->job->config->grid;
+    out->block_dim = s->block->job->config->block;
+    return true;
+}
+
 std::string emulator_device_name() {
     return "cuemu CPU emulator (" + std::to_string(worker_count()) +
            " worker threads, not a GPU)";
@@ -992,8 +1098,13 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
         std::uint64_t(config.grid.x) * config.grid.y * std::uint64_t(config.grid.z);
     {
         std::lock_guard<std::mutex> lock(launch_mutex);
+        // The device queue has opened device memory (queue.cpp); these only
+        // bracket the kernel for CUEMU_CHECK=uninit (memory.cpp).
+        device_memory_kernel_begin();
         pool().run(job);
+        device_memory_kernel_end();
     }
+    if (continue_after_fault() && job.fault_count > 1) report_fault_count(site, job.fault_count);
     return job.error;
 }
 
@@ -1022,7 +1133,7 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
         }
         if (w.arrived >> lane & 1u) {
             s->state = fiber_state::at_warp;
-            s->sched = std::move(s->sched).resume();
+            yield_to_scheduler(s);
             tls_thread_idx = s->thread_idx;
         }
     }
@@ -1051,7 +1162,7 @@ int block_barrier(int predicate, const char* file, int line) {
     s->barrier_file = file;
     s->barrier_line = line;
     s->barrier_predicate = predicate != 0;
-    s->sched = std::move(s->sched).resume();
+    yield_to_scheduler(s);
     // Resumed by the block's loop, on the same OS thread: restore this
     // thread's index (another fiber ran in between).
     tls_thread_idx = s->thread_idx;

@@ -3,7 +3,8 @@
 // Signatures follow the real runtime. Memory functions take two hidden
 // trailing arguments, filled in by the compiler with the caller's file and
 // line (__builtin_FILE/__builtin_LINE), so that a diagnostic can say where a
-// buffer was allocated. Implementations live in common/emu/src.
+// buffer was allocated or freed, or which copy was refused. Implementations
+// live in common/emu/src.
 #ifndef CUEMU_RUNTIME_H
 #define CUEMU_RUNTIME_H
 
@@ -37,15 +38,18 @@ cudaError_t cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags = 
                               CUEMU_CALLER);
 cudaError_t cudaMallocHost(void** ptr, size_t size, CUEMU_CALLER);
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags, CUEMU_CALLER);
-cudaError_t cudaFree(void* dev_ptr);
+cudaError_t cudaFree(void* dev_ptr, CUEMU_CALLER);
 cudaError_t cudaFreeHost(void* ptr);
 // cudaMemcpy waits for earlier work and for the copy; the Async forms and
-// cudaMemset only queue (cudaMemset is asynchronous on a GPU too).
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
+// cudaMemset only queue (cudaMemset is asynchronous on a GPU too). Their
+// arguments are checked, and a refusal explained, at the call.
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                       CUEMU_CALLER);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                            cudaStream_t stream = 0);
-cudaError_t cudaMemset(void* dev_ptr, int value, size_t count);
-cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream = 0);
+                            cudaStream_t stream = 0, CUEMU_CALLER);
+cudaError_t cudaMemset(void* dev_ptr, int value, size_t count, CUEMU_CALLER);
+cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream = 0,
+                            CUEMU_CALLER);
 
 // The typed overloads of the real runtime's C++ API: cudaMalloc(&d_a, bytes)
 // with float* d_a works without a (void**) cast.
