@@ -16,13 +16,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "random_data.h"
+
+#include "stderr_capture.h"
 
 // ---- kernels -------------------------------------------------------------------
 // A dependent chain of multiply-adds per thread: time grows with iterations,
@@ -111,27 +111,6 @@ static long long iterations_for_100ms(float* d_scratch) {
         iterations *= elapsed > 1.0 ? std::max(2.0, 150.0 / elapsed) : 16.0;
     }
 }
-
-struct stderr_capture {
-    std::string path = "/tmp/cuemu_async_" + std::to_string(getpid()) + ".txt";
-    int saved = -1;
-    stderr_capture() {
-        std::fflush(stderr);
-        saved = dup(2);
-        REQUIRE(std::freopen(path.c_str(), "w", stderr) != nullptr);
-    }
-    std::string finish() {
-        std::fflush(stderr);
-        dup2(saved, 2);
-        close(saved);
-        std::ifstream in(path);
-        std::stringstream text;
-        text << in.rdbuf();
-        std::remove(path.c_str());
-        std::fprintf(stderr, "%s", text.str().c_str());  // still show it in the log
-        return text.str();
-    }
-};
 
 // ---- asynchronous launches and timing --------------------------------------------
 TEST_CASE("a launch returns before its kernel has run") {

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "stderr_capture.h"
 
 // ---- buggy kernels ---------------------------------------------------------------
 __global__ void add_without_bounds_check(const float* a, const float* b, float* c) {
@@ -28,28 +28,6 @@ __global__ void deep_local_array(float* out) {
     for (int i = 0; i < (1 << 17); i += 1024) big[i] = static_cast<float>(i);
     out[threadIdx.x] = big[threadIdx.x * 1024];
 }
-
-// ---- capturing stderr ------------------------------------------------------------
-struct stderr_capture {
-    std::string path = "/tmp/cuemu_fault_" + std::to_string(getpid()) + ".txt";
-    int saved = -1;
-    stderr_capture() {
-        std::fflush(stderr);
-        saved = dup(2);
-        REQUIRE(std::freopen(path.c_str(), "w", stderr) != nullptr);
-    }
-    std::string finish() {
-        std::fflush(stderr);
-        dup2(saved, 2);
-        close(saved);
-        std::ifstream in(path);
-        std::stringstream text;
-        text << in.rdbuf();
-        std::remove(path.c_str());
-        std::fprintf(stderr, "%s", text.str().c_str());  // still show it in the log
-        return text.str();
-    }
-};
 
 // The launch is accepted; the fault is only known once the host waits.
 static void launch_accepted_then_fails_at_sync(cudaError_t expected) {

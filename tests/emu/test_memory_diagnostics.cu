@@ -20,11 +20,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "stderr_capture.h"
 
 // ---- buggy kernels ------------------------------------------------------------------
 // A 2D tile written without checking the row: rows past the last one are
@@ -65,32 +65,6 @@ __global__ void recursive_sum(float* out, int depth) {
 }
 
 // ---- helpers -----------------------------------------------------------------------------
-// stderr of this process, from construction to finish(), which waits for the device.
-struct stderr_capture {
-    std::string path = "/tmp/cuemu_memdiag_" + std::to_string(getpid()) + ".txt";
-    int saved = -1;
-    stderr_capture() {
-        std::fflush(stderr);
-        saved = dup(2);
-        REQUIRE(std::freopen(path.c_str(), "w", stderr) != nullptr);
-    }
-    std::string finish() {
-        // Launches (and copies) are asynchronous: a kernel's report is printed
-        // when the device runs it, so wait for it first (the error it
-        // returns is checked by check_sticky).
-        (void)cudaDeviceSynchronize();
-        std::fflush(stderr);
-        dup2(saved, 2);
-        close(saved);
-        std::ifstream in(path);
-        std::stringstream text;
-        text << in.rdbuf();
-        std::remove(path.c_str());
-        std::fprintf(stderr, "%s", text.str().c_str());  // still show it in the log
-        return text.str();
-    }
-};
-
 // Runs body in a forked child (before this process made any CUDA call, so the
 // child starts with a fresh emulator) and returns its stderr and wait status.
 struct child_result {
@@ -155,7 +129,7 @@ TEST_CASE("past-end-2d") {
     float* d_m = nullptr;
     REQUIRE(cudaMalloc(&d_m, width * height * sizeof(float)) == cudaSuccess);
     const int alloc_line = __LINE__ - 1;
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int launch_line = __LINE__ + 1;
     fill_rows_without_check<<<dim3(1, 2), dim3(16, 16)>>>(d_m, width);
     std::string report = capture.finish();
@@ -204,7 +178,7 @@ TEST_CASE("host-pointer") {
     std::vector<int> h_src(64, 7);  // host memory: the bug is passing it to the kernel
     int* d_out = nullptr;
     REQUIRE(cudaMalloc(&d_out, 32 * sizeof(int)) == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int launch_line = __LINE__ + 1;
     copy_element<<<1, 32>>>(d_out, h_src.data(), 5);
     std::string report = capture.finish();
@@ -235,7 +209,7 @@ TEST_CASE("host-pointer-allowed") {
         expected[i] = static_cast<int>(rng() % 1000);
         pinned[i] = managed[i] = expected[i];
     }
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     add_one<<<(n + 63) / 64, 64>>>(pinned, n);
     add_one<<<(n + 63) / 64, 64>>>(managed, n);
     std::string report = capture.finish();
@@ -328,7 +302,7 @@ TEST_CASE("double-free") {
     const int alloc_line = __LINE__ - 1;
     REQUIRE(cudaFree(d) == cudaSuccess);
     const int first_free_line = __LINE__ - 1;
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int second_free_line = __LINE__ + 1;
     cudaError_t second = cudaFree(d);
     std::string report = capture.finish();
@@ -350,7 +324,7 @@ TEST_CASE("copy-from-freed") {
     REQUIRE(cudaMalloc(&d, h.size() * sizeof(float)) == cudaSuccess);
     REQUIRE(cudaFree(d) == cudaSuccess);
     const int free_line = __LINE__ - 1;
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int copy_line = __LINE__ + 1;
     cudaError_t e = cudaMemcpy(h.data(), d, h.size() * sizeof(float), cudaMemcpyDeviceToHost);
     std::string report = capture.finish();
@@ -367,7 +341,7 @@ TEST_CASE("memcpy-too-many-bytes") {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, n * sizeof(float)) == cudaSuccess);
     const int alloc_line = __LINE__ - 1;
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int copy_line = __LINE__ + 1;
     cudaError_t e = cudaMemcpy(d, h.data(), (n + 1) * sizeof(float), cudaMemcpyHostToDevice);
     std::string report = capture.finish();
@@ -385,7 +359,7 @@ TEST_CASE("memcpy-wrong-direction") {
     std::vector<float> h_result(n);
     float* d_result = nullptr;
     REQUIRE(cudaMalloc(&d_result, n * sizeof(float)) == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int copy_line = __LINE__ + 1;
     cudaError_t e = cudaMemcpy(h_result.data(), d_result, n * sizeof(float), cudaMemcpyHostToDevice);
     std::string report = capture.finish();
@@ -408,7 +382,7 @@ TEST_CASE("uninit-kernel-read") {
     const int alloc_line = __LINE__ - 1;
     REQUIRE(cudaMalloc(&d_out, n * sizeof(float)) == cudaSuccess);
     // The bug: the input is never copied to d_in.
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int launch_line = __LINE__ + 1;
     scale<<<1, n>>>(d_in, d_out, n);
     std::string report = capture.finish();
@@ -422,7 +396,7 @@ TEST_CASE("uninit-kernel-read") {
     // A buffer the program did fill gives no report.
     std::vector<float> h_in = random_floats(n);
     REQUIRE(cudaMemcpy(d_in, h_in.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
-    stderr_capture quiet;
+    stderr_capture quiet(capture_until::device_idle);
     scale<<<1, n>>>(d_in, d_out, n);
     CHECK(quiet.finish().empty());
 }
@@ -437,7 +411,7 @@ TEST_CASE("uninit-queued-kernels") {
     REQUIRE(cudaMalloc(&d_in, n * sizeof(float)) == cudaSuccess);
     REQUIRE(cudaMalloc(&d_mid, n * sizeof(float)) == cudaSuccess);
     REQUIRE(cudaMalloc(&d_out, n * sizeof(float)) == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     REQUIRE(cudaMemcpyAsync(d_in, h_in.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
     scale<<<(n + 255) / 256, 256>>>(d_in, d_mid, n);
     scale<<<(n + 255) / 256, 256>>>(d_mid, d_out, n);
@@ -460,7 +434,7 @@ TEST_CASE("uninit-copy-back") {
     REQUIRE(cudaMemcpy(d_in, h_in.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
     scale<<<n / 256, 256>>>(d_in, d_out, n);  // the bug: 3 blocks cover 768 of 1000 elements
     REQUIRE(cudaGetLastError() == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int copy_line = __LINE__ + 1;
     cudaError_t e = cudaMemcpy(h_out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost);
     std::string report = capture.finish();
@@ -477,7 +451,7 @@ TEST_CASE("uninit-copy-back") {
 TEST_CASE("stack-overflow-position") {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 64 * sizeof(float)) == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int launch_line = __LINE__ + 1;
     recursive_sum<<<2, 64>>>(d, 3);
     std::string report = capture.finish();
@@ -497,7 +471,7 @@ TEST_CASE("continue-after-fault") {
     const int width = 16, height = 21;
     float* d_m = nullptr;
     REQUIRE(cudaMalloc(&d_m, width * height * sizeof(float)) == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     fill_rows_without_check<<<dim3(1, 2), dim3(16, 16)>>>(d_m, width);
     std::string report = capture.finish();
     CHECK(cudaGetLastError() == cudaSuccess);  // no sticky error in this mode

@@ -14,9 +14,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "stderr_capture.h"
 
 // ---- buggy kernels ---------------------------------------------------------------
 // Threads past n leave before the barrier the others wait at.
@@ -76,32 +76,6 @@ __global__ void busy_threads(long long* out, long long ticks) {
     out[blockIdx.x * blockDim.x + threadIdx.x] = now - start;
 }
 
-// ---- capturing stderr ------------------------------------------------------------
-struct stderr_capture {
-    std::string path = "/tmp/cuemu_sync_fault_" + std::to_string(getpid()) + ".txt";
-    int saved = -1;
-    stderr_capture() {
-        std::fflush(stderr);
-        saved = dup(2);
-        REQUIRE(std::freopen(path.c_str(), "w", stderr) != nullptr);
-    }
-    std::string finish() {
-        // Launches are asynchronous: the report is printed when the device
-        // runs the kernel, so wait for it (the error it returns is checked
-        // by check_sticky).
-        (void)cudaDeviceSynchronize();
-        std::fflush(stderr);
-        dup2(saved, 2);
-        close(saved);
-        std::ifstream in(path);
-        std::stringstream text;
-        text << in.rdbuf();
-        std::remove(path.c_str());
-        std::fprintf(stderr, "%s", text.str().c_str());  // still show it in the log
-        return text.str();
-    }
-};
-
 static bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
@@ -128,7 +102,7 @@ TEST_CASE("barrier-after-exit") {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 64 * sizeof(float)) == cudaSuccess);
     REQUIRE(cudaMemset(d, 0, 64 * sizeof(float)) == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int launch_line = __LINE__ + 1;
     early_return_before_barrier<<<dim3(2, 1, 1), 48>>>(d, 40);
     std::string report = capture.finish();
@@ -147,7 +121,7 @@ TEST_CASE("barrier-after-exit") {
 TEST_CASE("barriers-at-different-lines") {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 64 * sizeof(float)) == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int launch_line = __LINE__ + 1;
     barrier_in_branch<<<1, 64>>>(d);
     std::string report = capture.finish();
@@ -164,7 +138,7 @@ TEST_CASE("barriers-at-different-lines") {
 TEST_CASE("warp-barrier-deadlock") {
     int* d = nullptr;
     REQUIRE(cudaMalloc(&d, 64 * sizeof(int)) == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     const int launch_line = __LINE__ + 1;
     shuffle_then_barrier<<<1, 64>>>(d);
     std::string report = capture.finish();
@@ -191,7 +165,7 @@ TEST_CASE("watchdog") {
     int* flag = nullptr;
     REQUIRE(cudaMalloc(&flag, sizeof(int)) == cudaSuccess);
     REQUIRE(cudaMemset(flag, 0, sizeof(int)) == cudaSuccess);
-    stderr_capture capture;
+    stderr_capture capture(capture_until::device_idle);
     auto start = std::chrono::steady_clock::now();
     const int launch_line = __LINE__ + 1;
     wait_for_other_block<<<2, 32>>>(flag);
@@ -255,13 +229,13 @@ TEST_CASE("launch-configurations") {
     for (const bad_launch& c : cases) {
         CAPTURE(c.why);
         // Checked at once, as it should be: the emulator adds no note.
-        stderr_capture quiet;
+        stderr_capture quiet(capture_until::device_idle);
         CHECK(launch_noop(c.grid, c.block, c.shmem) == c.expected);
         CHECK(cudaGetLastError() == cudaSuccess);  // not sticky
         CHECK(launch_noop(1, 1) == cudaSuccess);
         CHECK(quiet.finish().empty());
         // Not checked: the next launch prints a note naming the refused one.
-        stderr_capture capture;
+        stderr_capture capture(capture_until::device_idle);
         const int launch_line = __LINE__ + 1;
         noop<<<c.grid, c.block, c.shmem>>>();
         noop<<<1, 1>>>();
