@@ -101,6 +101,11 @@ public:
         return live_streams_.count(s) ? s : nullptr;
     }
     bool is_default(cudaStream_t s) { return resolve(s) == &default_stream_; }
+    // resolve() for callers that do not hold the lock.
+    CUstream_st* find(cudaStream_t s) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return resolve(s);
+    }
 
     // Queues work; while_locked(seq) runs under the queue lock before the
     // device thread can see the work (for an event's bookkeeping).
@@ -227,20 +232,12 @@ device_queue& queue() {
 
 std::uint64_t enqueue(cudaStream_t stream, device_work work) {
     device_queue& q = queue();
-    CUstream_st* s;
-    {
-        std::lock_guard<std::mutex> lock(q.mutex_);
-        s = q.resolve(stream);
-    }
+    CUstream_st* s = q.find(stream);
     if (!s) s = q.resolve(nullptr);  // callers check the stream first; never a dangling one
     return q.push(s, std::move(work));
 }
 
-bool is_valid_stream(cudaStream_t stream) {
-    device_queue& q = queue();
-    std::lock_guard<std::mutex> lock(q.mutex_);
-    return q.resolve(stream) != nullptr;
-}
+bool is_valid_stream(cudaStream_t stream) { return queue().find(stream) != nullptr; }
 
 bool on_device_thread() { return is_device_thread; }
 
@@ -309,11 +306,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
-    CUstream_st* s;
-    {
-        std::lock_guard<std::mutex> lock(q.mutex_);
-        s = q.resolve(stream);
-    }
+    CUstream_st* s = q.find(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     return q.wait(q.last_on(s), "cudaStreamSynchronize");
 }
@@ -323,11 +316,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
-    CUstream_st* s;
-    {
-        std::lock_guard<std::mutex> lock(q.mutex_);
-        s = q.resolve(stream);
-    }
+    CUstream_st* s = q.find(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     return q.query(q.last_on(s));
 }
@@ -385,11 +374,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (!event) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
-    CUstream_st* s;
-    {
-        std::lock_guard<std::mutex> lock(q.mutex_);
-        s = q.resolve(stream);
-    }
+    CUstream_st* s = q.find(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     q.push(
         s,
