@@ -52,8 +52,6 @@ bool is_device_pointer(const void* p);
 // can be reported. Both may be called repeatedly; they nest by nothing.
 void device_memory_open();
 void device_memory_close();
-// True while device memory is open (the device queue is working).
-bool device_memory_is_open();
 // Around each kernel, on the device thread (run_launch). Under
 // CUEMU_CHECK=uninit the kernel sees only the pages something wrote; the end
 // collects what the kernel wrote and reports its first read of memory nothing

@@ -395,11 +395,6 @@ void device_memory_close() {
     protect_all();
 }
 
-bool device_memory_is_open() {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    return device_open;
-}
-
 void device_memory_kernel_begin() {
     if (!check_uninit()) return;
     std::lock_guard<std::mutex> lock(registry_mutex);
