@@ -1,10 +1,15 @@
 // stderr_capture.h - what the emulator's diagnostic tests share: this
-// process's stderr, from construction to finish(), to check a report's words.
+// process's stderr, from construction to finish(), to check a report's words;
+// and run_in_child, for a bug that ends the program or a run that needs an
+// emulator of its own (a fresh pool of workers, no sticky error yet).
 #ifndef CUEMU_TESTS_STDERR_CAPTURE_H
 #define CUEMU_TESTS_STDERR_CAPTURE_H
 
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -41,5 +46,40 @@ struct stderr_capture {
     std::string path = "/tmp/cuemu_stderr_" + std::to_string(getpid()) + ".txt";
     int saved = -1;
 };
+
+// Runs body in a forked child (before this process made any CUDA call, so the
+// child starts with a fresh emulator) and returns its stderr and wait status.
+struct child_result {
+    int status = 0;
+    std::string err;
+};
+inline child_result run_in_child(void (*body)()) {
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        // The crash must be the program's own, not caught by the test runner.
+        signal(SIGSEGV, SIG_DFL);
+        signal(SIGBUS, SIG_DFL);
+        rlimit no_core{0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);  // an expected crash needs no core file
+        dup2(fds[1], 2);
+        close(fds[0]);
+        body();
+        std::fflush(stderr);
+        _exit(0);
+    }
+    close(fds[1]);
+    child_result r;
+    char buf[4096];
+    for (ssize_t got; (got = read(fds[0], buf, sizeof buf)) > 0;) r.err.append(buf, static_cast<size_t>(got));
+    close(fds[0]);
+    waitpid(pid, &r.status, 0);
+    std::fprintf(stderr, "%s", r.err.c_str());  // shown in the test log
+    return r;
+}
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "stderr_capture.h"
@@ -27,6 +28,17 @@ __global__ void deep_local_array(float* out) {
     volatile float big[1 << 17];  // 512 KiB: more than a CUDA thread's stack here
     for (int i = 0; i < (1 << 17); i += 1024) big[i] = static_cast<float>(i);
     out[threadIdx.x] = big[threadIdx.x * 1024];
+}
+
+// Blocks 3 and up write past the end of a 3-block buffer. Block 3 dawdles
+// first, so with several workers a later block reaches its bad write sooner.
+__global__ void late_blocks_write_past_end(float* out, long long dawdle_ns) {
+    if (blockIdx.x == 3 && threadIdx.x == 0) {
+        long long start = clock64();  // on the emulator clock64() counts nanoseconds
+        while (clock64() - start < dawdle_ns) {
+        }
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;  // no bounds check
 }
 
 // The launch is accepted; the fault is only known once the host waits.
@@ -101,4 +113,28 @@ TEST_CASE("stack-overflow") {
     std::string report = capture.finish();
     CHECK(report.find("stack overflow in kernel 'deep_local_array'") != std::string::npos);
     check_sticky(cudaErrorIllegalAddress);
+}
+
+// Which faulting block is reported must not depend on timing or on the
+// number of workers: a learner (or a grading script) sees the same report on
+// every run and every machine. It is the first failing block in launch order,
+// the one a single worker running the blocks in order would meet first.
+static void launch_where_block_3_fails_last() {
+    setenv("CUEMU_WORKERS", "4", 1);  // read when the child's emulator starts
+    float* d_out = nullptr;
+    cudaMalloc(&d_out, 3 * 64 * sizeof(float));
+    late_blocks_write_past_end<<<16, 64>>>(d_out, 20 * 1000 * 1000);
+    cudaError_t e = cudaDeviceSynchronize();
+    std::fprintf(stderr, "synchronize: %s\n", cudaGetErrorName(e));
+}
+TEST_CASE("first-failing-block-is-reported") {
+    for (int run = 0; run < 5; ++run) {
+        child_result r = run_in_child(launch_where_block_3_fails_last);
+        CHECK(r.status == 0);
+        CHECK(r.err.find("out-of-bounds write in kernel 'late_blocks_write_past_end'") != std::string::npos);
+        CHECK(r.err.find("block (3,0,0) of grid (16,1,1), thread (0,0,0)") != std::string::npos);
+        CHECK(r.err.find("0 bytes past the end of a 768-byte buffer") != std::string::npos);
+        CHECK(r.err.find("cuemu:") == r.err.rfind("cuemu:"));
+        CHECK(r.err.find("synchronize: cudaErrorIllegalAddress") != std::string::npos);
+    }
 }

@@ -19,6 +19,12 @@
 // start, and the order they leave each barrier), so a race that forward order
 // happens to hide shows up, still reproducibly.
 //
+// A failing launch reports the first failing block in launch order, whatever
+// the number of workers: blocks are handed out in order, blocks after a failed
+// one are not started, blocks before it (already started) run on, and the
+// report of the lowest-numbered failed block is printed when the launch ends.
+// So the same program gives the same report on 2 cores and on 64.
+//
 // Warp functions (__shfl_sync, __ballot_sync, __syncwarp ...) are barriers
 // among the lanes of one warp: a lane that arrives suspends like at
 // __syncthreads, and the lane whose arrival completes the group computes every
@@ -42,6 +48,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -103,11 +111,17 @@ struct launch_job {
     schedule_setting schedule;
     double watchdog_seconds = 0;
     std::atomic<std::uint64_t> next_block{0};
-    std::atomic<bool> failed{false};
     std::atomic<bool> timed_out{false};  // set by the watchdog
     std::atomic<unsigned long long> fault_count{0};  // CUEMU_ON_FAULT=continue
+    // Blocks numbered above this one are not started (a block has failed).
+    std::atomic<std::uint64_t> lowest_failed_block{std::numeric_limits<std::uint64_t>::max()};
     std::mutex report_mutex;
-    cudaError_t error = cudaSuccess;  // guarded by report_mutex
+    // The one report of the launch, printed when it ends (keep_report). Guarded
+    // by report_mutex, as is error.
+    std::function<cudaError_t()> report;
+    std::uint64_t report_block = std::numeric_limits<std::uint64_t>::max();
+    bool report_stops = false;  // a fault that stops the launch, not one it goes on after
+    cudaError_t error = cudaSuccess;
 };
 
 struct fiber_slot;
@@ -402,6 +416,24 @@ void discard_all_fibers(worker_state& w) {
 }
 
 // ---- faults ------------------------------------------------------------------
+__thread std::uint64_t tls_linear_block;  // the block this worker runs, numbered in launch order
+
+// Keeps the report of a failure in the current block if it is the one the
+// launch will print: a failure that stops the launch wins over one it goes on
+// after (CUEMU_ON_FAULT=continue), then the lowest-numbered block, then the
+// first report from that block. Called with job.report_mutex held.
+void keep_report(launch_job& job, bool stops, std::function<cudaError_t()> report) {
+    const std::uint64_t block = tls_linear_block;
+    const bool better = (stops && !job.report_stops) ||
+                        (stops == job.report_stops && block < job.report_block);
+    if (better) {
+        job.report = std::move(report);
+        job.report_block = block;
+        job.report_stops = stops;
+    }
+    if (stops && block < job.lowest_failed_block.load()) job.lowest_failed_block = block;
+}
+
 void report_and_fail(launch_job& job, fiber_slot& s) {
     std::lock_guard<std::mutex> lock(job.report_mutex);
     // CUEMU_ON_FAULT=continue ends only the faulting thread; the watchdog
@@ -409,9 +441,6 @@ void report_and_fail(launch_job& job, fiber_slot& s) {
     const bool timed_out = s.state == fiber_state::timed_out;
     const bool stop = timed_out || !continue_after_fault();
     if (!timed_out) ++job.fault_count;
-    if (stop) job.failed = true;
-    // One report per launch, not per thread (a block problem may have been first).
-    if (job.error != cudaSuccess || (!timed_out && job.fault_count > 1)) return;
     fault_report r;
     r.site = job.site;
     r.block_idx = tls_block_idx;
@@ -428,8 +457,7 @@ void report_and_fail(launch_job& job, fiber_slot& s) {
     const char* a = static_cast<const char*>(s.fault_address);
     r.stack_overflow = s.state == fiber_state::faulted && a && a >= s.stack_low &&
                        a < s.stack_high;
-    cudaError_t error = report_fault(r);
-    if (stop) job.error = error;
+    keep_report(job, stop, [r] { return report_fault(r); });
 }
 
 // Where the interrupted instruction was (for the report's source line), and
@@ -549,13 +577,12 @@ void report_block_problem(worker_state& w, launch_job& job, const std::string& h
                           const std::string& body, const char* hint, const char* on_a_gpu) {
     {
         std::lock_guard<std::mutex> lock(job.report_mutex);
-        job.failed = true;
-        if (job.error == cudaSuccess) {
-            std::string where = "  block " + xyz(tls_block_idx) + " of grid " +
-                                xyz(job.config->grid) + ", block size " + xyz(job.config->block) + "\n";
-            job.error = report_kernel_problem(*job.site, headline, where + body, hint, on_a_gpu,
-                                              cudaErrorLaunchFailure);
-        }
+        std::string text = "  block " + xyz(tls_block_idx) + " of grid " + xyz(job.config->grid) +
+                           ", block size " + xyz(job.config->block) + "\n" + body;
+        const launch_site* site = job.site;
+        keep_report(job, /*stops=*/true, [site, headline, text, hint, on_a_gpu] {
+            return report_kernel_problem(*site, headline, text, hint, on_a_gpu, cudaErrorLaunchFailure);
+        });
     }
     discard_all_fibers(w);
 }
@@ -695,6 +722,7 @@ bool resume(worker_state& w, fiber_slot* s) {
 void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
     const dim3 block_dim = job.config->block;
     tls_block_idx = unflatten(linear_block, job.config->grid);
+    tls_linear_block = linear_block;
     block_state block{&job, block_dim.x * block_dim.y * block_dim.z, 0, uint3{0, 0, 0}, block_dim,
                       nullptr, 0, w.warps, &w.ready};
     // Lanes past the end of the block (a partial last warp) never take part.
@@ -766,9 +794,11 @@ void run_blocks(worker_state& w, launch_job& job) {
     tls_grid_dim = job.config->grid;
     tls_job = &job;
     for (;;) {
-        if (job.failed.load(std::memory_order_relaxed)) break;
         std::uint64_t b = job.next_block.fetch_add(1, std::memory_order_relaxed);
         if (b >= job.total_blocks) break;
+        // Every block before b has been handed out already and runs on, so the
+        // launch still reports its first failing block (see the top comment).
+        if (b > job.lowest_failed_block.load()) break;
         run_block(w, job, b);
     }
     tls_job = nullptr;
@@ -1103,6 +1133,10 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
         device_memory_kernel_begin();
         pool().run(job);
         device_memory_kernel_end();
+    }
+    if (job.report) {
+        cudaError_t e = job.report();
+        if (job.report_stops) job.error = e;
     }
     if (continue_after_fault() && job.fault_count > 1) report_fault_count(site, job.fault_count);
     return job.error;
