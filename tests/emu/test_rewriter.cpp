@@ -411,6 +411,105 @@ TEST_CASE("malformed launches are errors at the <<<") {
     }
 }
 
+TEST_CASE("calls across execution spaces are nvcc's errors") {
+    SUBCASE("a kernel calls a host function") {
+        const auto errors = errors_of(
+            "float relu(float x) { return x > 0 ? x : 0; }\n"
+            "__global__ void relu_kernel(float* y, int n) {\n"
+            "    int i = threadIdx.x;\n"
+            "    if (i < n) y[i] = relu(y[i]);\n"
+            "}\n");
+        REQUIRE(errors.size() == 1);
+        CHECK(errors[0].line == 4);
+        CHECK(errors[0].column == 23);
+        CHECK(contains(errors[0].message,
+                       "calling a __host__ function(\"relu\") from a __global__ function(\"relu_kernel\") "
+                       "is not allowed"));
+        CHECK(contains(errors[0].message, "mark relu __device__, or __host__ __device__"));
+    }
+    SUBCASE("a __device__ function calls a host function, through return") {
+        const auto errors = errors_of("int twice(int x) { return 2 * x; }\n"
+                                      "__device__ int quadruple(int x) { return twice(twice(x)); }\n");
+        REQUIRE(errors.size() == 2);
+        CHECK(contains(errors[0].message, "from a __device__ function(\"quadruple\")"));
+    }
+    SUBCASE("host code calls a __device__ function") {
+        const auto errors = errors_of("__device__ float fast(float x) { return x; }\n"
+                                      "void on_cpu(float* y) { y[0] = fast(y[0]); }\n");
+        REQUIRE(errors.size() == 1);
+        CHECK(errors[0].line == 2);
+        CHECK(contains(errors[0].message,
+                       "calling a __device__ function(\"fast\") from a __host__ function(\"on_cpu\")"));
+    }
+    SUBCASE("a kernel called without <<<>>>, also after a case label") {
+        const auto errors = errors_of("__global__ void k(int* p) { p[0] = 1; }\n"
+                                      "int main(int argc, char**) {\n"
+                                      "  int* d = nullptr;\n"
+                                      "  switch (argc) {\n"
+                                      "  case 1: k(d); break;\n"
+                                      "  default: k<<<1, 1>>>(d);\n"
+                                      "  }\n"
+                                      "}\n");
+        REQUIRE(errors.size() == 1);
+        CHECK(errors[0].line == 5);
+        CHECK(contains(errors[0].message, "a __global__ function call must be configured"));
+    }
+    SUBCASE("in a namespace, with templates and __launch_bounds__") {
+        const auto errors = errors_of("namespace lesson {\n"
+                                      "float host_only(float x) { return x; }\n"
+                                      "template <typename T, int N = 4>\n"
+                                      "__global__ void __launch_bounds__(256) k(T* p) { p[0] = host_only(p[0]); }\n"
+                                      "}\n");
+        REQUIRE(errors.size() == 1);
+        CHECK(errors[0].line == 4);
+        CHECK(contains(errors[0].message, "from a __global__ function(\"k\")"));
+    }
+}
+
+TEST_CASE("what the execution-space check leaves alone") {
+    // Each of these is valid CUDA, or something the check cannot be sure of:
+    // it must never refuse code nvcc accepts.
+    const char* const sources[] = {
+        // __host__ __device__ on both sides, and a host function the host calls
+        "__host__ __device__ float f(float x) { return x; }\n"
+        "float g(float x) { return f(x); }\n"
+        "__global__ void k(float* p) { p[0] = f(p[0]); }\n"
+        "int main() { return static_cast<int>(g(1.0f)); }\n",
+        // the qualifiers hidden in a macro
+        "#define HD __host__ __device__\n"
+        "HD float f(float x) { return x; }\n"
+        "__global__ void k(float* p) { p[0] = f(p[0]); }\n",
+        // overloads in two spaces: which one is called is the compiler's question
+        "float f(float x) { return x; }\n"
+        "__device__ float f(double x) { return x; }\n"
+        "__global__ void k(float* p) { p[0] = f(1.0); }\n",
+        // members, qualified names, explicit template arguments, declarations
+        "struct S { float f(float x) { return x; } };\n"
+        "float f(float x) { return x; }\n"
+        "__global__ void k(float* p, S s) { p[0] = s.f(p[0]); }\n"
+        "__device__ float h(S* s) { return s->f(1.0f); }\n"
+        "template <typename T> T t(T x) { return x; }\n"
+        "__global__ void k2(float* p) { p[0] = t<float>(p[0]); float f(float); }\n",
+        // constexpr host functions (nvcc's --expt-relaxed-constexpr allows them)
+        "constexpr int square(int x) { return x * x; }\n"
+        "__global__ void k(int* p) { p[0] = square(3); }\n",
+        // a host function's address, and a kernel passed by name
+        "__global__ void k(int* p) { p[0] = 1; }\n"
+        "int main() { void (*f)(int*) = k; cudaLaunchKernel((const void*)&k, 1, 1, nullptr, 0, 0);\n"
+        "  return f == nullptr; }\n",
+        // a lambda at namespace scope and a class body
+        "auto twice = [](int x) { return 2 * x; };\n"
+        "struct T { int g() { return 1; } };\n"
+        "__global__ void k(int* p) { p[0] = 1; }\n",
+    };
+    for (const char* source : sources) {
+        INFO(source);
+        const Result r = cuemu_rewrite::rewrite(source, kName);
+        INFO("errors:\n" << describe(r.errors));
+        CHECK(r.errors.empty());
+    }
+}
+
 TEST_CASE("a UTF-8 byte order mark is dropped") {
     CHECK(body("\xEF\xBB\xBFint x;\n") == "int x;\n");
 }
@@ -501,7 +600,7 @@ __global__ void fill(float* p, int n) {
 template <typename T>
 __global__ void typed(T* p) { extern __shared__ T buf[]; buf[0] = p[0]; }
 __global__ void none() {}
-__noinline__ __device__ int helper(int x) { return x; }
+__noinline__ __host__ __device__ int helper(int x) { return x; }
 void host() {
     float* d = nullptr;
     int n = 1'000;

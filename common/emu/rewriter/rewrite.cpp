@@ -19,7 +19,10 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 #include <utility>
 
 namespace cuemu_rewrite {
@@ -622,6 +625,20 @@ Parsed<DynamicShared> parse_dynamic_shared(const Source& src, std::size_t extern
     return result;
 }
 
+// True when the '{' at `brace` opens a namespace or an extern "C" block:
+// a scope whose declarations are still at namespace level.
+bool opens_namespace_scope(const Source& src, std::size_t brace) {
+    std::size_t t = src.prev_code(brace);
+    if (t != npos && src[t].kind == Kind::String && src.is_ident(src.prev_code(t), "extern")) {
+        return true;
+    }
+    while (t != npos && (src.is_ident(t) || src.is_punct(t, ':'))) {
+        if (src.is_ident(t, "namespace")) return true;
+        t = src.prev_code(t);
+    }
+    return false;
+}
+
 // ---------------------------------------------------------------------------
 // 3. Emitting
 // ---------------------------------------------------------------------------
@@ -723,7 +740,7 @@ private:
                 ++i;
                 continue;
             }
-            if (!token.in_directive && src_.is_punct(i, '{')) scopes_.push_back(opens_namespace_scope(i));
+            if (!token.in_directive && src_.is_punct(i, '{')) scopes_.push_back(opens_namespace_scope(src_, i));
             if (!token.in_directive && src_.is_punct(i, '}') && !scopes_.empty()) scopes_.pop_back();
             out.append(src_.text(), token.begin, token.end - token.begin);
             ++i;
@@ -777,18 +794,220 @@ private:
 
     // Does the '{' at `brace` open a namespace-like scope? That is
     // 'namespace [a::b] {', 'inline namespace v1 {' or 'extern "C" {'.
-    bool opens_namespace_scope(std::size_t brace) const {
-        std::size_t t = src_.prev_code(brace);
-        if (t != npos && src_[t].kind == Kind::String && src_.is_ident(src_.prev_code(t), "extern")) {
-            return true;
-        }
-        while (t != npos && (src_.is_ident(t) || src_.is_punct(t, ':'))) {
-            if (src_.is_ident(t, "namespace")) return true;
-            t = src_.prev_code(t);
-        }
-        return false;
-    }
 };
+
+// ---------------------------------------------------------------------------
+// 4. The execution-space check
+// ---------------------------------------------------------------------------
+// nvcc refuses a kernel or __device__ function that calls a host function,
+// host code that calls a __device__ function, and a __global__ function
+// called like an ordinary function (without <<<...>>>). The emulator compiles
+// __host__ and __device__ as nothing, so without this check those mistakes
+// would build and run here and fail only on a machine with nvcc. The messages
+// are nvcc's words.
+//
+// It is not a C++ parser: it knows the functions defined at namespace scope
+// in this file, by name, and looks for calls of those names. Whatever it
+// cannot be sure of is left alone, because refusing good code is worse than
+// missing a bug nvcc will still catch: a name defined with different
+// qualifiers (overloads), members, explicit template arguments, constexpr
+// functions, qualifiers hidden in a macro (a head with an ALL_CAPS name),
+// calls inside __host__ __device__ functions, and code inside #define.
+
+enum class Space { host, device, host_device, global };
+
+const char* space_word(Space s) {
+    switch (s) {
+        case Space::host: return "__host__";
+        case Space::device: return "__device__";
+        case Space::host_device: return "__host__ __device__";
+        case Space::global: return "__global__";
+    }
+    return "";
+}
+
+struct FunctionDefinition {
+    std::string name;
+    Space space;
+    bool certain;  // false: the qualifiers may hide in a macro, or it is constexpr
+    std::size_t body_open, body_close;  // its '{' and '}'
+};
+
+// The '}' that closes the '{' at `open` (braces inside #define lines do not
+// count), or npos.
+std::size_t matching_brace(const Source& src, std::size_t open) {
+    int depth = 0;
+    for (std::size_t i = open; i < src.size(); ++i) {
+        if (src[i].in_directive) continue;
+        if (src.is_punct(i, '{')) ++depth;
+        if (src.is_punct(i, '}') && --depth == 0) return i;
+    }
+    return npos;
+}
+
+// An identifier spelled like a macro (HD, CUDA_CALLABLE): it may stand for
+// __host__ __device__, so the function's space is not certain.
+bool looks_like_macro(const std::string& name) {
+    if (name.size() < 2 || name.compare(0, 2, "__") == 0) return false;
+    bool letter = false;
+    for (char c : name) {
+        if (c >= 'a' && c <= 'z') return false;
+        if (c >= 'A' && c <= 'Z') letter = true;
+    }
+    return letter;
+}
+
+// Names that may come right before a '(' in a function's head without being
+// its name.
+bool is_head_keyword(const std::string& name) {
+    static const std::set<std::string> words = {
+        "__launch_bounds__", "__align__", "alignas", "__attribute__", "__declspec", "decltype",
+        "noexcept", "sizeof", "alignof", "requires", "throw", "__cluster_dims__"};
+    return words.count(name) != 0;
+}
+
+// If the tokens [begin, brace) are the head of a function definition at
+// namespace scope, the function (body still to be filled in).
+std::optional<FunctionDefinition> function_head(const Source& src, std::size_t begin, std::size_t brace) {
+    std::size_t first = src.next_code(begin);
+    if (first >= brace) return std::nullopt;
+    for (const char* word : {"class", "struct", "union", "enum", "namespace", "extern"}) {
+        if (src.is_ident(first, word)) return std::nullopt;
+    }
+    // Skip a template parameter list: its '=' and '(' belong to the parameters.
+    std::size_t i = first;
+    if (src.is_ident(i, "template")) {
+        i = src.next_code(i + 1);
+        int angle = 0;
+        for (; i < brace; ++i) {
+            if (src.is_punct(i, '<')) ++angle;
+            if (src.is_punct(i, '>') && --angle == 0) break;
+        }
+        if (i >= brace) return std::nullopt;
+        ++i;
+    }
+    const std::size_t head_start = i;
+    int parens = 0;
+    std::size_t name = npos;
+    for (; i < brace; ++i) {
+        if (src[i].in_directive || is_trivia(src[i])) continue;
+        if (parens == 0 && (src.is_punct(i, '=') || src.is_punct(i, ';'))) return std::nullopt;
+        if (src.is_punct(i, '(')) {
+            if (parens == 0 && name == npos) {
+                std::size_t before = src.prev_code(i);
+                if (before == npos || before < head_start || !src.is_ident(before)) return std::nullopt;
+                if (!is_head_keyword(src.spelling(before))) {
+                    name = before;
+                    break;
+                }
+            }
+            ++parens;
+        }
+        if (src.is_punct(i, ')')) --parens;
+    }
+    if (name == npos) return std::nullopt;
+    // A member defined outside its class (S::f), an operator or a destructor.
+    const std::size_t before_name = src.prev_code(name);
+    if (before_name != npos && before_name >= head_start &&
+        (src.is_punct(before_name, ':') || src.is_punct(before_name, '~') ||
+         src.is_ident(before_name, "operator"))) {
+        return std::nullopt;
+    }
+    FunctionDefinition f{src.spelling(name), Space::host, true, brace, npos};
+    bool global = false, device = false, host = false;
+    for (std::size_t t = first; t < name; ++t) {
+        if (!src.is_ident(t) || src[t].in_directive) continue;
+        const std::string word = src.spelling(t);
+        if (word == "__global__") global = true;
+        if (word == "__device__") device = true;
+        if (word == "__host__") host = true;
+        if (word == "constexpr" || word == "consteval" || looks_like_macro(word)) f.certain = false;
+    }
+    f.space = global ? Space::global : device ? (host ? Space::host_device : Space::device) : Space::host;
+    return f;
+}
+
+// Every function defined at namespace scope, with its body.
+std::vector<FunctionDefinition> function_definitions(const Source& src) {
+    std::vector<FunctionDefinition> found;
+    std::size_t declaration_start = 0;
+    for (std::size_t i = 0; i < src.size(); ++i) {
+        if (src[i].in_directive || src[i].in_include || is_trivia(src[i])) continue;
+        if (src.is_punct(i, ';') || src.is_punct(i, '}')) {
+            declaration_start = i + 1;  // a '}' here closes a namespace
+        } else if (src.is_punct(i, '{')) {
+            if (opens_namespace_scope(src, i)) {
+                declaration_start = i + 1;
+                continue;
+            }
+            const std::size_t close = matching_brace(src, i);
+            if (close == npos) return {};  // unbalanced (#if branches?): check nothing
+            if (std::optional<FunctionDefinition> f = function_head(src, declaration_start, i)) {
+                f->body_close = close;
+                found.push_back(*f);
+            }
+            i = close;  // a class body or an initializer: nothing to look at inside
+            declaration_start = close + 1;
+        }
+    }
+    return found;
+}
+
+// Words after which `name(` is still a call: `return f(x)` is a call,
+// `float f(float)` a declaration.
+bool may_precede_call(const std::string& word) {
+    static const std::set<std::string> words = {"return", "else", "do", "case", "throw",
+                                                "co_return", "co_yield", "co_await"};
+    return words.count(word) != 0;
+}
+
+std::vector<Diagnostic> check_execution_spaces(const Source& src) {
+    const std::vector<FunctionDefinition> functions = function_definitions(src);
+    std::map<std::string, std::set<Space>> spaces;  // every space each name is defined in
+    std::set<std::string> uncertain;
+    for (const FunctionDefinition& f : functions) {
+        spaces[f.name].insert(f.space);
+        if (!f.certain) uncertain.insert(f.name);
+    }
+    std::vector<Diagnostic> errors;
+    for (const FunctionDefinition& caller : functions) {
+        if (caller.space == Space::host_device || !caller.certain) continue;
+        for (std::size_t i = caller.body_open + 1; i < caller.body_close; ++i) {
+            if (!src.is_ident(i) || src[i].in_directive) continue;
+            const std::string name = src.spelling(i);
+            const auto known = spaces.find(name);
+            if (known == spaces.end() || known->second.size() != 1 || uncertain.count(name)) continue;
+            if (!src.is_punct(src.next_code(i + 1), '(')) continue;  // not a call (or f<T>(...))
+            const std::size_t before = src.prev_code(i);
+            const bool qualified = src.is_punct(before, ':') && src.is_punct(src.prev_code(before), ':');
+            if (src.is_punct(before, '.') || qualified || src.is_punct(before, '>') ||
+                src.is_punct(before, '&') ||
+                (src.is_ident(before) && !may_precede_call(src.spelling(before)))) {
+                continue;  // a member, a qualified name, a declaration, an address
+            }
+            const Space callee = *known->second.begin();
+            std::string message;
+            if (callee == Space::global) {
+                message = "a __global__ function call must be configured: launch " + name +
+                          " with <<<blocks, threads_per_block>>>(...), not like an ordinary function";
+            } else if ((callee == Space::host && caller.space != Space::host) ||
+                       (callee == Space::device && caller.space == Space::host)) {
+                message = std::string("calling a ") + space_word(callee) + " function(\"" + name +
+                          "\") from a " + space_word(caller.space) + " function(\"" + caller.name +
+                          "\") is not allowed";
+                message += callee == Space::host
+                               ? " (nvcc refuses it: mark " + name +
+                                     " __device__, or __host__ __device__ to call it from both sides)"
+                               : " (nvcc refuses it: a __device__ function runs only on the GPU; mark " +
+                                     name + " __host__ __device__ to call it from both sides)";
+            } else {
+                continue;
+            }
+            errors.push_back(src.diagnostic_at(i, message));
+        }
+    }
+    return errors;
+}
 
 // ---------------------------------------------------------------------------
 // The include check
@@ -854,6 +1073,7 @@ Result rewrite_impl(const std::string& original, const std::string& display_name
     const std::string text = bom ? original.substr(3) : original;
     const Source src(text);
     Result result = Rewriter(src).run(display_name);
+    for (Diagnostic& d : check_execution_spaces(src)) result.errors.push_back(std::move(d));
 
     if (read_file && *read_file) {
         std::set<std::string> visited{display_name};
