@@ -2,7 +2,8 @@
 # rewriter_cli.sh CUEMU_REWRITE - the command-line contract of cuemu-rewrite:
 # a launch it cannot parse is an error at file:line:col (gcc style) with exit
 # code 1 and no output file; a launch inside an included header is refused;
-# wrong usage is exit 2; a good file is rewritten with its #line header.
+# a call across host and device that nvcc refuses is refused too; wrong
+# usage is exit 2; a good file is rewritten with its #line header.
 set -u
 rewrite=$1
 work=$(mktemp -d)
@@ -26,6 +27,12 @@ printf '__global__ void k(int* p) {}\n#include "launcher.cuh"\n' >"$work/uses_he
 rc=$?
 expect "launch inside an included header exits 1" test "$rc" -eq 1
 expect "header error names the #include line" grep -q "uses_header.cu:2:[0-9]*: error: .*included headers" "$work/err2.txt"
+
+printf 'float relu(float x) { return x > 0 ? x : 0; }\n__global__ void k(float* p) {\n  p[0] = relu(p[0]);\n}\n' >"$work/host_call.cu"
+"$rewrite" "$work/host_call.cu" "$work/host_call.cpp" 2>"$work/err3.txt"
+rc=$?
+expect "a host function called from a kernel exits 1" test "$rc" -eq 1
+expect "nvcc's words at file:line:col" grep -q 'host_call.cu:3:10: error: calling a __host__ function("relu") from a __global__ function("k") is not allowed' "$work/err3.txt"
 
 "$rewrite" >/dev/null 2>&1
 expect "no arguments exits 2" test $? -eq 2
