@@ -345,8 +345,11 @@ __global__ void warp_matches(const T* in, match_record* out, int spoil) {
 
 template <class T>
 static std::vector<T> few_values(int n) {
-    // 3 distinct values, with bit patterns that differ in the high half too
-    const T choices[3] = {static_cast<T>(7), static_cast<T>(-2.5), static_cast<T>(1e9)};
+    // 3 distinct values; for 8-byte integers two of them share their low 32
+    // bits, so a comparison of half the bits would take them for equal
+    T big = static_cast<T>(1000000);
+    if constexpr (sizeof(T) == 8) big = static_cast<T>(4294967303ull);  // 2^32 + 7
+    const T choices[3] = {static_cast<T>(7), static_cast<T>(3), big};
     std::uniform_int_distribution<int> pick(0, 2);
     std::vector<T> v(n);
     for (T& x : v) x = choices[pick(rng())];
@@ -361,7 +364,7 @@ static void check_matches(int threads) {
     const int spoil = std::uniform_int_distribution<int>(33, threads - 1)(rng());
     std::vector<T> in_spoiled = in;
     // the spoiled lane's value must differ from its warp's first lane's
-    in_spoiled[spoil] = in[spoil - spoil % 32] == static_cast<T>(7) ? static_cast<T>(1e9) : static_cast<T>(7);
+    in_spoiled[spoil] = in[spoil - spoil % 32] == static_cast<T>(7) ? static_cast<T>(3) : static_cast<T>(7);
     device_buffer<T> d_in(threads);
     device_buffer<match_record> d_out(threads);
     d_in.write(in_spoiled);
