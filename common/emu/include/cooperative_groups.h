@@ -292,8 +292,11 @@ class thread_block_tile<Size, void> : public thread_group {
 
 protected:
     static unsigned tile_mask() {
-        if (Size == 32) return 0xffffffffu;
-        return ((1u << Size) - 1u) << (details::lane() & ~(Size - 1u));
+        if constexpr (Size == 32) {
+            return 0xffffffffu;
+        } else {
+            return ((1u << Size) - 1u) << (details::lane() & ~(Size - 1u));
+        }
     }
     thread_block_tile(unsigned meta_rank, unsigned meta_size)
         : thread_group(details::group_kind::lanes, tile_mask(), meta_rank, meta_size) {}
