@@ -6,7 +6,10 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -284,4 +287,183 @@ TEST_CASE("a shuffle from a lane that exited gives a value that stands out (NaN)
     REQUIRE(cudaGetLastError() == cudaSuccess);
     float partial = d_out.read()[0];
     CHECK(partial != partial);  // NaN
+}
+
+// ---- __reduce_*_sync and __match_*_sync -----------------------------------------
+// Each lane takes part in a group given by `groups`: lanes with the same
+// (lane % groups) form one mask, so a warp holds several independent groups.
+__device__ unsigned group_mask(int lane, int groups) {
+    unsigned mask = 0;
+    for (int l = lane % groups; l < 32; l += groups) mask |= 1u << l;
+    return mask;
+}
+
+struct reduce_record {
+    int add_i, min_i, max_i;
+    unsigned add_u, min_u, max_u, and_u, or_u, xor_u;
+};
+
+// __reduce_*_sync need compute capability 8.0 on a GPU; nvcc also builds this
+// file for compute_75, where the functions do not exist.
+__global__ void warp_reductions(const int* in, reduce_record* out, int groups) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    int t = threadIdx.x;
+    unsigned mask = group_mask(t % 32, groups);
+    int v = in[t];
+    unsigned u = static_cast<unsigned>(v);
+    reduce_record r;
+    r.add_i = __reduce_add_sync(mask, v);
+    r.min_i = __reduce_min_sync(mask, v);
+    r.max_i = __reduce_max_sync(mask, v);
+    r.add_u = __reduce_add_sync(mask, u);
+    r.min_u = __reduce_min_sync(mask, u);
+    r.max_u = __reduce_max_sync(mask, u);
+    r.and_u = __reduce_and_sync(mask, u);
+    r.or_u = __reduce_or_sync(mask, u);
+    r.xor_u = __reduce_xor_sync(mask, u);
+    out[threadIdx.x] = r;
+#endif
+}
+
+struct match_record {
+    unsigned any, all;
+    int all_pred;
+};
+
+// in holds few distinct values, so lanes do match; `spoil` (when >= 0) makes
+// one lane's value differ so that __match_all_sync must fail.
+template <class T>
+__global__ void warp_matches(const T* in, match_record* out, int spoil) {
+    int t = threadIdx.x;
+    T v = in[t];
+    match_record r;
+    r.any = __match_any_sync(full_mask, v);
+    T same = t == spoil ? v : in[t - t % 32];  // every lane of the warp takes its first lane's value
+    r.all = __match_all_sync(full_mask, same, &r.all_pred);
+    out[t] = r;
+}
+
+template <class T>
+static std::vector<T> few_values(int n) {
+    // 3 distinct values; for 8-byte integers two of them share their low 32
+    // bits, so a comparison of half the bits would take them for equal
+    T big = static_cast<T>(1000000);
+    if constexpr (sizeof(T) == 8) big = static_cast<T>(4294967303ull);  // 2^32 + 7
+    const T choices[3] = {static_cast<T>(7), static_cast<T>(3), big};
+    std::uniform_int_distribution<int> pick(0, 2);
+    std::vector<T> v(n);
+    for (T& x : v) x = choices[pick(rng())];
+    return v;
+}
+
+template <class T>
+static void check_matches(int threads) {
+    CAPTURE(threads);
+    std::vector<T> in = few_values<T>(threads);
+    // a lane of warp 1 other than its first, whose value the other lanes take
+    const int spoil = std::uniform_int_distribution<int>(33, threads - 1)(rng());
+    std::vector<T> in_spoiled = in;
+    // the spoiled lane's value must differ from its warp's first lane's
+    in_spoiled[spoil] = in[spoil - spoil % 32] == static_cast<T>(7) ? static_cast<T>(3) : static_cast<T>(7);
+    device_buffer<T> d_in(threads);
+    device_buffer<match_record> d_out(threads);
+    d_in.write(in_spoiled);
+    warp_matches<T><<<1, threads>>>(d_in.ptr, d_out.ptr, spoil);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<match_record> out = d_out.read();
+    for (int t = 0; t < threads; ++t) {
+        CAPTURE(t);
+        const int base = t - t % 32, lanes = std::min(32, threads - base);
+        unsigned same = 0;
+        for (int l = 0; l < lanes; ++l)
+            if (std::memcmp(&in_spoiled[base + l], &in_spoiled[t], sizeof(T)) == 0) same |= 1u << l;
+        CHECK(out[t].any == same);
+        const unsigned existing = lanes == 32 ? full_mask : (1u << lanes) - 1;
+        const bool warp_spoiled = base == spoil - spoil % 32;
+        CHECK(out[t].all == (warp_spoiled ? 0u : existing));
+        CHECK(out[t].all_pred == (warp_spoiled ? 0 : 1));
+    }
+}
+
+TEST_CASE("__reduce_*_sync reduce each group of a mask, in full and partial warps") {
+    for (int threads : {32, 45, 70}) {  // 45, 70: a last warp of 13 and 6 lanes
+        for (int groups : {1, 3}) {  // 3: three interleaved masks in each warp
+            CAPTURE(threads);
+            CAPTURE(groups);
+            std::vector<int> in(threads);
+            // the whole int range: sums wrap around, and signed and unsigned order differ
+            std::uniform_int_distribution<int> dist(std::numeric_limits<int>::min(),
+                                                    std::numeric_limits<int>::max());
+            for (int& x : in) x = dist(rng());
+            device_buffer<int> d_in(threads);
+            device_buffer<reduce_record> d_out(threads);
+            d_in.write(in);
+            warp_reductions<<<1, threads>>>(d_in.ptr, d_out.ptr, groups);
+            REQUIRE(cudaGetLastError() == cudaSuccess);
+            std::vector<reduce_record> out = d_out.read();
+            for (int t = 0; t < threads; ++t) {
+                CAPTURE(t);
+                const int base = t - t % 32, lanes = std::min(32, threads - base);
+                // the lanes of t's mask that exist
+                unsigned add = 0, min_u = ~0u, max_u = 0, and_u = ~0u, or_u = 0, xor_u = 0;
+                int min_i = std::numeric_limits<int>::max(), max_i = std::numeric_limits<int>::min();
+                for (int l = (t % 32) % groups; l < lanes; l += groups) {
+                    const int v = in[base + l];
+                    const unsigned u = static_cast<unsigned>(v);
+                    add += u;
+                    min_i = std::min(min_i, v);
+                    max_i = std::max(max_i, v);
+                    min_u = std::min(min_u, u);
+                    max_u = std::max(max_u, u);
+                    and_u &= u;
+                    or_u |= u;
+                    xor_u ^= u;
+                }
+                const reduce_record& r = out[t];
+                CHECK(static_cast<unsigned>(r.add_i) == add);
+                CHECK(r.add_u == add);
+                CHECK(r.min_i == min_i);
+                CHECK(r.max_i == max_i);
+                CHECK(r.min_u == min_u);
+                CHECK(r.max_u == max_u);
+                CHECK(r.and_u == and_u);
+                CHECK(r.or_u == or_u);
+                CHECK(r.xor_u == xor_u);
+            }
+        }
+    }
+}
+
+TEST_CASE("__match_any_sync and __match_all_sync compare bits, for every CUDA type") {
+    for (int threads : {64, 50}) {  // 50: a last warp of 18 lanes
+        check_matches<int>(threads);
+        check_matches<unsigned>(threads);
+        check_matches<long>(threads);
+        check_matches<unsigned long>(threads);
+        check_matches<long long>(threads);
+        check_matches<unsigned long long>(threads);
+        check_matches<float>(threads);
+        check_matches<double>(threads);
+    }
+}
+
+__global__ void match_signed_zero(const float* in, unsigned* out) {
+    out[threadIdx.x] = __match_any_sync(full_mask, in[threadIdx.x]);
+}
+
+TEST_CASE("__match_any_sync tells 0.0f from -0.0f, as bits do") {
+    std::vector<float> h(32);
+    unsigned negative = 0;
+    for (int l = 0; l < 32; ++l) {
+        const bool neg = std::uniform_int_distribution<int>(0, 1)(rng());
+        h[l] = neg ? -0.0f : 0.0f;
+        if (neg) negative |= 1u << l;
+    }
+    device_buffer<float> d_in(32);
+    device_buffer<unsigned> d_out(32);
+    d_in.write(h);
+    match_signed_zero<<<1, 32>>>(d_in.ptr, d_out.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<unsigned> out = d_out.read();
+    for (int l = 0; l < 32; ++l) CHECK(out[l] == (negative >> l & 1u ? negative : ~negative));
 }

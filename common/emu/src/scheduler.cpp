@@ -161,7 +161,9 @@ uint3 unflatten(std::uint64_t linear, dim3 d) {
                  static_cast<unsigned>(linear / (std::uint64_t(d.x) * d.y))};
 }
 
-enum class fiber_state { idle, at_barrier, at_warp, faulted, threw, timed_out };
+// refused: the kernel called something the emulator cannot do (grid.sync()
+// without a cooperative launch); the fiber is never resumed.
+enum class fiber_state { idle, at_barrier, at_warp, faulted, threw, timed_out, refused };
 
 // What a lane asked of a warp function, and what it gets back.
 struct warp_request {
@@ -197,6 +199,13 @@ struct fiber_slot {
     const char* stack_low = nullptr;  // guard page .. top of this fiber's stack
     const char* stack_high = nullptr;
     std::string exception_text;
+    // what kernel_cannot_go_on was told (string literals of the caller)
+    const char* refusal_headline = "";
+    const char* refusal_what = "";
+    const char* refusal_hint = "";
+    const char* refusal_on_a_gpu = "";
+    const char* refusal_file = "";
+    int refusal_line = 0;
     // For AddressSanitizer's fiber annotations (fiber_switch.h).
     stack_span own_stack, scheduler_stack;
     void* fake_stack = nullptr;
@@ -270,6 +279,47 @@ std::uint64_t shuffle_result(const warp_state& w, std::uint32_t group, unsigned 
     return w.lane[source]->warp.value;
 }
 
+// __reduce_*_sync over the 32-bit values of the group's lanes (redux.sync:
+// the lanes named in the mask that have not exited). add wraps around at 32
+// bits; min and max compare as signed or unsigned as the op says.
+std::uint64_t reduce_result(const warp_state& w, std::uint32_t group, int op) {
+    std::uint32_t acc = 0;
+    bool first = true;
+    for (std::uint32_t g = group; g; g &= g - 1) {
+        const std::uint32_t v = static_cast<std::uint32_t>(w.lane[__builtin_ctz(g)]->warp.value);
+        const std::int32_t sv = static_cast<std::int32_t>(v), sacc = static_cast<std::int32_t>(acc);
+        if (first) {
+            acc = v;
+            first = false;
+            continue;
+        }
+        switch (op) {
+            case warp_reduce_add: acc += v; break;
+            case warp_reduce_min_signed: if (sv < sacc) acc = v; break;
+            case warp_reduce_max_signed: if (sv > sacc) acc = v; break;
+            case warp_reduce_min_unsigned: if (v < acc) acc = v; break;
+            case warp_reduce_max_unsigned: if (v > acc) acc = v; break;
+            case warp_reduce_and: acc &= v; break;
+            case warp_reduce_or: acc |= v; break;
+            case warp_reduce_xor: acc ^= v; break;
+        }
+    }
+    return acc;
+}
+
+// __match_any_sync: the lanes of the group whose value has the same bits as
+// the caller's. __match_all_sync: the group if every lane's value has the same
+// bits, else 0; bit 32 of the result is its predicate.
+std::uint64_t match_result(const warp_state& w, std::uint32_t group, const warp_request& r) {
+    std::uint32_t same = 0;
+    for (std::uint32_t g = group; g; g &= g - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(g));
+        if (w.lane[l]->warp.value == r.value) same |= 1u << l;
+    }
+    if (r.op == warp_match_any) return same;
+    return same == group ? (std::uint64_t{1} << 32) | group : 0;
+}
+
 // Completes the group that lane `lane` waits for, if every lane of its mask has
 // arrived or is gone: computes each member's result and queues the members to
 // resume, except `running` (the caller, which carries on). False if the group
@@ -291,7 +341,11 @@ bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_
             case warp_any: r.result = ballot != 0; break;
             case warp_all: r.result = ballot == group; break;
             case warp_sync: r.result = 0; break;
-            default: r.result = shuffle_result(w, group, l, r); break;
+            case warp_shfl_idx: case warp_shfl_up: case warp_shfl_down: case warp_shfl_xor:
+                r.result = shuffle_result(w, group, l, r);
+                break;
+            case warp_match_any: case warp_match_all: r.result = match_result(w, group, r); break;
+            default: r.result = reduce_result(w, group, r.op); break;
         }
     }
     w.arrived &= ~group;
@@ -705,6 +759,15 @@ bool resume(worker_state& w, fiber_slot* s) {
             return true;
         case fiber_state::at_warp:
             return true;  // its warp_state knows it; a group's completion queues it
+        case fiber_state::refused: {
+            // Stops the launch whatever CUEMU_ON_FAULT says: going on would
+            // be a guess at what the kernel meant.
+            std::string body = "  thread " + xyz(s->thread_idx) + " called it at " + s->refusal_file + ":" +
+                               std::to_string(s->refusal_line) + "\n" + s->refusal_what + "\n";
+            report_block_problem(w, *s->block->job, s->refusal_headline, body, s->refusal_hint,
+                                 s->refusal_on_a_gpu);
+            return false;
+        }
         default:
             report_and_fail(*s->block->job, *s);
             if (continue_after_fault() && s->state != fiber_state::timed_out) {
@@ -1172,6 +1235,27 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
         }
     }
     return s->warp.result;
+}
+
+void kernel_cannot_go_on(const char* headline, const char* what, const char* hint,
+                         const char* on_a_gpu, const char* file, int line) {
+    using namespace detail;
+    fiber_slot* s = tls_slot;
+    if (!s) {
+        std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
+        std::abort();
+    }
+    s->refusal_headline = headline;
+    s->refusal_what = what;
+    s->refusal_hint = hint;
+    s->refusal_on_a_gpu = on_a_gpu;
+    s->refusal_file = file;
+    s->refusal_line = line;
+    s->state = fiber_state::refused;
+    yield_to_scheduler(s);
+    // The block loop reports the launch and discards this fiber (unwinding
+    // it from here); it never resumes it.
+    std::abort();
 }
 
 unsigned warp_active_mask() {

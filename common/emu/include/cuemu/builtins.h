@@ -91,13 +91,23 @@ inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 namespace cuemu {
 enum warp_op : int {
     warp_sync, warp_shfl_idx, warp_shfl_up, warp_shfl_down, warp_shfl_xor,
-    warp_ballot, warp_any, warp_all
+    warp_ballot, warp_any, warp_all,
+    warp_reduce_add, warp_reduce_min_signed, warp_reduce_max_signed, warp_reduce_min_unsigned,
+    warp_reduce_max_unsigned, warp_reduce_and, warp_reduce_or, warp_reduce_xor,
+    warp_match_any, warp_match_all
 };
 // Waits for the group, returns this lane's result (scheduler.cpp).
 std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int param, int width,
                               const char* file, int line);
 // The lanes the caller's warp has.
 unsigned warp_active_mask();
+// Stops the launch from inside a kernel, for something a GPU would trap on
+// and the emulator cannot do (grid.sync() without a cooperative launch): the
+// report names the kernel, block, thread and file:line, then `what` (lines
+// indented by two spaces), the hint and what a GPU does; the launch fails with
+// cudaErrorLaunchFailure, sticky (scheduler.cpp). Never returns.
+[[noreturn]] void kernel_cannot_go_on(const char* headline, const char* what, const char* hint,
+                                      const char* on_a_gpu, const char* file, int line);
 
 template <class T>
 inline std::uint64_t to_warp_bits(const T& v) {
@@ -155,6 +165,51 @@ inline int __all_sync(unsigned mask, int predicate, CUEMU_SITE) {
     return static_cast<int>(::cuemu::warp_collective(::cuemu::warp_all, mask, predicate != 0, 0, 32,
                                                      cuemu_file, cuemu_line));
 }
+// Reductions over the 32-bit values of the lanes that take part; every lane
+// gets the result. add wraps around; min and max compare as the type says.
+// On a GPU these need compute capability 8.0 (the emulator reports 7.5 and
+// offers them anyway).
+#define CUEMU_WARP_REDUCE(T, name, op)                                                        \
+    inline T name(unsigned mask, T value, CUEMU_SITE) {                                       \
+        return static_cast<T>(static_cast<std::uint32_t>(::cuemu::warp_collective(            \
+            op, mask, static_cast<std::uint32_t>(value), 0, 32, cuemu_file, cuemu_line)));      \
+    }
+CUEMU_WARP_REDUCE(unsigned, __reduce_add_sync, ::cuemu::warp_reduce_add)
+CUEMU_WARP_REDUCE(int, __reduce_add_sync, ::cuemu::warp_reduce_add)
+CUEMU_WARP_REDUCE(unsigned, __reduce_min_sync, ::cuemu::warp_reduce_min_unsigned)
+CUEMU_WARP_REDUCE(int, __reduce_min_sync, ::cuemu::warp_reduce_min_signed)
+CUEMU_WARP_REDUCE(unsigned, __reduce_max_sync, ::cuemu::warp_reduce_max_unsigned)
+CUEMU_WARP_REDUCE(int, __reduce_max_sync, ::cuemu::warp_reduce_max_signed)
+CUEMU_WARP_REDUCE(unsigned, __reduce_and_sync, ::cuemu::warp_reduce_and)
+CUEMU_WARP_REDUCE(unsigned, __reduce_or_sync, ::cuemu::warp_reduce_or)
+CUEMU_WARP_REDUCE(unsigned, __reduce_xor_sync, ::cuemu::warp_reduce_xor)
+#undef CUEMU_WARP_REDUCE
+// __match_any_sync: the lanes whose value has the same bits as the caller's.
+// __match_all_sync: the mask of lanes taking part if all values have the same
+// bits (and *pred = 1), else 0 (and *pred = 0). Bits, as CUDA specifies: 0.0f
+// and -0.0f differ, a NaN matches the same NaN. The overloads are CUDA's.
+#define CUEMU_WARP_MATCH(T)                                                                    \
+    inline unsigned __match_any_sync(unsigned mask, T value, CUEMU_SITE) {                    \
+        return static_cast<unsigned>(::cuemu::warp_collective(                                  \
+            ::cuemu::warp_match_any, mask, ::cuemu::to_warp_bits(value), 0, 32, cuemu_file,    \
+            cuemu_line));                                                                      \
+    }                                                                                          \
+    inline unsigned __match_all_sync(unsigned mask, T value, int* pred, CUEMU_SITE) {          \
+        const std::uint64_t r = ::cuemu::warp_collective(::cuemu::warp_match_all, mask,        \
+                                                         ::cuemu::to_warp_bits(value), 0, 32,  \
+                                                         cuemu_file, cuemu_line);              \
+        *pred = static_cast<int>(r >> 32);                                                     \
+        return static_cast<unsigned>(r);                                                       \
+    }
+CUEMU_WARP_MATCH(int)
+CUEMU_WARP_MATCH(unsigned int)
+CUEMU_WARP_MATCH(long)
+CUEMU_WARP_MATCH(unsigned long)
+CUEMU_WARP_MATCH(long long)
+CUEMU_WARP_MATCH(unsigned long long)
+CUEMU_WARP_MATCH(float)
+CUEMU_WARP_MATCH(double)
+#undef CUEMU_WARP_MATCH
 inline void __syncwarp(unsigned mask = 0xffffffffu, CUEMU_SITE) {
     ::cuemu::warp_collective(::cuemu::warp_sync, mask, 0, 0, 32, cuemu_file, cuemu_line);
 }

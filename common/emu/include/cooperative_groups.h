@@ -1,0 +1,467 @@
+// cooperative_groups.h - CUDA's cooperative groups on the CPU emulator.
+//
+// In an emulator build, #include <cooperative_groups.h> finds this file, so a
+// kernel written for nvcc (namespace cg = cooperative_groups;) compiles
+// unchanged. Every group function is built on the emulator's own barriers and
+// warp functions: a block's sync() is __syncthreads(), a tile's sync() and
+// shuffles are __syncwarp/__shfl_*_sync with the tile's lane mask and width.
+// So they wait, exchange and diagnose exactly as those do (see
+// common/emu/README.md), and a report names the line of the group call.
+//
+// What is here: thread_block (this_thread_block), thread_block_tile<N> for N a
+// power of two up to 32 (tiled_partition<N>, also of a tile), the dynamic
+// tiled_partition(group, n), coalesced_group (coalesced_threads), grid_group
+// (this_grid) without sync, and cg::reduce in <cooperative_groups/reduce.h>.
+// What is not: see "What it does not do" in common/emu/README.md; each such use
+// is a compile error or a loud report, never a silent guess.
+#ifndef CUEMU_COOPERATIVE_GROUPS_H
+#define CUEMU_COOPERATIVE_GROUPS_H
+
+#include <cuda_runtime.h>
+
+// The hidden arguments carry the caller's file and line to the barrier or warp
+// function underneath, so a diagnostic names the kernel's line, not this file's.
+#define CUEMU_CG_SITE const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE()
+#define CUEMU_CG_SITE_ARGS cuemu_file, cuemu_line
+
+namespace cooperative_groups {
+
+namespace details {
+// The calling thread's index in its block, x fastest (CUDA's thread rank).
+inline unsigned block_rank() {
+    return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+}
+inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+inline unsigned lane() { return block_rank() & 31u; }
+inline unsigned lanes_below() { return (1u << lane()) - 1u; }
+// The lane of the group member of rank `rank` (the rank-th set bit of mask), or
+// -1 when the group has no such member.
+inline int lane_of_rank(unsigned mask, unsigned rank) {
+    for (unsigned m = mask; m; m &= m - 1)
+        if (rank-- == 0) return __builtin_ctz(m);
+    return -1;
+}
+
+enum class group_kind { block, grid, lanes };
+// Makes and looks into groups whose constructors are not public (as in CUDA,
+// a group comes only from this_thread_block(), tiled_partition() and so on).
+struct group_access;
+
+// A GPU traps here (__trap); the emulator stops the launch with a report.
+[[noreturn]] inline void bad_partition_size(const char* file, int line) {
+    ::cuemu::kernel_cannot_go_on(
+        "tiled_partition() with a tile size that is not 1, 2, 4, 8, 16 or 32",
+        "  the dynamic tiled_partition(group, size) makes tiles of a power of two up to 32 threads",
+        "use a power of two from 1 to 32 as the tile size",
+        "the group code traps (__trap()), and the launch fails with an error", file, line);
+}
+
+[[noreturn]] inline void grid_sync_without_cooperative_launch(const char* file, int line) {
+    ::cuemu::kernel_cannot_go_on(
+        "this_grid().sync() needs a cooperative launch",
+        "  a grid-wide barrier needs every block of the grid running at once, which only a\n"
+        "  launch with cudaLaunchCooperativeKernel guarantees; a <<<...>>> launch does not, and\n"
+        "  the emulator has no cooperative launch at all (this_grid().is_valid() is false here)",
+        "split the kernel in two at the barrier and launch both halves one after the\n"
+        "        other: the end of a kernel is a barrier for the whole grid",
+        "a kernel launched with <<<...>>> gets an invalid grid group: grid.sync() traps\n"
+        "  (__trap()) and the launch fails with an error", file, line);
+}
+}  // namespace details
+
+// Any group, as a value that knows at run time what it is. The warp-level
+// kinds (tiles, coalesced groups, dynamic partitions) keep the lanes of the
+// caller's warp that belong to the group.
+class thread_group {
+protected:
+    details::group_kind kind_;
+    unsigned mask_ = 0;  // lanes of the group (warp-level kinds)
+    unsigned meta_rank_ = 0, meta_size_ = 1;
+
+    explicit thread_group(details::group_kind kind, unsigned mask = 0, unsigned meta_rank = 0,
+                          unsigned meta_size = 1)
+        : kind_(kind), mask_(mask), meta_rank_(meta_rank), meta_size_(meta_size) {}
+
+    friend struct details::group_access;
+
+public:
+    unsigned long long num_threads() const {
+        switch (kind_) {
+            case details::group_kind::block: return details::block_size();
+            case details::group_kind::grid:
+                return static_cast<unsigned long long>(details::block_size()) * gridDim.x * gridDim.y *
+                       gridDim.z;
+            default: return static_cast<unsigned>(__builtin_popcount(mask_));
+        }
+    }
+    unsigned long long size() const { return num_threads(); }
+    unsigned long long thread_rank() const {
+        switch (kind_) {
+            case details::group_kind::block: return details::block_rank();
+            case details::group_kind::grid: {
+                const unsigned long long block =
+                    (static_cast<unsigned long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x +
+                    blockIdx.x;
+                return block * details::block_size() + details::block_rank();
+            }
+            default: return static_cast<unsigned>(__builtin_popcount(mask_ & details::lanes_below()));
+        }
+    }
+    void sync(CUEMU_CG_SITE) const {
+        switch (kind_) {
+            case details::group_kind::block: __syncthreads(CUEMU_CG_SITE_ARGS); break;
+            case details::group_kind::grid:
+                details::grid_sync_without_cooperative_launch(CUEMU_CG_SITE_ARGS);
+            default: __syncwarp(mask_, CUEMU_CG_SITE_ARGS); break;
+        }
+    }
+};
+
+// ---- the block -------------------------------------------------------------------
+class thread_block : public thread_group {
+    friend thread_block this_thread_block();
+    thread_block() : thread_group(details::group_kind::block) {}
+
+public:
+    static void sync(CUEMU_CG_SITE) { __syncthreads(CUEMU_CG_SITE_ARGS); }
+    static unsigned size() { return details::block_size(); }
+    static unsigned num_threads() { return details::block_size(); }
+    static unsigned thread_rank() { return details::block_rank(); }
+    static dim3 group_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    static dim3 thread_index() { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+    static dim3 group_dim() { return blockDim; }
+    static dim3 dim_threads() { return blockDim; }
+};
+
+inline thread_block this_thread_block() { return thread_block(); }
+
+// ---- the grid --------------------------------------------------------------------
+// Its ranks and sizes work. Its sync() needs a cooperative launch, which the
+// emulator does not have: is_valid() is false, as for a <<<...>>> launch on a
+// GPU, and sync() stops the launch with a report.
+class grid_group : public thread_group {
+    friend grid_group this_grid();
+    grid_group() : thread_group(details::group_kind::grid) {}
+
+public:
+    bool is_valid() const { return false; }
+    void sync(CUEMU_CG_SITE) const { details::grid_sync_without_cooperative_launch(CUEMU_CG_SITE_ARGS); }
+    static dim3 dim_blocks() { return gridDim; }
+    static dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    static unsigned long long num_blocks() {
+        return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z;
+    }
+    static unsigned long long block_rank() {
+        return (static_cast<unsigned long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    }
+    static dim3 dim_threads() { return blockDim; }
+};
+
+inline grid_group this_grid() { return grid_group(); }
+
+// ---- lanes of one warp -------------------------------------------------------------
+namespace details {
+// Shuffles any trivially copyable value, 8 bytes at a time, as CUDA's group
+// shuffles do for larger types. `shuffle` moves one 8-byte word.
+template <class T, class Shuffle>
+T shuffle_value(const T& value, Shuffle shuffle) {
+    static_assert(std::is_trivially_copyable<T>::value, "group shuffles move trivially copyable values");
+    if constexpr (sizeof(T) <= 8) {
+        return shuffle(value);
+    } else {
+        unsigned long long words[(sizeof(T) + 7) / 8] = {};
+        std::memcpy(words, &value, sizeof(T));
+        for (unsigned long long& word : words) word = shuffle(word);
+        T result;
+        std::memcpy(&result, words, sizeof(T));
+        return result;
+    }
+}
+
+// Packs the bits of `lanes` that belong to `mask` into rank order.
+inline unsigned pack_by_rank(unsigned mask, unsigned lanes) {
+    unsigned packed = 0, rank = 0;
+    for (unsigned m = mask; m; m &= m - 1, ++rank)
+        if (lanes >> __builtin_ctz(m) & 1u) packed |= 1u << rank;
+    return packed;
+}
+}  // namespace details
+
+// The lanes of a warp that run together. A GPU leaves out lanes that have
+// exited or taken another branch; the emulator does not model divergence
+// inside a warp and gives every lane the warp has (like __activemask()). So a
+// coalesced_threads() inside an if that only some lanes take has more members
+// here than on a GPU: see common/emu/README.md.
+class coalesced_group : public thread_group {
+    friend struct details::group_access;
+
+protected:
+    explicit coalesced_group(unsigned mask, unsigned meta_rank = 0, unsigned meta_size = 1)
+        : thread_group(details::group_kind::lanes, mask, meta_rank, meta_size) {}
+
+public:
+    unsigned num_threads() const { return static_cast<unsigned>(__builtin_popcount(mask_)); }
+    unsigned size() const { return num_threads(); }
+    unsigned thread_rank() const { return static_cast<unsigned>(__builtin_popcount(mask_ & details::lanes_below())); }
+    unsigned meta_group_rank() const { return meta_rank_; }
+    unsigned meta_group_size() const { return meta_size_; }
+    void sync(CUEMU_CG_SITE) const { __syncwarp(mask_, CUEMU_CG_SITE_ARGS); }
+
+    // Shuffles address members by rank. A rank the group does not have gives
+    // (shfl) an undefined value on a GPU, here all one bits; shfl_down and
+    // shfl_up past the group's end give the caller's own value.
+    // A rank past the group's end reads lane 31 (nvcc's header does the same),
+    // which may not be a member: then the value is all one bits here.
+    template <class T>
+    T shfl(const T& var, unsigned src_rank, CUEMU_CG_SITE) const {
+        int src = mask_ == 0xffffffffu ? static_cast<int>(src_rank & 31u) : details::lane_of_rank(mask_, src_rank);
+        if (src < 0) src = 31;
+        return details::shuffle_value(var, [&](auto word) {
+            return __shfl_sync(mask_, word, src, 32, CUEMU_CG_SITE_ARGS);
+        });
+    }
+    template <class T>
+    T shfl_down(const T& var, unsigned delta, CUEMU_CG_SITE) const {
+        int src = details::lane_of_rank(mask_, thread_rank() + delta);
+        if (src < 0) src = static_cast<int>(details::lane());
+        return details::shuffle_value(var, [&](auto word) {
+            return __shfl_sync(mask_, word, src, 32, CUEMU_CG_SITE_ARGS);
+        });
+    }
+    template <class T>
+    T shfl_up(const T& var, unsigned delta, CUEMU_CG_SITE) const {
+        const unsigned rank = thread_rank();
+        const int src = delta <= rank ? details::lane_of_rank(mask_, rank - delta) : static_cast<int>(details::lane());
+        return details::shuffle_value(var, [&](auto word) {
+            return __shfl_sync(mask_, word, src, 32, CUEMU_CG_SITE_ARGS);
+        });
+    }
+    // Votes; ballot's bits are in rank order.
+    unsigned ballot(int predicate, CUEMU_CG_SITE) const {
+        return details::pack_by_rank(mask_, __ballot_sync(mask_, predicate, CUEMU_CG_SITE_ARGS));
+    }
+    int any(int predicate, CUEMU_CG_SITE) const { return __ballot_sync(mask_, predicate, CUEMU_CG_SITE_ARGS) != 0; }
+    int all(int predicate, CUEMU_CG_SITE) const {
+        return __ballot_sync(mask_, predicate, CUEMU_CG_SITE_ARGS) == mask_;
+    }
+    template <class T>
+    unsigned match_any(T value, CUEMU_CG_SITE) const {
+        return details::pack_by_rank(mask_, __match_any_sync(mask_, value, CUEMU_CG_SITE_ARGS));
+    }
+    template <class T>
+    unsigned match_all(T value, int& pred, CUEMU_CG_SITE) const {
+        return details::pack_by_rank(mask_, __match_all_sync(mask_, value, &pred, CUEMU_CG_SITE_ARGS));
+    }
+};
+
+namespace details {
+struct group_access {
+    static thread_group lanes(unsigned mask, unsigned meta_rank, unsigned meta_size) {
+        return thread_group(group_kind::lanes, mask, meta_rank, meta_size);
+    }
+    static coalesced_group coalesced(unsigned mask, unsigned meta_rank = 0, unsigned meta_size = 1) {
+        return coalesced_group(mask, meta_rank, meta_size);
+    }
+    static group_kind kind(const thread_group& g) { return g.kind_; }
+    static unsigned mask(const thread_group& g) { return g.mask_; }
+    template <class Tile, class ParentT>
+    static Tile tile(const ParentT& parent) { return Tile(parent); }
+};
+}  // namespace details
+
+inline coalesced_group coalesced_threads() { return details::group_access::coalesced(__activemask()); }
+
+// ---- tiles of a fixed size ------------------------------------------------------------
+template <unsigned Size, class ParentT = void>
+class thread_block_tile;
+
+// A tile of Size consecutive threads (by thread rank) of the block. Its lanes
+// are one aligned segment of a warp, so its functions are the warp functions
+// with the tile's lane mask and width. As with nvcc, size() is Size even where
+// a partial last warp lacks some of the tile's lanes.
+template <unsigned Size>
+class thread_block_tile<Size, void> : public thread_group {
+    static_assert(Size <= 32 || (Size & (Size - 1)) != 0,
+                  "cuemu: tiles of more than 32 threads (multi-warp thread_block_tile) are not "
+                  "supported by the emulator");
+    static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
+                  "thread_block_tile<Size>: Size must be 1, 2, 4, 8, 16 or 32");
+
+    template <unsigned, class> friend class thread_block_tile;
+    friend struct details::group_access;
+
+protected:
+    static unsigned tile_mask() {
+        if constexpr (Size == 32) {
+            return 0xffffffffu;
+        } else {
+            return ((1u << Size) - 1u) << (details::lane() & ~(Size - 1u));
+        }
+    }
+    thread_block_tile(unsigned meta_rank, unsigned meta_size)
+        : thread_group(details::group_kind::lanes, tile_mask(), meta_rank, meta_size) {}
+
+public:
+    static constexpr unsigned num_threads() { return Size; }
+    static constexpr unsigned size() { return Size; }
+    static unsigned thread_rank() { return details::block_rank() & (Size - 1u); }
+    unsigned meta_group_rank() const { return meta_rank_; }
+    unsigned meta_group_size() const { return meta_size_; }
+    void sync(CUEMU_CG_SITE) const { __syncwarp(mask_, CUEMU_CG_SITE_ARGS); }
+
+    template <class T>
+    T shfl(const T& var, int src_rank, CUEMU_CG_SITE) const {
+        return details::shuffle_value(var, [&](auto word) {
+            return __shfl_sync(mask_, word, src_rank, static_cast<int>(Size), CUEMU_CG_SITE_ARGS);
+        });
+    }
+    template <class T>
+    T shfl_down(const T& var, unsigned delta, CUEMU_CG_SITE) const {
+        return details::shuffle_value(var, [&](auto word) {
+            return __shfl_down_sync(mask_, word, delta, static_cast<int>(Size), CUEMU_CG_SITE_ARGS);
+        });
+    }
+    template <class T>
+    T shfl_up(const T& var, unsigned delta, CUEMU_CG_SITE) const {
+        return details::shuffle_value(var, [&](auto word) {
+            return __shfl_up_sync(mask_, word, delta, static_cast<int>(Size), CUEMU_CG_SITE_ARGS);
+        });
+    }
+    template <class T>
+    T shfl_xor(const T& var, unsigned lane_mask, CUEMU_CG_SITE) const {
+        return details::shuffle_value(var, [&](auto word) {
+            return __shfl_xor_sync(mask_, word, static_cast<int>(lane_mask), static_cast<int>(Size),
+                                   CUEMU_CG_SITE_ARGS);
+        });
+    }
+    // Votes over the tile. ballot's bit i is the tile's rank i. all() is
+    // true only if every one of the Size lanes votes yes, as with nvcc: in a
+    // partial warp whose tile lacks lanes, it is false.
+    int any(int predicate, CUEMU_CG_SITE) const { return __ballot_sync(mask_, predicate, CUEMU_CG_SITE_ARGS) != 0; }
+    int all(int predicate, CUEMU_CG_SITE) const {
+        return __ballot_sync(mask_, predicate, CUEMU_CG_SITE_ARGS) == mask_;
+    }
+    unsigned ballot(int predicate, CUEMU_CG_SITE) const {
+        return __ballot_sync(mask_, predicate, CUEMU_CG_SITE_ARGS) >> (details::lane() & ~(Size - 1u));
+    }
+    template <class T>
+    unsigned match_any(T value, CUEMU_CG_SITE) const {
+        return __match_any_sync(mask_, value, CUEMU_CG_SITE_ARGS) >> (details::lane() & ~(Size - 1u));
+    }
+    template <class T>
+    unsigned match_all(T value, int& pred, CUEMU_CG_SITE) const {
+        return __match_all_sync(mask_, value, &pred, CUEMU_CG_SITE_ARGS) >> (details::lane() & ~(Size - 1u));
+    }
+};
+
+// The tile as tiled_partition<Size>(parent) returns it; it converts to
+// thread_block_tile<Size> (and to thread_group), as nvcc's does.
+template <unsigned Size, class ParentT>
+class thread_block_tile : public thread_block_tile<Size, void> {
+    friend struct details::group_access;
+
+    explicit thread_block_tile(const ParentT& parent)
+        : thread_block_tile<Size, void>(static_cast<unsigned>(parent.thread_rank()) / Size,
+                                        static_cast<unsigned>((parent.size() + Size - 1) / Size)) {}
+};
+
+namespace details {
+template <class ParentT>
+struct static_tile_parent : std::false_type {};
+template <>
+struct static_tile_parent<thread_block> : std::true_type {};
+template <unsigned Size, class P>
+struct static_tile_parent<thread_block_tile<Size, P>> : std::true_type {};
+template <class ParentT>
+struct parent_size : std::integral_constant<unsigned, 1024> {};
+template <unsigned Size, class P>
+struct parent_size<thread_block_tile<Size, P>> : std::integral_constant<unsigned, Size> {};
+}  // namespace details
+
+template <unsigned Size, class ParentT>
+thread_block_tile<Size, ParentT> tiled_partition(const ParentT& parent) {
+    static_assert(details::static_tile_parent<ParentT>::value,
+                  "tiled_partition<Size>(parent): the parent must be a thread_block or a thread_block_tile");
+    static_assert(Size < details::parent_size<ParentT>::value || details::parent_size<ParentT>::value == 1024,
+                  "tiled_partition<Size>(tile): the new tiles must be smaller than the parent tile");
+    return details::group_access::tile<thread_block_tile<Size, ParentT>>(parent);
+}
+
+// The calling thread alone.
+inline thread_block_tile<1, thread_block> this_thread() { return tiled_partition<1>(this_thread_block()); }
+
+// ---- tiles of a size known at run time ------------------------------------------------
+// tiled_partition(parent, n): tiles of n threads (a power of two up to 32) by
+// the parent's thread rank. The result is a thread_group (a coalesced_group
+// for a coalesced parent). A GPU traps on another n; the emulator reports it.
+namespace details {
+// The members of `parent_mask` whose rank in it is in the caller's tile of n.
+inline unsigned tile_of(unsigned parent_mask, unsigned n) {
+    const unsigned first_rank = static_cast<unsigned>(__builtin_popcount(parent_mask & lanes_below())) & ~(n - 1);
+    unsigned mask = 0, rank = 0;
+    for (unsigned m = parent_mask; m; m &= m - 1, ++rank)
+        if (rank >= first_rank && rank < first_rank + n) mask |= 1u << __builtin_ctz(m);
+    return mask;
+}
+inline bool valid_tile_size(unsigned n) { return n >= 1 && n <= 32 && (n & (n - 1)) == 0; }
+}  // namespace details
+
+inline thread_group tiled_partition(const thread_group& parent, unsigned tile_size, CUEMU_CG_SITE) {
+    using details::group_access;
+    if (!details::valid_tile_size(tile_size)) details::bad_partition_size(CUEMU_CG_SITE_ARGS);
+    if (group_access::kind(parent) == details::group_kind::grid)
+        ::cuemu::kernel_cannot_go_on("tiled_partition() of a grid group",
+                                     "  only a thread_block or a group of one warp can be partitioned",
+                                     "partition this_thread_block()", "the group code traps (__trap())",
+                                     CUEMU_CG_SITE_ARGS);
+    unsigned parent_mask, meta_rank, meta_size;
+    if (group_access::kind(parent) == details::group_kind::block) {
+        // The block's lanes in the caller's warp, all of them present.
+        const unsigned first = details::block_rank() & ~31u;
+        const unsigned lanes = details::block_size() - first;
+        parent_mask = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u;
+        meta_rank = details::block_rank() / tile_size;
+        meta_size = (details::block_size() + tile_size - 1) / tile_size;
+    } else {
+        parent_mask = group_access::mask(parent);
+        const unsigned rank = static_cast<unsigned>(parent.thread_rank());
+        meta_rank = rank / tile_size;
+        meta_size = static_cast<unsigned>((parent.size() + tile_size - 1) / tile_size);
+    }
+    return group_access::lanes(details::tile_of(parent_mask, tile_size), meta_rank, meta_size);
+}
+
+inline thread_group tiled_partition(const thread_block& parent, unsigned tile_size, CUEMU_CG_SITE) {
+    return tiled_partition(static_cast<const thread_group&>(parent), tile_size, CUEMU_CG_SITE_ARGS);
+}
+
+inline coalesced_group tiled_partition(const coalesced_group& parent, unsigned tile_size, CUEMU_CG_SITE) {
+    using details::group_access;
+    if (!details::valid_tile_size(tile_size)) details::bad_partition_size(CUEMU_CG_SITE_ARGS);
+    return group_access::coalesced(details::tile_of(group_access::mask(parent), tile_size),
+                                   parent.thread_rank() / tile_size, (parent.size() + tile_size - 1) / tile_size);
+}
+
+// ---- free functions ------------------------------------------------------------------
+template <class GroupT>
+void sync(const GroupT& group, CUEMU_CG_SITE) {
+    group.sync(CUEMU_CG_SITE_ARGS);
+}
+template <class GroupT>
+auto thread_rank(const GroupT& group) -> decltype(group.thread_rank()) {
+    return group.thread_rank();
+}
+template <class GroupT>
+auto group_size(const GroupT& group) -> decltype(group.num_threads()) {
+    return group.num_threads();
+}
+
+}  // namespace cooperative_groups
+
+// The multi-GPU and cluster parts of cooperative groups do not exist here;
+// using one is a compile error naming it.
+
+#undef CUEMU_CG_SITE
+#undef CUEMU_CG_SITE_ARGS
+
+#endif

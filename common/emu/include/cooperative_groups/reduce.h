@@ -1,0 +1,72 @@
+// cooperative_groups/reduce.h - cg::reduce and its operators on the CPU
+// emulator (see ../cooperative_groups.h).
+//
+// cg::reduce(group, value, op) combines the value of every member of a tile
+// (thread_block_tile<N>) or coalesced group with op, and every member gets the
+// result. It is built on the group's rank-addressed shuffles, so a member a
+// partial warp lacks (a tile of 32 in a block of 48) gives all one bits (NaN,
+// -1), as such a shuffle does; nvcc's is undefined there too.
+#ifndef CUEMU_COOPERATIVE_GROUPS_REDUCE_H
+#define CUEMU_COOPERATIVE_GROUPS_REDUCE_H
+
+#include <cooperative_groups.h>
+
+namespace cooperative_groups {
+
+// The operators. less and greater give the smaller and the larger value (a
+// reduction with them is a minimum and a maximum), not a bool.
+template <class T>
+struct plus {
+    T operator()(const T& a, const T& b) const { return a + b; }
+};
+template <class T>
+struct less {
+    T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+template <class T>
+struct greater {
+    T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+template <class T>
+struct bit_and {
+    T operator()(const T& a, const T& b) const { return a & b; }
+};
+template <class T>
+struct bit_or {
+    T operator()(const T& a, const T& b) const { return a | b; }
+};
+template <class T>
+struct bit_xor {
+    T operator()(const T& a, const T& b) const { return a ^ b; }
+};
+
+namespace details {
+template <class GroupT>
+struct reducible_group : std::false_type {};
+template <unsigned Size, class P>
+struct reducible_group<thread_block_tile<Size, P>> : std::true_type {};
+template <>
+struct reducible_group<coalesced_group> : std::true_type {};
+}  // namespace details
+
+// Rank 0 gathers the members' values by halving distances (a size that is not
+// a power of two leaves out what lies past the end), then hands the result to
+// every member.
+template <class GroupT, class T, class Op>
+T reduce(const GroupT& group, T value, Op op) {
+    static_assert(details::reducible_group<GroupT>::value,
+                  "cg::reduce: the group must be a thread_block_tile or a coalesced_group "
+                  "(the emulator has no block-wide or grid-wide reduce)");
+    const unsigned size = group.size(), rank = group.thread_rank();
+    unsigned span = 1;
+    while (span < size) span *= 2;
+    for (unsigned offset = span / 2; offset > 0; offset /= 2) {
+        T other = group.shfl_down(value, offset);
+        if (rank + offset < size) value = op(value, other);
+    }
+    return group.shfl(value, 0);
+}
+
+}  // namespace cooperative_groups
+
+#endif
