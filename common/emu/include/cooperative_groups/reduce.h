@@ -11,13 +11,24 @@
 
 #include <cooperative_groups.h>
 
+#include <type_traits>
+
 namespace cooperative_groups {
 
 // The operators. less and greater give the smaller and the larger value (a
 // reduction with them is a minimum and a maximum), not a bool.
 template <class T>
 struct plus {
-    T operator()(const T& a, const T& b) const { return a + b; }
+    T operator()(const T& a, const T& b) const {
+        if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+            // A GPU's integer add wraps around; in C++ on the CPU a signed
+            // overflow is undefined, so add the bits as unsigned, which wraps.
+            using bits = std::make_unsigned_t<T>;
+            return static_cast<T>(static_cast<bits>(a) + static_cast<bits>(b));
+        } else {
+            return a + b;
+        }
+    }
 };
 template <class T>
 struct less {
