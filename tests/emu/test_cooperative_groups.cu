@@ -16,41 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "device_buffer.h"
 #include "stderr_capture.h"
 
 namespace cg = cooperative_groups;
-
-// ---- helpers -------------------------------------------------------------------
-template <class T>
-struct device_buffer {
-    T* ptr = nullptr;
-    size_t n;
-    explicit device_buffer(size_t count) : n(count) {
-        REQUIRE(cudaMalloc(&ptr, n * sizeof(T)) == cudaSuccess);
-        REQUIRE(cudaMemset(ptr, 0xA5, n * sizeof(T)) == cudaSuccess);  // poison
-    }
-    ~device_buffer() { CHECK(cudaFree(ptr) == cudaSuccess); }
-    std::vector<T> read() const {
-        std::vector<T> h(n);
-        REQUIRE(cudaMemcpy(h.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        return h;
-    }
-    void write(const std::vector<T>& h) {
-        REQUIRE(cudaMemcpy(ptr, h.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-    }
-};
-
-static std::mt19937& rng() {
-    static std::mt19937 engine(std::random_device{}());
-    return engine;
-}
-
-static std::vector<int> random_ints(int n, int lo = -1000000, int hi = 1000000) {
-    std::uniform_int_distribution<int> dist(lo, hi);
-    std::vector<int> v(n);
-    for (int& x : v) x = dist(rng());
-    return v;
-}
 
 // ---- the block -----------------------------------------------------------------
 struct block_record {

@@ -13,6 +13,8 @@
 #include <random>
 #include <vector>
 
+#include "device_buffer.h"
+
 constexpr unsigned full_mask = 0xffffffffu;
 
 // ---- kernels -------------------------------------------------------------------
@@ -111,37 +113,6 @@ __global__ void shuffle_wide(const T* in, T* out) {
 }
 
 // ---- helpers -------------------------------------------------------------------
-template <class T>
-struct device_buffer {
-    T* ptr = nullptr;
-    size_t n;
-    explicit device_buffer(size_t count) : n(count) {
-        REQUIRE(cudaMalloc(&ptr, n * sizeof(T)) == cudaSuccess);
-        REQUIRE(cudaMemset(ptr, 0xA5, n * sizeof(T)) == cudaSuccess);  // poison
-    }
-    ~device_buffer() { CHECK(cudaFree(ptr) == cudaSuccess); }
-    std::vector<T> read() const {
-        std::vector<T> h(n);
-        REQUIRE(cudaMemcpy(h.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        return h;
-    }
-    void write(const std::vector<T>& h) {
-        REQUIRE(cudaMemcpy(ptr, h.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-    }
-};
-
-static std::mt19937& rng() {
-    static std::mt19937 engine(std::random_device{}());
-    return engine;
-}
-
-static std::vector<int> random_ints(int n) {
-    std::uniform_int_distribution<int> dist(-1000000, 1000000);
-    std::vector<int> v(n);
-    for (int& x : v) x = dist(rng());
-    return v;
-}
-
 // The value for a lane of a warp of `lanes` lanes (a partial warp has fewer
 // than 32), from source lane `source` that PTX accepts: its value if that lane
 // exists, else (undefined on a GPU) the emulator's all-one bits, -1 as an int.
