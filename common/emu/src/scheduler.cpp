@@ -113,7 +113,9 @@ struct launch_job {
     std::atomic<std::uint64_t> next_block{0};
     std::atomic<bool> timed_out{false};  // set by the watchdog
     std::atomic<unsigned long long> fault_count{0};  // CUEMU_ON_FAULT=continue
-    // Blocks numbered above this one are not started (a block has failed).
+    // Blocks numbered above this one are not started: report_block once a
+    // report that stops the launch is kept, mirrored here so that workers
+    // can read it between blocks without the lock.
     std::atomic<std::uint64_t> lowest_failed_block{std::numeric_limits<std::uint64_t>::max()};
     std::mutex report_mutex;
     // The one report of the launch, printed when it ends (keep_report). Guarded
@@ -485,7 +487,7 @@ void keep_report(launch_job& job, bool stops, std::function<cudaError_t()> repor
         job.report_block = block;
         job.report_stops = stops;
     }
-    if (stops && block < job.lowest_failed_block.load()) job.lowest_failed_block = block;
+    if (job.report_stops) job.lowest_failed_block = job.report_block;
 }
 
 void report_and_fail(launch_job& job, fiber_slot& s) {
