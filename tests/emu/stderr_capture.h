@@ -1,7 +1,8 @@
 // stderr_capture.h - what the emulator's diagnostic tests share: this
 // process's stderr, from construction to finish(), to check a report's words;
-// and run_in_child, for a bug that ends the program or a run that needs an
-// emulator of its own (a fresh pool of workers, no sticky error yet).
+// check_sticky, for the error a fault leaves behind; and run_in_child, for a
+// bug that ends the program or a run that needs an emulator of its own (a
+// fresh pool of workers, no sticky error yet).
 #ifndef CUEMU_TESTS_STDERR_CAPTURE_H
 #define CUEMU_TESTS_STDERR_CAPTURE_H
 
@@ -46,6 +47,16 @@ struct stderr_capture {
     std::string path = "/tmp/cuemu_stderr_" + std::to_string(getpid()) + ".txt";
     int saved = -1;
 };
+
+// After a fault the error is sticky, as on a GPU: every later call returns
+// it, and reading it does not clear it.
+inline void check_sticky(cudaError_t expected) {
+    CHECK(cudaGetLastError() == expected);
+    CHECK(cudaGetLastError() == expected);  // not cleared by reading it
+    CHECK(cudaDeviceSynchronize() == expected);
+    float* more = nullptr;
+    CHECK(cudaMalloc(&more, 16) == expected);
+}
 
 // Runs body in a forked child (before this process made any CUDA call, so the
 // child starts with a fresh emulator) and returns its stderr and wait status.

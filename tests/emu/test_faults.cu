@@ -47,14 +47,6 @@ static void launch_accepted_then_fails_at_sync(cudaError_t expected) {
     CHECK(cudaDeviceSynchronize() == expected);
 }
 
-static void check_sticky(cudaError_t expected) {
-    CHECK(cudaGetLastError() == expected);
-    CHECK(cudaGetLastError() == expected);  // not cleared by reading it
-    CHECK(cudaDeviceSynchronize() == expected);
-    float* more = nullptr;
-    CHECK(cudaMalloc(&more, 16) == expected);
-}
-
 // ---- tests ---------------------------------------------------------------------
 TEST_CASE("out-of-bounds") {
     const int n = 1000;  // 4 blocks of 256 threads cover 1024 elements

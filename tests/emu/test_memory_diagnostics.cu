@@ -70,14 +70,6 @@ static bool has(const std::string& text, const std::string& part) {
 }
 static std::string at_line(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
 
-static void check_sticky(cudaError_t expected) {
-    CHECK(cudaGetLastError() == expected);
-    CHECK(cudaGetLastError() == expected);  // not cleared by reading it
-    CHECK(cudaDeviceSynchronize() == expected);
-    float* more = nullptr;
-    CHECK(cudaMalloc(&more, 16) == expected);
-}
-
 static std::vector<float> random_floats(size_t n) {
     std::mt19937 rng(std::random_device{}());
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
