@@ -1,7 +1,7 @@
 // test_01_serial_vector_add.cpp - lesson 01: the serial C loop against the CPU
 // reference. Built against lessons/01-serial-vector-add (must fail as shipped)
 // and solutions/01-serial-vector-add (must pass).
-#include "test_support.h"   // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"   // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 
 #include <vector>
@@ -23,7 +23,7 @@ TEST_CASE("vector_add matches the CPU reference for small, odd and large sizes")
         auto ref = poisoned_floats(n), got = poisoned_floats(n);
         cpu_vector_add(a.data(), b.data(), ref.data(), n);
         vector_add(a.data(), b.data(), got.data(), n);
-        CHECK_ALL_CLOSE(got.data(), ref.data(), n, exact, exact);
+        REQUIRE_ALL_CLOSE("your c", got.data(), ref.data(), n, exact, exact);
     }
 }
 
@@ -40,7 +40,7 @@ TEST_CASE("vector_add writes exactly c[0..n) and leaves a and b alone") {
 
     vector_add(a.data(), b.data(), c, n);
 
-    CHECK_ALL_CLOSE(c, ref.data(), n, exact, exact);
+    REQUIRE_ALL_CLOSE("your c", c, ref.data(), n, exact, exact);
     CHECK_MESSAGE(padded.front() == 12345.0f, "vector_add wrote to c[-1]");
     CHECK_MESSAGE(padded.back() == 12345.0f, "vector_add wrote to c[n]: check the loop bound");
     CHECK_MESSAGE(a == a_before, "vector_add changed its input a");

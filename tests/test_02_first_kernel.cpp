@@ -1,7 +1,7 @@
 // test_02_first_kernel.cpp - lesson 02: one block of n threads, managed memory.
 // Built against lessons/02-first-kernel (must fail as shipped) and
 // solutions/02-first-kernel (must pass), for the emulator and for nvcc.
-#include "test_support.h"   // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"   // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 #include "cuda_check.h"     // in test builds a failed call throws, failing one test case
 
@@ -53,7 +53,7 @@ TEST_CASE("one thread per element: vector_add_managed matches the CPU") {
 
         vector_add_managed(d_a.data, d_b.data, d_c.data, n);
 
-        CHECK_ALL_CLOSE(d_c.data, ref.data(), n, exact, exact);
+        REQUIRE_ALL_CLOSE("your c", d_c.data, ref.data(), n, exact, exact);
     }
 }
 
@@ -74,5 +74,5 @@ TEST_CASE("a block of 1025 threads is refused, and the launcher reports it") {
     std::vector<float> ref(1000);
     cpu_vector_add(d_a.data, d_b.data, ref.data(), 1000);
     vector_add_managed(d_a.data, d_b.data, d_c.data, 1000);
-    CHECK_ALL_CLOSE(d_c.data, ref.data(), 1000, exact, exact);
+    REQUIRE_ALL_CLOSE("your c", d_c.data, ref.data(), 1000, exact, exact);
 }

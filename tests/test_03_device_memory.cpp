@@ -3,7 +3,7 @@
 // Built twice, against lessons/03-device-memory/vector_add.cu (the exercise,
 // which must fail here as shipped) and solutions/03-device-memory/vector_add.cu
 // (which must pass), for the emulator and for nvcc.
-#include "test_support.h"  // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"  // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 
 #include <cuda_runtime.h>
@@ -26,7 +26,7 @@ TEST_CASE("vector add through device memory matches the CPU, from 1 to 1024 elem
         vector_add_on_gpu(a.data(), b.data(), got.data(), n);
         // One float addition is correctly rounded on both sides, so the
         // answers should be identical; 1e-6 is a margin, not an expectation.
-        CHECK_ALL_CLOSE(got.data(), ref.data(), n, 1e-6, 1e-6);
+        REQUIRE_ALL_CLOSE("your c", got.data(), ref.data(), n, 1e-6, 1e-6);
     }
 }
 
@@ -59,6 +59,6 @@ TEST_CASE("a failed CUDA call only returns an error code: nothing else tells you
     std::vector<float> h_back = poisoned_floats(h_data.size());
     CHECK(cudaMemcpy(h_back.data(), d_data, h_back.size() * sizeof(float),
                      cudaMemcpyDeviceToHost) == cudaSuccess);
-    CHECK_ALL_CLOSE(h_back.data(), h_data.data(), h_data.size(), 0.0, 0.0);  // a copy is exact
+    REQUIRE_ALL_CLOSE("the data copied there and back", h_back.data(), h_data.data(), h_data.size(), 0.0, 0.0);  // a copy is exact
     CHECK(cudaFree(d_data) == cudaSuccess);
 }

@@ -4,7 +4,7 @@
 // exercise, which must fail here as shipped) and
 // solutions/04-thread-hierarchy/vector_add.cu (which must pass), for the
 // emulator and for nvcc.
-#include "test_support.h"  // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"  // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 
 #include <cuda_runtime.h>
@@ -38,7 +38,7 @@ TEST_CASE("one thread per element: many blocks match the CPU for any n and block
             CAPTURE(block_size);
             auto got = poisoned_floats(n);  // NaN: an element no thread wrote cannot pass
             vector_add_on_gpu(a.data(), b.data(), got.data(), n, block_size);
-            CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+            REQUIRE_ALL_CLOSE("your c", got.data(), ref.data(), n, kAtol, kRtol);
         }
     }
 }
@@ -60,7 +60,7 @@ TEST_CASE("grid-stride loop: a fixed number of blocks covers any n") {
                 auto got = poisoned_floats(n);
                 vector_add_grid_stride_on_gpu(a.data(), b.data(), got.data(), n, block_size,
                                               num_blocks);
-                CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+                REQUIRE_ALL_CLOSE("your c", got.data(), ref.data(), n, kAtol, kRtol);
             }
         }
     }

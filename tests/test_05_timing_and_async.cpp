@@ -8,7 +8,7 @@
 // Timing tests can only check what holds on every machine and every run:
 // how fast anything is depends on the machine and on what else runs on it,
 // so no test here compares a time with a number, or the CPU with the GPU.
-#include "test_support.h"  // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"  // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 
 #include <cuda_runtime.h>
@@ -57,16 +57,16 @@ TEST_CASE("event-timed run: the right sum, and both times are real times") {
             CAPTURE(block_size);
             auto got = poisoned_floats(n);
             GpuTimes t = vector_add_timed(a.data(), b.data(), got.data(), n, block_size);
-            CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+            REQUIRE_ALL_CLOSE("your c", got.data(), ref.data(), n, kAtol, kRtol);
             CAPTURE(t.kernel_ms);
             CAPTURE(t.end_to_end_ms);
-            CHECK(is_time(t.kernel_ms));
-            CHECK(is_time(t.end_to_end_ms));
+            REQUIRE(is_time(t.kernel_ms));
+            REQUIRE(is_time(t.end_to_end_ms));
             // Robust within one run: the end-to-end events are queued before
             // and after the kernel's, in the same queue, and the device
             // reaches events in queue order. (Comparing times from two
             // different runs would not be: each run takes its own time.)
-            CHECK(t.end_to_end_ms >= t.kernel_ms);
+            REQUIRE(t.end_to_end_ms >= t.kernel_ms);
         }
     }
 }
@@ -80,20 +80,20 @@ TEST_CASE("median of repeated runs after a warm-up") {
         CAPTURE(repeats);
         got = poisoned_floats(n);
         GpuTimes t = vector_add_median_times(a.data(), b.data(), got.data(), n, 256, repeats);
-        CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+        REQUIRE_ALL_CLOSE("your c", got.data(), ref.data(), n, kAtol, kRtol);
         CAPTURE(t.kernel_ms);
         CAPTURE(t.end_to_end_ms);
-        CHECK(is_time(t.kernel_ms));
-        CHECK(is_time(t.end_to_end_ms));
+        REQUIRE(is_time(t.kernel_ms));
+        REQUIRE(is_time(t.end_to_end_ms));
         // Still robust: end to end >= kernel in every run, so the k-th
         // smallest end-to-end time >= the k-th smallest kernel time, and so
         // are the medians.
-        CHECK(t.end_to_end_ms >= t.kernel_ms);
+        REQUIRE(t.end_to_end_ms >= t.kernel_ms);
     }
     auto cpu_out = poisoned_floats(n);
     double cpu_ms = cpu_median_ms(a.data(), b.data(), cpu_out.data(), n, 3);
     CHECK(is_time(cpu_ms));
-    CHECK_ALL_CLOSE(cpu_out.data(), ref.data(), n, kAtol, kRtol);
+    REQUIRE_ALL_CLOSE("the timed CPU loop's c", cpu_out.data(), ref.data(), n, kAtol, kRtol);
 }
 
 TEST_CASE("median: the middle value, whatever the order; one outlier does not move it") {
@@ -126,7 +126,7 @@ TEST_CASE("host clock: after cudaDeviceSynchronize the kernel has finished") {
 
     auto got = poisoned_floats(n);
     HostTimedLaunch honest = vector_add_host_timed(a.data(), b.data(), got.data(), n, 256, true);
-    CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+    REQUIRE_ALL_CLOSE("your c", got.data(), ref.data(), n, kAtol, kRtol);
     CHECK(is_time(honest.host_ms));
     CHECK_MESSAGE(honest.finished_when_clock_stopped,
                   "the host read its clock before the kernel had finished: it must wait "
@@ -138,7 +138,7 @@ TEST_CASE("host clock: after cudaDeviceSynchronize the kernel has finished") {
     // returning), so that is not checked.
     got = poisoned_floats(n);
     HostTimedLaunch naive = vector_add_host_timed(a.data(), b.data(), got.data(), n, 256, false);
-    CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+    REQUIRE_ALL_CLOSE("your c", got.data(), ref.data(), n, kAtol, kRtol);
     CHECK(is_time(naive.host_ms));
 }
 

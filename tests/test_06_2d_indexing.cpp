@@ -3,7 +3,7 @@
 // Built twice, against lessons/06-2d-indexing/matrix_add.cu (the exercise,
 // which must fail here as shipped) and solutions/06-2d-indexing/matrix_add.cu
 // (which must pass), for the emulator and for nvcc.
-#include "test_support.h"  // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"  // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 
 #include <cuda_runtime.h>
@@ -59,10 +59,12 @@ TEST_CASE("grid_for covers the matrix with whole blocks, rounding up on each sid
             CAPTURE(block.y);
             grid = grid_for(s.rows, s.cols, block);
             // Enough threads on each side, and not a whole block too many.
-            CHECK((long long)grid.x * block.x >= s.cols);
-            CHECK((long long)(grid.x - 1) * block.x < s.cols);
-            CHECK((long long)grid.y * block.y >= s.rows);
-            CHECK((long long)(grid.y - 1) * block.y < s.rows);
+            // REQUIRE: the first shape that fails says it all; the others
+            // would repeat it.
+            REQUIRE((long long)grid.x * block.x >= s.cols);
+            REQUIRE((long long)(grid.x - 1) * block.x < s.cols);
+            REQUIRE((long long)grid.y * block.y >= s.rows);
+            REQUIRE((long long)(grid.y - 1) * block.y < s.rows);
         }
 }
 
@@ -80,7 +82,7 @@ TEST_CASE("matrix add matches the CPU for shapes off the block multiple and any 
             auto got = poisoned_floats(n);  // NaN: an element no thread wrote cannot pass
             matrix_add_on_gpu(a.data(), b.data(), got.data(), s.rows, s.cols, (int)block.x,
                               (int)block.y);
-            CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+            REQUIRE_MATRIX_CLOSE("your C", got.data(), ref.data(), s.rows, s.cols, kAtol, kRtol);
         }
     }
 }
@@ -101,5 +103,5 @@ TEST_CASE("a block of more than 1024 threads is refused even when each side fits
     auto ref = poisoned_floats(rows * cols);
     cpu_matrix_add(a.data(), b.data(), ref.data(), rows, cols);
     matrix_add_on_gpu(a.data(), b.data(), got.data(), rows, cols, 32, 32);
-    CHECK_ALL_CLOSE(got.data(), ref.data(), rows * cols, kAtol, kRtol);
+    REQUIRE_MATRIX_CLOSE("your C", got.data(), ref.data(), rows, cols, kAtol, kRtol);
 }

@@ -5,7 +5,7 @@
 // exercise, whose ReLU is unfinished, so it must fail here as shipped) and
 // solutions/07-device-functions/activations.cu (which must pass), for the
 // emulator and for nvcc.
-#include "test_support.h"  // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"  // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 
 #include <cuda_runtime.h>
@@ -118,7 +118,7 @@ TEST_CASE("the ReLU kernel matches the CPU exactly") {
             CAPTURE(block_size);
             auto got = poisoned_floats(n);
             activation_on_gpu(Activation::relu, x.data(), got.data(), n, block_size);
-            CHECK_ALL_CLOSE(got.data(), ref.data(), n, 0.0, 0.0);
+            REQUIRE_ALL_CLOSE("your y", got.data(), ref.data(), n, 0.0, 0.0);
         }
     }
 }

@@ -3,7 +3,7 @@
 // Built twice, against lessons/08-matrix-multiply/matmul.cu (the exercise,
 // which must fail here as shipped) and solutions/08-matrix-multiply/matmul.cu
 // (which must pass), for the emulator and for nvcc.
-#include "test_support.h"  // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"  // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 
 // The launchers from the lesson file (the same declarations as there).
@@ -53,7 +53,7 @@ void check_launcher_against_cpu(Launcher launcher) {
             CAPTURE(block_size);
             auto got = poisoned_floats((size_t)s.m * s.n);  // an unwritten element is NaN
             launcher(a.data(), b.data(), got.data(), s.m, s.n, s.k, block_size);
-            CHECK_ALL_CLOSE(got.data(), ref.data(), (size_t)s.m * s.n, atol_for(s.k), kRtol);
+            REQUIRE_MATRIX_CLOSE("your C", got.data(), ref.data(), s.m, s.n, atol_for(s.k), kRtol);
         }
     }
 }
@@ -78,5 +78,5 @@ TEST_CASE("A times the identity is A: every element lands in its own row and col
     for (int i = 0; i < k; ++i) identity[(size_t)i * k + i] = 1.0f;
     auto got = poisoned_floats((size_t)m * k);
     matmul_on_gpu(a.data(), identity.data(), got.data(), m, k, k, 16);
-    CHECK_ALL_CLOSE(got.data(), a.data(), (size_t)m * k, 0.0, 0.0);
+    REQUIRE_MATRIX_CLOSE("your A times I", got.data(), a.data(), m, k, 0.0, 0.0);
 }

@@ -3,7 +3,7 @@
 // Built twice, against lessons/09-tiled-matmul/tiled_matmul.cu (the exercise,
 // which must fail here as shipped) and solutions/09-tiled-matmul/tiled_matmul.cu
 // (which must pass), for the emulator and for nvcc.
-#include "test_support.h"  // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"  // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 
 #include <cmath>
@@ -67,7 +67,7 @@ TEST_CASE("tiled matmul matches the CPU for shapes that are not a multiple of th
             CAPTURE(tile);
             auto got = poisoned_floats((size_t)s.m * s.n);  // an unwritten element is NaN
             REQUIRE(tiled_matmul_on_gpu(a.data(), b.data(), got.data(), s.m, s.n, s.k, tile));
-            CHECK_ALL_CLOSE(got.data(), ref.data(), (size_t)s.m * s.n, atol_for(s.k), kRtol);
+            REQUIRE_MATRIX_CLOSE("your C", got.data(), ref.data(), s.m, s.n, atol_for(s.k), kRtol);
         }
     }
 }
@@ -81,7 +81,7 @@ TEST_CASE("the naive kernel the timing compares against is right too") {
         auto ref = poisoned_floats((size_t)s.m * s.n), got = poisoned_floats((size_t)s.m * s.n);
         cpu_matmul(a.data(), b.data(), ref.data(), s.m, s.n, s.k);
         naive_matmul_on_gpu(a.data(), b.data(), got.data(), s.m, s.n, s.k, 16);
-        CHECK_ALL_CLOSE(got.data(), ref.data(), (size_t)s.m * s.n, atol_for(s.k), kRtol);
+        REQUIRE_MATRIX_CLOSE("your C", got.data(), ref.data(), s.m, s.n, atol_for(s.k), kRtol);
     }
 }
 
@@ -112,7 +112,7 @@ TEST_CASE("without the second __syncthreads the tiles are overwritten while stil
     // wrong below is the missing barrier's doing.
     auto with_barrier = poisoned_floats((size_t)m * n);
     REQUIRE(tiled_matmul_on_gpu(a.data(), b.data(), with_barrier.data(), m, n, k, tile));
-    CHECK_ALL_CLOSE(with_barrier.data(), ref.data(), (size_t)m * n, atol_for(k), kRtol);
+    REQUIRE_MATRIX_CLOSE("your C", with_barrier.data(), ref.data(), m, n, atol_for(k), kRtol);
 
 #ifdef TUTORIAL_BACKEND_EMU
     // The emulator resumes a block's threads in threadIdx order after each

@@ -3,7 +3,7 @@
 // Built twice, against lessons/10-neural-layer/dense_layer.cu (the exercise,
 // which must fail here as shipped) and solutions/10-neural-layer/dense_layer.cu
 // (which must pass), for the emulator and for nvcc.
-#include "test_support.h"  // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"  // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 #include "cpu_reference.h"
 
 #include <cmath>
@@ -81,7 +81,7 @@ TEST_CASE("three kernels (matmul, add bias, sigmoid) match cpu_dense_layer for s
                     auto got = poisoned_floats(ref.size());  // NaN: an element nobody wrote fails
                     dense_layer_unfused_on_gpu(layer.w.data(), x.data(), layer.b.data(),
                                                got.data(), outputs, inputs, batch, tb[0], tb[1]);
-                    CHECK_ALL_CLOSE(got.data(), ref.data(), ref.size(), kAtol, kRtol);
+                    REQUIRE_MATRIX_CLOSE("your Y", got.data(), ref.data(), outputs, batch, kAtol, kRtol);
                 }
             }
 }
@@ -101,7 +101,7 @@ TEST_CASE("the fused kernel matches cpu_dense_layer for sizes off the tile") {
                     auto got = poisoned_floats(ref.size());
                     dense_layer_fused_on_gpu(layer.w.data(), x.data(), layer.b.data(), got.data(),
                                              outputs, inputs, batch, tile);
-                    CHECK_ALL_CLOSE(got.data(), ref.data(), ref.size(), kAtol, kRtol);
+                    REQUIRE_MATRIX_CLOSE("your Y", got.data(), ref.data(), outputs, batch, kAtol, kRtol);
                 }
             }
 }
@@ -131,7 +131,7 @@ TEST_CASE("a two-layer forward pass matches two chained cpu_dense_layer calls") 
             two_layer_forward_on_gpu(x.data(), layer1.w.data(), layer1.b.data(), layer2.w.data(),
                                      layer2.b.data(), got.data(), s.inputs, s.hidden, s.outputs,
                                      s.batch, tile);
-            CHECK_ALL_CLOSE(got.data(), ref.data(), ref.size(), kAtol, kRtol);
+            REQUIRE_MATRIX_CLOSE("your Y", got.data(), ref.data(), s.outputs, s.batch, kAtol, kRtol);
         }
     }
 }

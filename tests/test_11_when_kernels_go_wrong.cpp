@@ -5,7 +5,7 @@
 // emulator and for nvcc. The cases run in the order of the TODO steps; a bug
 // that corrupts the CUDA context (an illegal address is sticky) also fails
 // the cases after it, exactly as it would in a real program.
-#include "test_support.h"  // doctest, random_floats, poisoned_floats, CHECK_ALL_CLOSE
+#include "test_support.h"  // doctest, random_floats, poisoned_floats, REQUIRE_ALL_CLOSE
 
 #include <cuda_runtime.h>
 
@@ -34,7 +34,7 @@ TEST_CASE("11.1 scale_on_gpu: every element scaled, nothing written past the end
         const float factor = 3.0f;
         for (int i = 0; i < n; ++i) ref[i] = factor * x[i];
         scale_on_gpu(x.data(), got.data(), n, factor);
-        CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+        REQUIRE_ALL_CLOSE("your output", got.data(), ref.data(), n, kAtol, kRtol);
     }
 }
 
@@ -46,7 +46,7 @@ TEST_CASE("11.2 add_offset_on_gpu: the kernel reads the device copy of x") {
         const float offset = 0.5f;
         for (int i = 0; i < n; ++i) ref[i] = x[i] + offset;
         add_offset_on_gpu(x.data(), got.data(), n, offset);
-        CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+        REQUIRE_ALL_CLOSE("your output", got.data(), ref.data(), n, kAtol, kRtol);
     }
 }
 
@@ -69,7 +69,7 @@ TEST_CASE("11.3 block_sums_on_gpu: each block's sum matches a double-precision s
         // A tree of up to 256 float additions of values in [-1, 1] rounds
         // differently from one double sum: errors of a few 1e-6 are normal,
         // and a missing barrier is off by far more (whole partial sums lost).
-        CHECK_ALL_CLOSE(got.data(), ref.data(), (size_t)num_blocks, 1e-4, 1e-5);
+        REQUIRE_ALL_CLOSE("your block sums", got.data(), ref.data(), (size_t)num_blocks, 1e-4, 1e-5);
     }
 }
 
@@ -80,6 +80,6 @@ TEST_CASE("11.4 square_on_gpu: the result comes back to the host") {
         auto ref = poisoned_floats(n), got = poisoned_floats(n);
         for (int i = 0; i < n; ++i) ref[i] = x[i] * x[i];
         square_on_gpu(x.data(), got.data(), n);
-        CHECK_ALL_CLOSE(got.data(), ref.data(), n, kAtol, kRtol);
+        REQUIRE_ALL_CLOSE("your output", got.data(), ref.data(), n, kAtol, kRtol);
     }
 }

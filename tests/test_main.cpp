@@ -48,6 +48,11 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(chosen_seed),
                 static_cast<unsigned long long>(chosen_seed));
 
-    doctest::Context context(argc, argv);
+    doctest::Context context;
+    // The seed line above is the introduction; doctest's own banner would
+    // only lengthen what a student reads. Set before the command line, so an
+    // explicit --no-intro=false still wins.
+    context.setOption("no-intro", true);
+    context.applyCommandLine(argc, argv);
     return context.run();
 }
