@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "random_data.h"
+#include "run_limits.h"
 #include "cpu_reference.h"
 #include "timer.h"
 
@@ -396,6 +397,24 @@ int main(int argc, char** argv) {
               "A dense layer Y = sigmoid(W X + b) on the GPU: three kernels, then one fused\n"
               "kernel, then a two-layer forward pass, each checked against the CPU.",
               options, 7);
+
+    // Sizes this machine cannot hold, or finish in a few minutes, are refused
+    // up front (run_limits.h). The work is the two layers' multiply-adds.
+    // Seconds per multiply-add, measured for this program on a 2-core machine:
+    // all of it on the emulator, 18.5 ns (every size 1024), 30 times that with
+    // --bench (every size 512); the CPU reference alone, 4 ns, 11 times that
+    // with --bench (it is timed over 10 runs).
+    {
+        const double in = (double)inputs, hid = (double)hidden, out = (double)outputs,
+                     b = (double)batch;
+        const double weights = hid * in + hid + out * hid + out;
+        run_limits_require_memory(4.0 * (in * b + weights + 2.0 * hid * b + 2.0 * out * b),
+                                  4.0 * (in * b + weights + 2.0 * hid * b + out * b));
+        const double multiply_adds = hid * in * b + out * hid * b;
+        run_limits_check_duration(multiply_adds, bench ? 30 * 18.5e-9 : 18.5e-9,
+                                  bench ? 11 * 4e-9 : 4e-9,
+                                  "--batch, --inputs, --hidden or --outputs");
+    }
 
     cudaDeviceProp prop = {};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));

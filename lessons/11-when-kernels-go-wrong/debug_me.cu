@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "random_data.h"
+#include "run_limits.h"
 
 #include <cstdio>
 #include <vector>
@@ -155,6 +156,8 @@ int main(int argc, char** argv) {
          10000000},
     };
     cli_parse(argc, argv, "Runs four small kernels and checks each against the CPU.", options, 1);
+    // Three host arrays, two on the device: refused up front if they do not fit.
+    run_limits_require_memory(3.0 * 4.0 * (double)n, 2.0 * 4.0 * (double)n);
 
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));

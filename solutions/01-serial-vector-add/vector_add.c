@@ -18,6 +18,7 @@
 #include "compare.h"
 #include "cpu_reference.h"
 #include "random_data.h"
+#include "run_limits.h"
 #include "timer.h"
 
 #include <stdio.h>
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
               opts, 1);
 
     size_t bytes = (size_t)n * sizeof(float);
+    /* Too big for this machine: one line and exit code 2, before anything runs. */
+    run_limits_require_memory(4.0 * (double)bytes, 0.0);
     float* a = malloc(bytes);
     float* b = malloc(bytes);
     float* c = malloc(bytes);
@@ -59,7 +62,7 @@ int main(int argc, char** argv) {
     if (!a || !b || !c || !ref) {
         fprintf(stderr, "error: could not allocate 4 arrays of %lld floats (%.1f MiB)\n",
                 n, 4.0 * (double)bytes / (1024.0 * 1024.0));
-        return 1;
+        return 2;
     }
 
     /* Random inputs (a constant input would hide an indexing mistake), and a

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "random_data.h"
+#include "run_limits.h"
 #include "cpu_reference.h"
 
 #include <algorithm>
@@ -142,13 +143,13 @@ static void describe_grid(long long num_blocks, long long block_size, long long 
     if (threads == n)
         std::printf("  every thread has exactly one element\n");
     else if (threads > n)
-        std::printf("  the last %lld threads have no element: the bounds check keeps them idle\n",
+        std::printf("  the last %lld threads have no element: the kernel's bounds check must keep them idle\n",
                     threads - n);
     else if (grid_stride)
         std::printf("  each thread loops over up to %lld elements, %lld apart\n",
                     (n + threads - 1) / threads, threads);
     else
-        std::printf("  too few threads: %lld elements get none and are never written\n",
+        std::printf("  too few threads: %lld elements have no thread of their own\n",
                     n - threads);
 }
 
@@ -183,6 +184,8 @@ int main(int argc, char** argv) {
     cli_parse(argc, argv,
               "Adds two vectors with a grid of many blocks, then with a grid-stride loop.",
               options, 3);
+    // Four host arrays, three device arrays: refused up front if they do not fit.
+    run_limits_require_memory(4.0 * 4.0 * (double)n, 3.0 * 4.0 * (double)n);
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
 
     std::printf("device 0: %s\n", prop.name);

@@ -31,6 +31,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "random_data.h"
+#include "run_limits.h"
 #include "cpu_reference.h"
 #include "timer.h"
 
@@ -341,6 +342,10 @@ int main(int argc, char** argv) {
     cli_parse(argc, argv,
               "Times a vector add: host clock vs CUDA events, kernel only vs end to end, CPU vs GPU.",
               options, 4);
+    // Four host arrays, three device arrays, of the largest size this run uses
+    // (--bench goes up to 10^8): refused up front if they do not fit.
+    const double largest = bench ? 1e8 : (double)n;
+    run_limits_require_memory(4.0 * 4.0 * largest, 3.0 * 4.0 * largest);
 
     // ---- choosing a device ----
     cudaError_t why_none = cudaSuccess;

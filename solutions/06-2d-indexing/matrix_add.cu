@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "random_data.h"
+#include "run_limits.h"
 #include "cpu_reference.h"
 
 #include <cstdio>
@@ -95,18 +96,18 @@ void matrix_add_on_gpu(const float* h_a, const float* h_b, float* h_c, int rows,
 // ---- main: one launch against the CPU, and an optional benchmark ----
 #ifndef TUTORIAL_TEST_BUILD
 
-// Says how one side of the grid meets the matrix: spare threads are idle
-// (the bounds check keeps them out), missing ones leave elements unwritten.
+// Says how one side of the grid meets the matrix, from the launch's numbers
+// alone: what the kernel then does with spare or missing threads is up to it.
 static void describe_side(const char* edge, long long threads, int elements, const char* what) {
     long long spare = threads - elements;
     if (spare == 0)
         std::printf("  %s: no idle threads, every %s has one\n", edge, what);
     else if (spare > 0)
-        std::printf("  %s: %lld idle %s%s of threads, kept out by the bounds check\n", edge,
+        std::printf("  %s: %lld spare %s%s of threads, for the bounds check to keep out\n", edge,
                     spare, what, spare == 1 ? "" : "s");
     else
-        std::printf("  %s: too few threads, %lld %s%s never written\n", edge, -spare, what,
-                    spare == -1 ? " is" : "s are");
+        std::printf("  %s: too few threads, %lld %s%s no thread\n", edge, -spare, what,
+                    spare == -1 ? " has" : "s have");
 }
 
 // Prints the launch and how its threads meet the matrix.
@@ -183,6 +184,9 @@ int main(int argc, char** argv) {
                      block_x, block_y, block_x * block_y);
         return 2;
     }
+    // A, B, C and the reference on the host, A, B and C on the device.
+    run_limits_require_memory(4.0 * 4.0 * (double)rows * (double)cols,
+                              3.0 * 4.0 * (double)rows * (double)cols);
 
     cudaDeviceProp prop = {};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "random_data.h"
+#include "run_limits.h"
 #include "cpu_reference.h"
 #include "timer.h"
 
@@ -206,6 +207,8 @@ int main(int argc, char** argv) {
     cli_parse(argc, argv,
               "Applies a __device__ sigmoid and ReLU to a vector; measures expf against __expf.",
               options, 4);
+    // Seven host arrays (inputs, four outputs, two references), two on the device.
+    run_limits_require_memory(7.0 * 4.0 * (double)n, 2.0 * 4.0 * (double)n);
 
     cudaDeviceProp prop = {};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));

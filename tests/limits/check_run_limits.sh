@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# check_run_limits.sh BIN_DIR - lesson programs refuse, up front, what this
+# machine cannot hold or finish in a few minutes (common/run_limits.h):
+# one line on stderr and exit code 2, never an abort, an OOM kill or hours of
+# silence; and a long but allowed run says first how long to expect.
+set -u
+bin=$1
+failures=0
+
+# expect_refusal "what" "regex for the stderr line" [ulimit -d KB] -- program args...
+expect_refusal() {
+    local what=$1 pattern=$2 data_limit=$3
+    shift 4
+    local program=$1
+    [ -x "$bin/$program" ] || { echo "skip: $program not built"; return; }
+    local stderr rc
+    stderr=$( (if [ "$data_limit" != none ]; then ulimit -d "$data_limit"; fi
+               exec timeout 60 "$bin/$@") 2>&1 >/dev/null)
+    rc=$?
+    local lines
+    lines=$(printf '%s' "$stderr" | grep -c '')
+    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qE "$pattern" <<<"$stderr"; then
+        echo "ok:   $what -> exit 2: $stderr"
+    else
+        echo "FAIL: $what ($*) -> exit $rc, $lines stderr lines, wanted one matching /$pattern/:"
+        printf '%s\n' "$stderr" | head -5
+        failures=$((failures + 1))
+    fi
+}
+
+memory='need about [0-9.]+ GiB of memory, but only [0-9.]+ GiB is available'
+too_long='would take about [0-9.]+ (s|min|hours|days) .*TUTORIAL_MAX_SECONDS=0'
+
+# Memory: a data limit (ulimit -d) the buffers cannot fit in. Not in the
+# sanitizer build, whose shadow memory cannot start under such a limit.
+[ -n "${CHECK_LIMITS_SKIP_MEMORY:-}" ] || {
+expect_refusal "lesson 01, 10^8 elements in 100 MB" "$memory" 100000 -- lesson01_solution_cpu --n 100000000
+expect_refusal "lesson 04, 10^8 elements in 400 MB" "$memory" 400000 -- lesson04_solution_emu --n 100000000
+expect_refusal "lesson 06, 10^4 x 10^4 in 400 MB" "$memory" 400000 -- lesson06_solution_emu --rows 10000 --cols 10000
+}
+
+# Time: sizes that fit in memory but would run for hours on the emulator.
+expect_refusal "lesson 08 at 4096^3" "$too_long" none -- lesson08_solution_emu --m 4096 --n 4096 --k 4096
+expect_refusal "lesson 09 at 4096^3" "$too_long" none -- lesson09_solution_emu --m 4096 --n 4096 --k 4096
+expect_refusal "lesson 10, 16384 x 4096 x 4096" "$too_long" none -- \
+    lesson10_solution_emu --batch 16384 --inputs 4096 --hidden 4096 --outputs 16
+# The largest sizes the flags allow (about two days): refused for time, or for
+# memory first on a machine with less than about 14 GiB.
+expect_refusal "lesson 10, every size 16384" "$too_long|$memory" none -- \
+    lesson10_solution_emu --batch 16384 --inputs 16384 --hidden 16384 --outputs 16384
+# A limit that is not a number is bad input like any other.
+TUTORIAL_MAX_SECONDS=soon expect_refusal "TUTORIAL_MAX_SECONDS=soon" "TUTORIAL_MAX_SECONDS must be a number" none -- \
+    lesson08_solution_emu --m 8 --n 8 --k 8
+
+# Allowed, but long: the estimate comes first (the run is stopped after 3 s).
+if [ -x "$bin/lesson10_solution_emu" ]; then
+    first=$(TUTORIAL_MAX_SECONDS=0 timeout 3 "$bin/lesson10_solution_emu" --batch 4096 --inputs 4096 \
+            --hidden 4096 --outputs 16 2>&1 | head -3)
+    if grep -qE '^\(expect this to take about [0-9.]+ (min|hours)' <<<"$first"; then
+        echo "ok:   a long run allowed by TUTORIAL_MAX_SECONDS=0 announces its estimate first"
+    else
+        echo "FAIL: no estimate before a long run; its first lines were:"
+        printf '%s\n' "$first"
+        failures=$((failures + 1))
+    fi
+fi
+[ "$failures" -eq 0 ]
