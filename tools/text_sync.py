@@ -1,0 +1,444 @@
+#!/usr/bin/env python3
+"""text_sync.py - code and output shown in the lesson READMEs and slides come
+from the real sources and from real runs, and no TODO's answer is printed.
+
+    tools/text_sync.py check   [--build-dir DIR] [--only snippets,answers,outputs]
+    tools/text_sync.py update  [--build-dir DIR] [FILE.md ...]
+
+`check` fails (exit 1), naming file and line, when:
+  snippets  a fenced block tagged  ```cpp snippet=PATH#NAME  differs from the
+            region of PATH between `// [snippet: NAME]` and `// [end snippet]`;
+            or an untagged code block quotes two or more consecutive lines of
+            a lesson's source (tag it, or write the README's own example);
+  answers   a line of a solution that its exercise lacks (the answer to a
+            TODO) appears verbatim in any README or slide;
+  outputs   a block tagged  ```text output  (or  mistake=PATH#NAME with="...")
+            differs from what its `$ ` command lines print when run now
+            (compared after the elision rule below); and in a lesson README,
+            a plain-text block under "Expected output" or "Common mistakes"
+            that is not tagged so.
+`update` rewrites the tagged blocks from the sources and from fresh runs.
+
+Commands in an output block: `$ ./tutorial run NN ARGS` (the exercise),
+`$ ./tutorial solution NN ARGS` (the solution), optionally piped through
+head, tail, grep or sed. A mistake block runs the solution built with the
+named region replaced by `with` (a JSON string; "" deletes the region).
+
+Elision rule (docs/lesson-anatomy.md): before comparing, both sides get
+  - the repository root (or a mistake's build folder) written as `...`;
+  - hexadecimal addresses written as 0x...;
+  - a decimal number followed by a unit of time, rate or ratio (ms, s, us,
+    ns, GB/s, GFLOP/s, x, %) written as `#`, and so is every decimal number
+    of a block tagged `timings` (tables of measurements);
+  - seeds (`seed: N`, `TUTORIAL_SEED=N`) written as N;
+  - trailing spaces removed.
+Everything else must match exactly.
+"""
+import argparse
+import difflib
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FENCE = re.compile(r'^(\s*)(```+)(.*)$')
+REGION_START = re.compile(r'^\s*//\s*\[snippet:\s*([\w.-]+)\]\s*$')
+REGION_END = re.compile(r'^\s*//\s*\[end snippet\]\s*$')
+CODE_LANGS = {'', 'c', 'cpp', 'c++', 'cu', 'cuda'}
+SOURCE_SUFFIXES = {'.c', '.cu', '.cpp', '.h'}
+
+
+# ---- Markdown: fenced blocks and their tags --------------------------------
+
+class Block:
+    def __init__(self, path, start, indent, fence, info, lines):
+        self.path, self.start, self.indent, self.fence = path, start, indent, fence
+        self.lang, self.attrs = parse_info(info)
+        self.lines = lines  # the content, without the fences
+        self.heading = ''
+
+    def where(self):
+        return f'{self.path.relative_to(ROOT)}:{self.start + 1}'
+
+
+def parse_info(info):
+    """'cpp snippet=a.cu#x with="..."' -> ('cpp', {'snippet': 'a.cu#x', 'with': '...'})"""
+    info = info.strip()
+    lang, _, rest = info.partition(' ')
+    attrs = {}
+    pattern = re.compile(r'\s*([\w-]+)(?:=("(?:[^"\\]|\\.)*"|\S+))?')
+    pos = 0
+    while pos < len(rest):
+        m = pattern.match(rest, pos)
+        if not m or m.end() == pos:
+            break
+        key, value = m.group(1), m.group(2)
+        if value is None:
+            value = True
+        elif value.startswith('"'):
+            value = json.loads(value)
+        attrs[key] = value
+        pos = m.end()
+    return lang.lower(), attrs
+
+
+def read_blocks(path):
+    lines = path.read_text().split('\n')
+    blocks, heading, i = [], '', 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith('#'):
+            heading = line.lstrip('#').strip()
+        m = FENCE.match(line)
+        if not m:
+            i += 1
+            continue
+        indent, fence, info = m.groups()
+        j = i + 1
+        while j < len(lines) and not (lines[j].strip().startswith(fence) and lines[j].strip().strip('`') == ''):
+            j += 1
+        block = Block(path, i, indent, fence, info, [l[len(indent):] if l.startswith(indent) else l
+                                                       for l in lines[i + 1:j]])
+        block.heading = heading
+        blocks.append(block)
+        i = j + 1
+    return lines, blocks
+
+
+def markdown_files():
+    files = sorted(ROOT.glob('lessons/*/README.md')) + sorted(ROOT.glob('slides/*.md'))
+    return [f for f in files if f.is_file()]
+
+
+# ---- sources: regions and answers ------------------------------------------
+
+def read_region(spec):
+    """'solutions/x/y.cu#name' -> the region's lines, dedented."""
+    path_text, _, name = spec.partition('#')
+    path = ROOT / path_text
+    if not path.is_file():
+        raise LookupError(f'no file {path_text}')
+    found, inside, depth_other = None, False, 0
+    for line in path.read_text().split('\n'):
+        start, end = REGION_START.match(line), REGION_END.match(line)
+        if inside:
+            if start:
+                depth_other += 1
+                continue
+            if end:
+                if depth_other == 0:
+                    break
+                depth_other -= 1
+                continue
+            found.append(line)
+        elif start and start.group(1) == name:
+            inside, found = True, []
+    if found is None:
+        raise LookupError(f'{path_text} has no region // [snippet: {name}]')
+    if inside and depth_other:
+        raise LookupError(f'{path_text}: region {name} is not closed')
+    return dedent(found)
+
+
+def dedent(lines):
+    widths = [len(l) - len(l.lstrip(' ')) for l in lines if l.strip()]
+    cut = min(widths) if widths else 0
+    return [l[cut:].rstrip() for l in lines]
+
+
+def lesson_sources():
+    for path in sorted(ROOT.glob('lessons/*/*')) + sorted(ROOT.glob('solutions/*/*')):
+        if path.suffix in SOURCE_SUFFIXES and path.is_file():
+            yield path
+
+
+def strip_markers(lines):
+    return [l for l in lines if not (REGION_START.match(l) or REGION_END.match(l))]
+
+
+def significant(line):
+    """A line worth matching: not blank, not only punctuation, not a comment."""
+    text = line.strip()
+    if text.startswith('//') or text.startswith('/*') or text.startswith('*'):
+        return ''
+    text = re.sub(r'\s*//.*$', '', text)
+    return ' '.join(text.split()) if len(re.sub(r'[\W_]', '', text)) >= 6 else ''
+
+
+def answer_lines():
+    """(lesson file, line number, text) for every solution line that its
+    exercise does not have: the answers to the TODOs."""
+    for solution in sorted(ROOT.glob('solutions/*/*')):
+        if solution.suffix not in SOURCE_SUFFIXES:
+            continue
+        exercise = ROOT / 'lessons' / solution.parent.name / solution.name
+        if not exercise.is_file():
+            continue
+        ex, so = exercise.read_text().split('\n'), solution.read_text().split('\n')
+        ex_set = {significant(l) for l in ex}
+        matcher = difflib.SequenceMatcher(a=ex, b=so, autojunk=False)
+        for tag, _, _, j1, j2 in matcher.get_opcodes():
+            if tag in ('replace', 'insert'):
+                for j in range(j1, j2):
+                    text = significant(so[j])
+                    if text and text not in ex_set:
+                        yield solution, j + 1, text
+
+
+# ---- running programs ------------------------------------------------------
+
+class Runner:
+    def __init__(self, build_dir):
+        self.build = Path(build_dir).resolve()
+        self.mistake_dirs = {}
+        self.scratch = Path(tempfile.mkdtemp(prefix='text-sync-'))
+
+    def program(self, nn, variant):
+        for backend in ('emu', 'cpu'):
+            exe = self.build / 'bin' / f'lesson{nn}_{variant}_{backend}'
+            if exe.is_file():
+                return exe
+        raise LookupError(f'lesson{nn}_{variant} is not built in {self.build} (build it first)')
+
+    def mistake_program(self, spec, replacement):
+        key = (spec, replacement)
+        if key in self.mistake_dirs:
+            return self.mistake_dirs[key]
+        path_text, _, name = spec.partition('#')
+        source = ROOT / path_text
+        read_region(spec)  # raises LookupError when the region is missing
+        folder = self.scratch / f'mistake{len(self.mistake_dirs)}'
+        target = folder / path_text
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text('\n'.join(pad_like(source, name, replacement)))
+        exe = folder / 'program'
+        env = dict(os.environ, CUEMU_BUILD_DIR=str(self.build))
+        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)],
+                                env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise LookupError(f'building the mistake {spec} failed:\n{result.stderr[-2000:]}')
+        self.mistake_dirs[key] = (exe, folder)
+        return exe, folder
+
+    def run(self, command, mistake=None):
+        """Runs one `$ ./tutorial run|solution NN args | filters` line."""
+        head, _, filters = command.partition('|')
+        words = shlex.split(head)
+        if len(words) < 3 or words[0] != './tutorial' or words[1] not in ('run', 'solution'):
+            raise LookupError(f'cannot run "{command}": expected ./tutorial run|solution NN ...')
+        nn = words[2]
+        roots = [str(ROOT)]
+        if mistake:
+            exe, folder = self.mistake_program(*mistake)
+            roots.insert(0, str(folder))
+        else:
+            exe = self.program(nn, 'exercise' if words[1] == 'run' else 'solution')
+        line = ' '.join(shlex.quote(w) for w in [str(exe)] + words[3:]) + ' 2>&1'
+        if filters.strip():
+            line += ' | ' + filters.strip()
+        env = dict(os.environ, CUEMU_WORKERS='2', TUTORIAL_SEED='1')
+        result = subprocess.run(['bash', '-c', line], env=env, capture_output=True, text=True,
+                                cwd=str(ROOT), timeout=300)
+        text = result.stdout
+        for root in roots:
+            text = text.replace(root + '/', '.../')
+        return text.rstrip('\n').split('\n') if text.strip() else []
+
+
+def pad_like(source, name, replacement):
+    """The source with region `name` replaced, padded with blank lines so that
+    every line after it keeps its number (fault reports cite line numbers)."""
+    out, inside = [], False
+    for line in source.read_text().split('\n'):
+        start, end = REGION_START.match(line), REGION_END.match(line)
+        if start and start.group(1) == name:
+            inside, count, indent = True, 1, line[:len(line) - len(line.lstrip())]
+            continue
+        if inside:
+            count += 1
+            if end:
+                new = [indent + r if r else r for r in replacement.split('\n')] if replacement else []
+                out += new + [''] * max(0, count - len(new))
+                inside = False
+            continue
+        out.append(line)
+    return out
+
+
+# ---- the elision rule ------------------------------------------------------
+
+UNIT = r'(?:ms|s|us|µs|ns|GB/s|GFLOP/s|x|%)'
+
+
+def elide(lines, timings=False):
+    out = []
+    for line in lines:
+        line = re.sub(r'0x[0-9a-fA-F]+', '0x...', line)
+        line = re.sub(r'(seed:? |TUTORIAL_SEED=)\d+', r'\1N', line)
+        line = re.sub(r'\d+\.\d+(?:e[+-]?\d+)?(\s?' + UNIT + r')(?![\w/])', r'#\1', line)
+        if timings:
+            line = re.sub(r'\d+\.\d+(?:e[+-]?\d+)?', '#', line)
+        out.append(line.rstrip())
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+# ---- the checks ------------------------------------------------------------
+
+def source_windows():
+    """(2-line window of significant lines) -> where, over every lesson source."""
+    windows = {}
+    for path in lesson_sources():
+        sig = [(i, significant(l)) for i, l in enumerate(strip_markers(path.read_text().split('\n')))]
+        sig = [(i, s) for i, s in sig if s]
+        for (i, a), (_, b) in zip(sig, sig[1:]):
+            windows.setdefault((a, b), f'{path.relative_to(ROOT)}:{i + 1}')
+    return windows
+
+
+def check_snippets(files, errors, update):
+    windows = source_windows()
+    changed = {}
+    for path in files:
+        lines, blocks = read_blocks(path)
+        for block in blocks:
+            spec = block.attrs.get('snippet')
+            if spec:
+                try:
+                    region = read_region(spec)
+                except LookupError as e:
+                    errors.append(f'{block.where()}: {e}')
+                    continue
+                if block.lines != region:
+                    if update:
+                        changed.setdefault(path, []).append((block, region))
+                    else:
+                        diff = '\n'.join(difflib.unified_diff(region, block.lines, spec, 'shown', lineterm='', n=1))
+                        errors.append(f'{block.where()}: differs from {spec}; run tools/text_sync.py update\n{diff}')
+                continue
+            if block.lang not in CODE_LANGS or 'output' in block.attrs or 'mistake' in block.attrs:
+                continue
+            sig = [significant(l) for l in block.lines]
+            sig = [s for s in sig if s]
+            for a, b in zip(sig, sig[1:]):
+                if (a, b) in windows:
+                    errors.append(f'{block.where()}: quotes {windows[(a, b)]} ("{a}") but is not tagged '
+                                  f'snippet=PATH#NAME: show a marked region, or write your own example')
+                    break
+    return changed
+
+
+def lesson_number(path):
+    """'NN' of lessons/NN-x/..., solutions/NN-x/..., slides/NN-x.md; None otherwise."""
+    m = re.match(r'(\d\d)-', path.parent.name if path.parent.name[:2].isdigit() else path.name)
+    return m.group(1) if m else None
+
+
+def check_answers(files, errors):
+    # Lesson NN's answers must not appear in the material of lesson NN or an
+    # earlier one (nor in the top README): later lessons build on them. An
+    # answer that is a bare call with no arguments (`__syncthreads();`) is
+    # exempt: its answer is where it goes, which no line check can see, and
+    # the lesson must name it to teach it.
+    answers = [a for a in answer_lines() if not re.fullmatch(r'[\w:]+\(\);', a[2])]
+    for path in files + sorted(ROOT.glob('README.md')):
+        shown_in = lesson_number(path)
+        for number, line in enumerate(path.read_text().split('\n'), 1):
+            shown = ' '.join(line.split())
+            for solution, sol_line, text in answers:
+                if shown_in and lesson_number(solution) < shown_in:
+                    continue
+                if text in shown:
+                    errors.append(f'{path.relative_to(ROOT)}:{number}: prints the answer to a TODO, '
+                                  f'{solution.relative_to(ROOT)}:{sol_line}: "{text}"')
+
+
+def check_outputs(files, errors, runner, update):
+    changed = {}
+    for path in files:
+        _, blocks = read_blocks(path)
+        is_readme = path.name == 'README.md'
+        for block in blocks:
+            tagged = 'output' in block.attrs or 'mistake' in block.attrs
+            if not tagged:
+                if (is_readme and block.lang in ('', 'text', 'console')
+                        and re.search(r'expected output|common mistakes', block.heading, re.I)):
+                    errors.append(f'{block.where()}: a block under "{block.heading}" that no run '
+                                  f'produces: tag it ```text output (with $ command lines)')
+                continue
+            mistake = None
+            if 'mistake' in block.attrs:
+                mistake = (block.attrs['mistake'], block.attrs.get('with', ''))
+            produced, commands = [], 0
+            try:
+                for line in block.lines:
+                    if line.startswith('$ '):
+                        commands += 1
+                        produced.append(line)
+                        produced += runner.run(line[2:], mistake)
+            except (LookupError, subprocess.TimeoutExpired) as e:
+                errors.append(f'{block.where()}: {e}')
+                continue
+            if commands == 0:
+                errors.append(f'{block.where()}: an output block needs "$ ./tutorial ..." command lines')
+                continue
+            timings = bool(block.attrs.get('timings'))
+            if elide(block.lines, timings) != elide(produced, timings):
+                if update:
+                    changed.setdefault(path, []).append((block, [l.rstrip() for l in produced]))
+                else:
+                    diff = '\n'.join(difflib.unified_diff(elide(produced, timings), elide(block.lines, timings),
+                                                          'a run now', 'shown', lineterm='', n=2))
+                    errors.append(f'{block.where()}: differs from a run now (after the elision rule); '
+                                  f'run tools/text_sync.py update\n{diff}')
+    return changed
+
+
+def apply(changes):
+    for path, items in changes.items():
+        lines = path.read_text().split('\n')
+        for block, new in sorted(items, key=lambda item: -item[0].start):
+            end = block.start + 1 + len(block.lines)
+            lines[block.start + 1:end] = [block.indent + l if l else l for l in new]
+        path.write_text('\n'.join(lines))
+        print(f'updated {path.relative_to(ROOT)} ({len(items)} block(s))')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('mode', choices=['check', 'update'])
+    parser.add_argument('files', nargs='*')
+    parser.add_argument('--build-dir', default=os.environ.get('TUTORIAL_BUILD_DIR', str(ROOT / 'build')))
+    parser.add_argument('--only', default='snippets,answers,outputs')
+    args = parser.parse_args()
+    kinds = set(args.only.split(','))
+    files = [Path(f).resolve() for f in args.files] if args.files else markdown_files()
+    errors = []
+    update = args.mode == 'update'
+    if 'snippets' in kinds:
+        changes = check_snippets(files, errors, update)
+        if update:
+            apply(changes)
+    if 'answers' in kinds:
+        check_answers(files, errors)
+    if 'outputs' in kinds:
+        changes = check_outputs(files, errors, Runner(args.build_dir), update)
+        if update:
+            apply(changes)
+    for e in errors:
+        print(e)
+    if errors:
+        print(f'text_sync: {len(errors)} problem(s)')
+        return 1
+    print(f'text_sync: {", ".join(sorted(kinds))}: {len(files)} file(s) agree with the code')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
