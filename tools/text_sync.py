@@ -28,8 +28,10 @@ Elision rule (docs/lesson-anatomy.md): before comparing, both sides get
   - the repository root (or a mistake's build folder) written as `...`;
   - hexadecimal addresses written as 0x...;
   - a decimal number followed by a unit of time, rate or ratio (ms, s, us,
-    ns, GB/s, GFLOP/s, x, %) written as `#`, and so is every decimal number
-    of a block tagged `timings` (tables of measurements);
+    ns, GB/s, GFLOP/s, x, %), or a whole number followed by a unit of time
+    or rate (ms, us, ns, GB/s, GFLOP/s, million elements/s), written as `#`,
+    and so is every decimal number of a block tagged `timings` (tables of
+    measurements);
   - seeds (`seed: N`, `TUTORIAL_SEED=N`) written as N;
   - trailing spaces removed.
 Everything else must match exactly.
@@ -273,6 +275,8 @@ def pad_like(source, name, replacement):
 # ---- the elision rule ------------------------------------------------------
 
 UNIT = r'(?:ms|s|us|µs|ns|GB/s|GFLOP/s|x|%)'
+# Units that follow whole numbers too (an integer count of them is still a measurement).
+RATE = r'(?:ms|us|µs|ns|GB/s|GFLOP/s|million elements/s|M elements/s)'
 
 
 def elide(lines, timings=False):
@@ -281,6 +285,7 @@ def elide(lines, timings=False):
         line = re.sub(r'0x[0-9a-fA-F]+', '0x...', line)
         line = re.sub(r'(seed:? |TUTORIAL_SEED=)\d+', r'\1N', line)
         line = re.sub(r'\d+\.\d+(?:e[+-]?\d+)?(\s?' + UNIT + r')(?![\w/])', r'#\1', line)
+        line = re.sub(r'\d+(\s?' + RATE + r')(?![\w/])', r'#\1', line)
         if timings:
             line = re.sub(r'\d+\.\d+(?:e[+-]?\d+)?', '#', line)
         out.append(line.rstrip())
@@ -416,7 +421,7 @@ def main():
     parser.add_argument('files', nargs='*')
     parser.add_argument('--build-dir', default=os.environ.get('TUTORIAL_BUILD_DIR', str(ROOT / 'build')))
     parser.add_argument('--only', default='snippets,answers,outputs')
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     kinds = set(args.only.split(','))
     files = [Path(f).resolve() for f in args.files] if args.files else markdown_files()
     errors = []

@@ -30,11 +30,13 @@
  * Each iteration touches only element i of each array, so the order does not
  * matter and nothing has to wait for anything else: that independence is
  * exactly what lets a GPU hand one element to each of thousands of threads. */
+// [snippet: vector-add]
 void vector_add(const float* a, const float* b, float* c, int n) {
     for (int i = 0; i < n; ++i) {
         /* TODO(01.1): set element i of c to element i of a plus element i of b. */
     }
 }
+// [end snippet]
 
 /* ---- the program: time the loop, then check it ---- */
 
@@ -45,12 +47,14 @@ void vector_add(const float* a, const float* b, float* c, int n) {
 enum { TIMED_REPEATS = 5 };
 
 int main(int argc, char** argv) {
+    // [snippet: flags]
     long long n = 1000000;
     cli_option opts[] = {
         {"--n", "number of elements", CLI_INT, &n, 1, 100000000},
     };
     cli_parse(argc, argv, "Adds two float vectors with a plain C loop on one CPU core.",
               opts, 1);
+    // [end snippet]
 
     size_t bytes = (size_t)n * sizeof(float);
     /* Too big for this machine: one line and exit code 2, before anything runs. */
@@ -67,12 +71,15 @@ int main(int argc, char** argv) {
 
     /* Random inputs (a constant input would hide an indexing mistake), and a
      * NaN-poisoned output, so an element the loop forgets stays visibly wrong. */
+    // [snippet: inputs]
     fill_random(a, (size_t)n, 1, -1.0f, 1.0f);
     fill_random(b, (size_t)n, 2, -1.0f, 1.0f);
     fill_poison(c, (size_t)n);
+    // [end snippet]
 
     /* One untimed pass first: the first touch of freshly allocated memory
      * costs page faults, which are not what we want to measure. */
+    // [snippet: timing]
     vector_add(a, b, c, (int)n);
 
     double best_ms = 0.0;
@@ -82,6 +89,7 @@ int main(int argc, char** argv) {
         double ms = wall_time_ms() - start;
         if (r == 0 || ms < best_ms) best_ms = ms;
     }
+    // [end snippet]
 
     printf("vector add on the CPU, one core: n = %lld floats (%.2f MiB read + written)\n",
            n, 3.0 * (double)bytes / (1024.0 * 1024.0));
