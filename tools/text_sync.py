@@ -8,21 +8,25 @@ from the real sources and from real runs, and no TODO's answer is printed.
 `check` fails (exit 1), naming file and line, when:
   snippets  a fenced block tagged  ```cpp snippet=PATH#NAME  differs from the
             region of PATH between `// [snippet: NAME]` and `// [end snippet]`;
-            or an untagged code block quotes two or more consecutive lines of
-            a lesson's source (tag it, or write the README's own example);
+            or an untagged code block quotes three or more consecutive lines
+            of a lesson's source (tag it, or write the README's own example);
   answers   a line of a solution that its exercise lacks (the answer to a
             TODO) appears verbatim in any README or slide;
-  outputs   a block tagged  ```text output  (or  mistake=PATH#NAME with="...")
+  outputs   a block tagged  ```text output  (or  mistake=PATH replace=RE with=TEXT)
             differs from what its `$ ` command lines print when run now
             (compared after the elision rule below); and in a lesson README,
             a plain-text block under "Expected output" or "Common mistakes"
-            that is not tagged so.
+            that is not tagged so, or tagged  by-hand="why no run here can
+            produce it"  (an nvcc compile error, a GPU-only message).
 `update` rewrites the tagged blocks from the sources and from fresh runs.
 
 Commands in an output block: `$ ./tutorial run NN ARGS` (the exercise),
 `$ ./tutorial solution NN ARGS` (the solution), optionally piped through
-head, tail, grep or sed. A mistake block runs the solution built with the
-named region replaced by `with` (a JSON string; "" deletes the region).
+head, tail, grep or sed. A mistake block runs the solution PATH built with
+the one line that the regular expression `replace` matches replaced by `with`
+(JSON strings; "" empties the line; replace2/with2, replace3/with3 for more
+lines). The replacement keeps the line count, so reports cite the solution's
+own line numbers, under its own path.
 
 Elision rule (docs/lesson-anatomy.md): before comparing, both sides get
   - the repository root (or a mistake's build folder) written as `...`;
@@ -207,24 +211,36 @@ class Runner:
                 return exe
         raise LookupError(f'lesson{nn}_{variant} is not built in {self.build} (build it first)')
 
-    def mistake_program(self, spec, replacement):
-        key = (spec, replacement)
-        if key in self.mistake_dirs:
-            return self.mistake_dirs[key]
-        path_text, _, name = spec.partition('#')
+    def mistake_program(self, spec):
+        """spec: (solution path, ((regex, text), ...)). Builds the solution
+        with each line that regex matches replaced by text (same indent, same
+        line count, so fault reports cite the solution's own line numbers)."""
+        if spec in self.mistake_dirs:
+            return self.mistake_dirs[spec]
+        path_text, edits = spec
         source = ROOT / path_text
-        read_region(spec)  # raises LookupError when the region is missing
+        if not source.is_file():
+            raise LookupError(f'no file {path_text}')
+        lines = source.read_text().split('\n')
+        for pattern, text in edits:
+            hits = [i for i, l in enumerate(lines) if re.search(pattern, l)]
+            if len(hits) != 1:
+                raise LookupError(f'mistake: /{pattern}/ matches {len(hits)} lines of {path_text}, not 1')
+            if '\n' in text:
+                raise LookupError('mistake: a replacement is one line (line numbers must not move)')
+            line = lines[hits[0]]
+            lines[hits[0]] = line[:len(line) - len(line.lstrip())] + text if text else ''
         folder = self.scratch / f'mistake{len(self.mistake_dirs)}'
         target = folder / path_text
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text('\n'.join(pad_like(source, name, replacement)))
+        target.write_text('\n'.join(lines))
         exe = folder / 'program'
         env = dict(os.environ, CUEMU_BUILD_DIR=str(self.build))
         result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)],
                                 env=env, capture_output=True, text=True)
         if result.returncode != 0:
-            raise LookupError(f'building the mistake {spec} failed:\n{result.stderr[-2000:]}')
-        self.mistake_dirs[key] = (exe, folder)
+            raise LookupError(f'building the mistake in {path_text} failed:\n{result.stderr[-2000:]}')
+        self.mistake_dirs[spec] = (exe, folder)
         return exe, folder
 
     def run(self, command, mistake=None):
@@ -236,7 +252,7 @@ class Runner:
         nn = words[2]
         roots = [str(ROOT)]
         if mistake:
-            exe, folder = self.mistake_program(*mistake)
+            exe, folder = self.mistake_program(mistake)
             roots.insert(0, str(folder))
         else:
             exe = self.program(nn, 'exercise' if words[1] == 'run' else 'solution')
@@ -250,26 +266,6 @@ class Runner:
         for root in roots:
             text = text.replace(root + '/', '.../')
         return text.rstrip('\n').split('\n') if text.strip() else []
-
-
-def pad_like(source, name, replacement):
-    """The source with region `name` replaced, padded with blank lines so that
-    every line after it keeps its number (fault reports cite line numbers)."""
-    out, inside = [], False
-    for line in source.read_text().split('\n'):
-        start, end = REGION_START.match(line), REGION_END.match(line)
-        if start and start.group(1) == name:
-            inside, count, indent = True, 1, line[:len(line) - len(line.lstrip())]
-            continue
-        if inside:
-            count += 1
-            if end:
-                new = [indent + r if r else r for r in replacement.split('\n')] if replacement else []
-                out += new + [''] * max(0, count - len(new))
-                inside = False
-            continue
-        out.append(line)
-    return out
 
 
 # ---- the elision rule ------------------------------------------------------
@@ -296,14 +292,18 @@ def elide(lines, timings=False):
 
 # ---- the checks ------------------------------------------------------------
 
+QUOTE_LINES = 3  # this many consecutive significant lines of a source make a quote
+
+
 def source_windows():
-    """(2-line window of significant lines) -> where, over every lesson source."""
+    """(QUOTE_LINES significant lines in a row) -> where, over every lesson source."""
     windows = {}
     for path in lesson_sources():
         sig = [(i, significant(l)) for i, l in enumerate(strip_markers(path.read_text().split('\n')))]
         sig = [(i, s) for i, s in sig if s]
-        for (i, a), (_, b) in zip(sig, sig[1:]):
-            windows.setdefault((a, b), f'{path.relative_to(ROOT)}:{i + 1}')
+        for k in range(len(sig) - QUOTE_LINES + 1):
+            key = tuple(s for _, s in sig[k:k + QUOTE_LINES])
+            windows.setdefault(key, f'{path.relative_to(ROOT)}:{sig[k][0] + 1}')
     return windows
 
 
@@ -331,9 +331,10 @@ def check_snippets(files, errors, update):
                 continue
             sig = [significant(l) for l in block.lines]
             sig = [s for s in sig if s]
-            for a, b in zip(sig, sig[1:]):
-                if (a, b) in windows:
-                    errors.append(f'{block.where()}: quotes {windows[(a, b)]} ("{a}") but is not tagged '
+            for k in range(len(sig) - QUOTE_LINES + 1):
+                key = tuple(sig[k:k + QUOTE_LINES])
+                if key in windows:
+                    errors.append(f'{block.where()}: quotes {windows[key]} ("{key[0]}") but is not tagged '
                                   f'snippet=PATH#NAME: show a marked region, or write your own example')
                     break
     return changed
@@ -371,6 +372,8 @@ def check_outputs(files, errors, runner, update):
         is_readme = path.name == 'README.md'
         for block in blocks:
             tagged = 'output' in block.attrs or 'mistake' in block.attrs
+            if 'by-hand' in block.attrs:
+                continue  # says why no run here can produce it (an nvcc error, a GPU)
             if not tagged:
                 if (is_readme and block.lang in ('', 'text', 'console')
                         and re.search(r'expected output|common mistakes', block.heading, re.I)):
@@ -379,7 +382,11 @@ def check_outputs(files, errors, runner, update):
                 continue
             mistake = None
             if 'mistake' in block.attrs:
-                mistake = (block.attrs['mistake'], block.attrs.get('with', ''))
+                edits = []
+                for suffix in ('', '2', '3'):
+                    if 'replace' + suffix in block.attrs:
+                        edits.append((block.attrs['replace' + suffix], block.attrs.get('with' + suffix, '')))
+                mistake = (block.attrs['mistake'], tuple(edits))
             produced, commands = [], 0
             try:
                 for line in block.lines:

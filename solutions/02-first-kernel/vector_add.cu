@@ -32,25 +32,30 @@
 
 // Every thread of the launch runs this whole function. The threads are not
 // guaranteed to print in any particular order.
+// [snippet: hello-kernel]
 __global__ void hello_kernel() {
     printf("hello from thread %d of %d\n", (int)threadIdx.x, (int)blockDim.x);
 }
+// [end snippet]
 
 // The body of the serial loop, with the loop gone: the launch starts one
 // thread per element, and threadIdx.x (0, 1, ..., n-1 within the block) tells
 // each thread which element is its own. No bounds check is needed because we
 // launch exactly n threads; lesson 04 launches more threads than elements and
 // has to add one.
+// [snippet: kernel]
 __global__ void vector_add_kernel(const float* a, const float* b, float* c) {
     int i = threadIdx.x;
     c[i] = a[i] + b[i];
 }
+// [end snippet]
 
 // ---- launcher (the test calls this) ----
 
 // a, b and c must come from cudaMallocManaged, so that the device can use
 // them. n must be 1 to 1024: all n threads go into a single block, and a
 // block holds at most 1024 threads.
+// [snippet: launcher]
 void vector_add_managed(const float* a, const float* b, float* c, int n) {
     // <<<blocks, threads per block>>>: here 1 block of n threads.
     vector_add_kernel<<<1, n>>>(a, b, c);
@@ -61,6 +66,7 @@ void vector_add_managed(const float* a, const float* b, float* c, int n) {
     // the device has finished before anyone reads c.
     CUDA_CHECK(cudaDeviceSynchronize());
 }
+// [end snippet]
 
 // ---- the program ----
 
@@ -83,11 +89,13 @@ int main(int argc, char** argv) {
     printf("device %d: %s\n", device, prop.name);
 
     if (hello) {
+        // [snippet: hello-launch]
         hello_kernel<<<1, 4>>>();
         CUDA_CHECK(cudaGetLastError());
         // Kernel printf output is buffered on the device and shows up when
         // the host waits for it: without this line you might see nothing.
         CUDA_CHECK(cudaDeviceSynchronize());
+        // [end snippet]
     }
 
     // Managed memory: one pointer, valid on the host and on the device, so
