@@ -32,12 +32,14 @@
 
 // One block of n threads; thread i adds element i. a, b and c must point into
 // device memory: a thread runs on the GPU and cannot see the host's arrays.
+// [snippet: kernel]
 __global__ void vector_add_kernel(const float* a, const float* b, float* c, int n) {
     int i = threadIdx.x;
     // Not needed while the block has exactly n threads, but it costs nothing
     // and stays right if someone launches more threads than elements.
     if (i < n) c[i] = a[i] + b[i];
 }
+// [end snippet]
 
 // ---- launcher: host arrays in, host array out ----
 
