@@ -88,9 +88,11 @@ static inline int tutorial_is_transposed(const float* got, const float* ref, siz
 
 /* Compare n floats (a row-major matrix when cols > 0, n = rows * cols) and
  * write the report, if any element differs, into out. Returns the number of
- * elements that differ. got_name and ref_name are what the student reads:
- * "your c", "CPU reference". */
-static inline size_t tutorial_compare_report(tutorial_text* out, const char* got_name,
+ * elements that differ. label heads the summary; got_name and ref_name name
+ * the two sides of each mismatch: what the student reads ("your c", "CPU
+ * reference"). */
+static inline size_t tutorial_compare_report(tutorial_text* out, const char* label,
+                                             const char* got_name,
                                              const char* ref_name, const float* got,
                                              const float* ref, size_t n, size_t cols,
                                              double atol, double rtol, int max_print) {
@@ -105,7 +107,7 @@ static inline size_t tutorial_compare_report(tutorial_text* out, const char* got
     if (bad == 0) return 0;
 
     /* Summary first. */
-    tutorial_append(out, "%s: %zu of %zu element%s %s from the %s, first at ", got_name, bad, n,
+    tutorial_append(out, "%s: %zu of %zu element%s %s from the %s, first at ", label, bad, n,
                     n == 1 ? "" : "s", bad == 1 ? "differs" : "differ", ref_name);
     tutorial_append_place(out, first_bad, cols);
     if (bad > 1) {
@@ -170,8 +172,8 @@ static inline size_t tutorial_print_comparison(const char* label, const float* g
     char buffer[4096];
     tutorial_text out = {buffer, sizeof buffer, 0};
     buffer[0] = '\0';
-    size_t bad = tutorial_compare_report(&out, label, "CPU reference", got, ref, n, cols, atol,
-                                         rtol, max_print);
+    size_t bad = tutorial_compare_report(&out, label, "got", "CPU reference", got, ref, n, cols,
+                                         atol, rtol, max_print);
     for (const char* line = buffer; *line;) {
         const char* end = strchr(line, '\n');
         size_t length = end ? (size_t)(end - line) : strlen(line);

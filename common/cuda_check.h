@@ -35,6 +35,7 @@ inline void tutorial_cuda_check(cudaError_t code, const char* call,
                              cudaGetErrorString(code) + ") at " + file + ":" +
                              std::to_string(line));
 #else
+    std::fflush(stdout);  // what the program printed so far comes first, piped or not
     std::fprintf(stderr, "CUDA error: %s -> %s (%s)\n  at %s:%d\n", call,
                  cudaGetErrorName(code), cudaGetErrorString(code), file, line);
     std::exit(1);

@@ -54,7 +54,7 @@ inline std::string comparison_report(const char* got_name, const float* got, con
     // three, so that the whole output stays short enough to read.
     static int reports_so_far = 0;
     int max_print = reports_so_far == 0 ? 8 : 3;
-    std::size_t bad = tutorial_compare_report(&out, got_name, "CPU reference", got, ref, n,
+    std::size_t bad = tutorial_compare_report(&out, got_name, got_name, "CPU reference", got, ref, n,
                                               cols, atol, rtol, max_print);
     if (bad == 0) return std::string();
     ++reports_so_far;

@@ -33,6 +33,7 @@
 
 // One thread per element. Launched with at least n threads in all, spread
 // over as many blocks as it takes.
+// [snippet: kernel]
 __global__ void vector_add_kernel(const float* a, const float* b, float* c, int n) {
     // threadIdx.x only counts within one block: every block has a thread 0.
     // Skip the blockIdx.x whole blocks before this one, then count within it.
@@ -43,11 +44,13 @@ __global__ void vector_add_kernel(const float* a, const float* b, float* c, int 
     // Without this check they would write outside c.
     if (i < n) c[i] = a[i] + b[i];
 }
+// [end snippet]
 
 // Grid-stride loop: any number of blocks covers any n. Each thread starts at
 // its global index and jumps ahead by the number of threads in the whole grid,
 // so on every pass neighbouring threads still work on neighbouring elements
 // and no element is visited twice.
+// [snippet: grid-stride-kernel]
 __global__ void vector_add_grid_stride_kernel(const float* a, const float* b, float* c, int n) {
     int first = 0;  // TODO(04.1): the same global index as in vector_add_kernel
     // TODO(04.3): the stride is the number of threads in the whole grid (use
@@ -59,6 +62,7 @@ __global__ void vector_add_grid_stride_kernel(const float* a, const float* b, fl
     // element is already past n does nothing.
     for (int i = first; i < n; i += stride) c[i] = a[i] + b[i];
 }
+// [end snippet]
 
 // ---- device memory (lesson 03's steps, shared by the launchers below) ----
 
@@ -95,12 +99,15 @@ static void copy_result_and_free(DeviceBuffers& buf, float* h_c, int n) {
 // thread: n / block_size rounded up. Integer division rounds down, so add
 // block_size - 1 first; the result is one block more only when there is a
 // remainder.
+// [snippet: blocks-for]
 static int blocks_for(int n, int block_size) {
     return 1;  // TODO(04.2): enough blocks for n elements, rounded up, in
                //             integer arithmetic (one block is not enough)
 }
+// [end snippet]
 
 // c = a + b with one thread per element; any n >= 1, block_size 1 to 1024.
+// [snippet: launcher]
 void vector_add_on_gpu(const float* h_a, const float* h_b, float* h_c, int n, int block_size) {
     DeviceBuffers buf = device_buffers_with_inputs(h_a, h_b, n);
     int num_blocks = blocks_for(n, block_size);
@@ -108,6 +115,7 @@ void vector_add_on_gpu(const float* h_a, const float* h_b, float* h_c, int n, in
     CUDA_CHECK(cudaGetLastError());
     copy_result_and_free(buf, h_c, n);
 }
+// [end snippet]
 
 // c = a + b with a grid of exactly num_blocks blocks, whatever n is.
 void vector_add_grid_stride_on_gpu(const float* h_a, const float* h_b, float* h_c, int n,

@@ -27,7 +27,7 @@ Report compare(const std::vector<float>& got, const std::vector<float>& ref, std
                int max_print = 10) {
     std::string text(8192, '\0');
     tutorial_text out = {&text[0], text.size(), 0};
-    std::size_t bad = tutorial_compare_report(&out, "your c", "CPU reference", got.data(),
+    std::size_t bad = tutorial_compare_report(&out, "your c", "your c", "CPU reference", got.data(),
                                               ref.data(), got.size(), cols, 1e-6, 1e-6, max_print);
     text.resize(out.length);
     return {bad, text};
@@ -147,7 +147,7 @@ TEST_CASE("a report longer than the buffer is cut short, never overrun") {
     std::vector<float> got(1000, std::nanf(""));
     std::string small(64, '#');
     tutorial_text out = {&small[0], 60, 0};  // the last 4 bytes must stay '#'
-    std::size_t bad = tutorial_compare_report(&out, "your c", "CPU reference", got.data(), ref.data(),
+    std::size_t bad = tutorial_compare_report(&out, "your c", "your c", "CPU reference", got.data(), ref.data(),
                                               got.size(), 0, 1e-6, 1e-6, 10);
     CHECK(bad == 1000);
     CHECK(out.length == 59);
