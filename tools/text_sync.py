@@ -31,9 +31,10 @@ own line numbers, under its own path.
 Elision rule (docs/lesson-anatomy.md): before comparing, both sides get
   - the repository root (or a mistake's build folder) written as `...`;
   - hexadecimal addresses written as 0x...;
-  - a decimal number followed by a unit of time, rate or ratio (ms, s, us,
-    ns, GB/s, GFLOP/s, x, %), or a whole number followed by a unit of time
-    or rate (ms, us, ns, GB/s, GFLOP/s, million elements/s), written as `#`,
+  - a decimal number followed by a unit of time, rate, ratio or machine
+    memory (ms, s, us, ns, GB/s, GFLOP/s, x, %, GiB), or a whole number followed by a unit of time
+    or rate (ms, us, ns, GB/s, GFLOP/s, million elements/s, %), written as
+    ` #` together with the spaces before it (printf pads numbers to a width),
     and so is every decimal number of a block tagged `timings` (tables of
     measurements);
   - seeds (`seed: N`, `TUTORIAL_SEED=N`) written as N;
@@ -270,9 +271,9 @@ class Runner:
 
 # ---- the elision rule ------------------------------------------------------
 
-UNIT = r'(?:ms|s|us|µs|ns|GB/s|GFLOP/s|x|%)'
+UNIT = r'(?:ms|s|us|µs|ns|GB/s|GFLOP/s|GiB|x|%)'
 # Units that follow whole numbers too (an integer count of them is still a measurement).
-RATE = r'(?:ms|us|µs|ns|GB/s|GFLOP/s|million elements/s|M elements/s)'
+RATE = r'(?:ms|us|µs|ns|GB/s|GFLOP/s|million elements/s|M elements/s|%)'
 
 
 def elide(lines, timings=False):
@@ -280,10 +281,11 @@ def elide(lines, timings=False):
     for line in lines:
         line = re.sub(r'0x[0-9a-fA-F]+', '0x...', line)
         line = re.sub(r'(seed:? |TUTORIAL_SEED=)\d+', r'\1N', line)
-        line = re.sub(r'\d+\.\d+(?:e[+-]?\d+)?(\s?' + UNIT + r')(?![\w/])', r'#\1', line)
-        line = re.sub(r'\d+(\s?' + RATE + r')(?![\w/])', r'#\1', line)
+        # A measurement and the padding before it (a printf width) become " #".
+        line = re.sub(r'\s*-?\d+\.\d+(?:e[+-]?\d+)?(\s?' + UNIT + r')(?![\w/])', r' #\1', line)
+        line = re.sub(r'\s*\d+(\s?' + RATE + r')(?![\w/])', r' #\1', line)
         if timings:
-            line = re.sub(r'\d+\.\d+(?:e[+-]?\d+)?', '#', line)
+            line = re.sub(r'\s*-?\d+\.\d+(?:e[+-]?\d+)?', ' #', line)
         out.append(line.rstrip())
     while out and not out[-1]:
         out.pop()

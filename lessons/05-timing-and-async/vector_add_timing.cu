@@ -128,6 +128,7 @@ static GpuTimes timed_run(const DeviceVectors& dev, const float* h_a, const floa
     CUDA_CHECK(cudaEventCreate(&kernel_stop));
     CUDA_CHECK(cudaEventCreate(&stop));
 
+    // [snippet: timed-run]
     CUDA_CHECK(cudaEventRecord(start));
     CUDA_CHECK(cudaMemcpy(dev.d_a, h_a, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(dev.d_b, h_b, bytes, cudaMemcpyHostToDevice));
@@ -148,6 +149,7 @@ static GpuTimes timed_run(const DeviceVectors& dev, const float* h_a, const floa
     //             the kernel only (kernel_start to kernel_stop) and the whole
     //             job (start to stop). -1 is a placeholder, not a time.
     GpuTimes times = {-1.0f, -1.0f};
+    // [end snippet]
 
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(kernel_start));

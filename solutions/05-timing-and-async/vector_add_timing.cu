@@ -128,6 +128,7 @@ static GpuTimes timed_run(const DeviceVectors& dev, const float* h_a, const floa
     CUDA_CHECK(cudaEventCreate(&kernel_stop));
     CUDA_CHECK(cudaEventCreate(&stop));
 
+    // [snippet: timed-run]
     CUDA_CHECK(cudaEventRecord(start));
     CUDA_CHECK(cudaMemcpy(dev.d_a, h_a, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(dev.d_b, h_b, bytes, cudaMemcpyHostToDevice));
@@ -146,6 +147,7 @@ static GpuTimes timed_run(const DeviceVectors& dev, const float* h_a, const floa
     GpuTimes times;
     CUDA_CHECK(cudaEventElapsedTime(&times.kernel_ms, kernel_start, kernel_stop));
     CUDA_CHECK(cudaEventElapsedTime(&times.end_to_end_ms, start, stop));
+    // [end snippet]
 
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(kernel_start));
