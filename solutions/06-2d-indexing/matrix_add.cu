@@ -36,6 +36,7 @@
 // ---- kernel ----
 
 // One thread per element of the rows x cols matrices a, b and c.
+// [snippet: kernel]
 __global__ void matrix_add_kernel(const float* a, const float* b, float* c, int rows, int cols) {
     // x runs along a row (across the columns), y runs down the columns (across
     // the rows). Neighbouring threads in x get neighbouring columns, which in
@@ -52,24 +53,29 @@ __global__ void matrix_add_kernel(const float* a, const float* b, float* c, int 
         c[i] = a[i] + b[i];
     }
 }
+// [end snippet]
 
 // ---- launch configuration ----
 
 // Enough blocks of block.x x block.y threads to cover a rows x cols matrix:
 // the columns need cols / block.x blocks across, rounded up, and the rows
 // rows / block.y blocks down, rounded up.
+// [snippet: grid-for]
 dim3 grid_for(int rows, int cols, dim3 block) {
     return dim3((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
 }
+// [end snippet]
 
 // Launches the kernel on matrices already on the device (the launcher below
 // and the benchmark in main share it).
+// [snippet: launch]
 static void launch_matrix_add(const float* d_a, const float* d_b, float* d_c, int rows, int cols,
                               dim3 block) {
     dim3 grid = grid_for(rows, cols, block);
     matrix_add_kernel<<<grid, block>>>(d_a, d_b, d_c, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
+// [end snippet]
 
 // ---- launcher: host matrices in, host matrix out ----
 
@@ -205,7 +211,8 @@ int main(int argc, char** argv) {
                       (int)block_y);
     // One float addition is correctly rounded on the CPU and on the GPU alike,
     // so the sums must be identical: no tolerance at all.
-    size_t mismatches = compare_floats("matrix add", h_c.data(), h_ref.data(), count, 0.0, 0.0, 5);
+    size_t mismatches = compare_matrix("matrix add", h_c.data(), h_ref.data(), (size_t)rows,
+                                       (size_t)cols, 0.0, 0.0, 5);
     bool passed = mismatches == 0;
     std::printf("matrix add: %s\n", passed ? "PASS" : "FAIL");
 
