@@ -26,7 +26,9 @@ head, tail, grep or sed. A mistake block runs the solution PATH built with
 the one line that the regular expression `replace` matches replaced by `with`
 (JSON strings; "" empties the line; replace2/with2, replace3/with3 for more
 lines). The replacement keeps the line count, so reports cite the solution's
-own line numbers, under its own path.
+own line numbers, under its own path. When the build refuses the mistake
+(the emulator checks __device__/__host__ calls as nvcc does), the build's
+messages are the output.
 
 Elision rule (docs/lesson-anatomy.md): before comparing, both sides get
   - the repository root (or a mistake's build folder) written as `...`;
@@ -240,7 +242,9 @@ class Runner:
         result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)],
                                 env=env, capture_output=True, text=True)
         if result.returncode != 0:
-            raise LookupError(f'building the mistake in {path_text} failed:\n{result.stderr[-2000:]}')
+            # A mistake the build refuses: its messages are what to show.
+            exe = None
+            (folder / 'build.log').write_text(result.stderr)
         self.mistake_dirs[spec] = (exe, folder)
         return exe, folder
 
@@ -257,7 +261,10 @@ class Runner:
             roots.insert(0, str(folder))
         else:
             exe = self.program(nn, 'exercise' if words[1] == 'run' else 'solution')
-        line = ' '.join(shlex.quote(w) for w in [str(exe)] + words[3:]) + ' 2>&1'
+        if exe is None:  # the build failed: show its messages
+            line = 'cat ' + shlex.quote(str(folder / 'build.log'))
+        else:
+            line = ' '.join(shlex.quote(w) for w in [str(exe)] + words[3:]) + ' 2>&1'
         if filters.strip():
             line += ' | ' + filters.strip()
         env = dict(os.environ, CUEMU_WORKERS='2', TUTORIAL_SEED='1')

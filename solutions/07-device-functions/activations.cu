@@ -37,6 +37,7 @@
 // One definition, compiled for both sides: the CPU code below and the kernel
 // call the very same function. expf works on both (on the device it is
 // CUDA's own expf, accurate to 2 ulp).
+// [snippet: device-functions]
 __host__ __device__ float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 // The same formula with __expf, the GPU's fast approximate exponential. It is
@@ -46,13 +47,16 @@ __device__ float sigmoid_fast(float x) { return 1.0f / (1.0f + __expf(-x)); }
 
 // The rectifier: negative inputs become 0, the rest pass through.
 __device__ float relu(float x) { return x > 0.0f ? x : 0.0f; }
+// [end snippet]
 
 // ---- kernels: one thread per element, each calling a device function ----
 
+// [snippet: sigmoid-kernel]
 __global__ void sigmoid_kernel(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = sigmoid(x[i]);
 }
+// [end snippet]
 
 __global__ void sigmoid_fast_kernel(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -70,6 +74,7 @@ enum class Activation { sigmoid, sigmoid_fast, relu };
 
 // y = f(x) on vectors already on the device (the launcher below and the
 // benchmark in main share it).
+// [snippet: launch]
 static void launch_activation(Activation f, const float* d_x, float* d_y, int n, int block_size) {
     int num_blocks = (n + block_size - 1) / block_size;
     switch (f) {
@@ -85,6 +90,7 @@ static void launch_activation(Activation f, const float* d_x, float* d_y, int n,
     }
     CUDA_CHECK(cudaGetLastError());
 }
+// [end snippet]
 
 // y = f(x) for host vectors of n floats, with blocks of block_size threads.
 void activation_on_gpu(Activation f, const float* h_x, float* h_y, int n, int block_size) {
