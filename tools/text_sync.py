@@ -24,6 +24,7 @@ Commands in an output block: `$ ./tutorial run NN ARGS` (the exercise),
 `$ ./tutorial solution NN ARGS` (the solution), optionally piped through
 head, tail, grep or sed. A mistake block runs the solution PATH built with
 the one line that the regular expression `replace` matches replaced by `with`
+("A >>> B": the first line matching B after the first line matching A)
 (JSON strings; "" empties the line; replace2/with2, replace3/with3 for more
 lines). The replacement keeps the line count, so reports cite the solution's
 own line numbers, under its own path. When the build refuses the mistake
@@ -226,7 +227,18 @@ class Runner:
             raise LookupError(f'no file {path_text}')
         lines = source.read_text().split('\n')
         for pattern, text in edits:
-            hits = [i for i, l in enumerate(lines) if re.search(pattern, l)]
+            # "A >>> B": the first line matching B after the first matching A.
+            after, _, pattern = pattern.rpartition(' >>> ')
+            start = 0
+            if after:
+                anchors = [i for i, l in enumerate(lines) if re.search(after, l)]
+                if not anchors:
+                    raise LookupError(f'mistake: /{after}/ matches no line of {path_text}')
+                start = anchors[0]
+                first = next((i for i in range(start, len(lines)) if re.search(pattern, lines[i])), None)
+                hits = [first] if first is not None else []
+            else:
+                hits = [i for i, l in enumerate(lines) if re.search(pattern, l)]
             if len(hits) != 1:
                 raise LookupError(f'mistake: /{pattern}/ matches {len(hits)} lines of {path_text}, not 1')
             if '\n' in text:

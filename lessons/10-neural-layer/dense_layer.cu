@@ -325,8 +325,10 @@ void two_layer_forward_on_gpu(const float* h_x, const float* h_w1, const float* 
 // No output exceeds 1, so the relative part adds little and is kept as small.
 static const double kAtol = 1e-5, kRtol = 1e-5;
 
-static bool report(const char* label, const std::vector<float>& got, const std::vector<float>& ref) {
-    size_t mismatches = compare_floats(label, got.data(), ref.data(), got.size(), kAtol, kRtol, 5);
+static bool report(const char* label, const std::vector<float>& got, const std::vector<float>& ref,
+                   int cols) {
+    size_t mismatches = compare_matrix(label, got.data(), ref.data(), got.size() / (size_t)cols,
+                                       (size_t)cols, kAtol, kRtol, 5);
     std::printf("  %s: %s\n", label, mismatches == 0 ? "PASS" : "FAIL");
     return mismatches == 0;
 }
@@ -441,12 +443,12 @@ int main(int argc, char** argv) {
     fill_poison(h_got.data(), h_got.size());  // NaN: an element nobody wrote cannot pass
     dense_layer_unfused_on_gpu(h_w1.data(), h_x.data(), h_b1.data(), h_got.data(), n_hidden, n_in,
                                n_batch, (int)tile, (int)block_size);
-    all_passed &= report("three kernels", h_got, h_ref);
+    all_passed &= report("three kernels", h_got, h_ref, n_batch);
 
     fill_poison(h_got.data(), h_got.size());
     dense_layer_fused_on_gpu(h_w1.data(), h_x.data(), h_b1.data(), h_got.data(), n_hidden, n_in,
                              n_batch, (int)tile);
-    all_passed &= report("fused kernel", h_got, h_ref);
+    all_passed &= report("fused kernel", h_got, h_ref, n_batch);
     std::printf("  outputs between 0.05 and 0.95: %.1f%% (near 0 or 1 the sigmoid is flat\n"
                 "  and hides errors; random weights are scaled by 1/sqrt(inputs) to avoid that)\n",
                 percent_unsaturated(h_ref));
@@ -463,7 +465,7 @@ int main(int argc, char** argv) {
     fill_poison(h_y.data(), h_y.size());
     two_layer_forward_on_gpu(h_x.data(), h_w1.data(), h_b1.data(), h_w2.data(), h_b2.data(),
                              h_y.data(), n_in, n_hidden, n_out, n_batch, (int)tile);
-    all_passed &= report("two layers", h_y, h_y_ref);
+    all_passed &= report("two layers", h_y, h_y_ref, n_batch);
     const int shown = n_out < 10 ? n_out : 10;
     std::printf("  sample 0, first %d of %d outputs:", shown, n_out);
     for (int o = 0; o < shown; ++o) std::printf(" %.4f", h_y[(size_t)o * n_batch]);  // column 0

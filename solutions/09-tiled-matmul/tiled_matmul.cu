@@ -241,8 +241,9 @@ static double gflops(int m, int n, int k, double ms) {
 // grows with k too (it covers results near zero). A race or a wrong index is
 // off by 0.1 or more.
 static size_t compare_product(const char* label, const std::vector<float>& got,
-                              const std::vector<float>& ref, int k) {
-    return compare_floats(label, got.data(), ref.data(), got.size(), 1e-5 * k, 1e-5, 5);
+                              const std::vector<float>& ref, int n, int k) {
+    return compare_matrix(label, got.data(), ref.data(), got.size() / (size_t)n, (size_t)n,
+                          1e-5 * k, 1e-5, 5);
 }
 
 // Naive (16 x 16 blocks) against tiled with each supported tile, square sizes
@@ -337,7 +338,7 @@ int main(int argc, char** argv) {
         fill_poison(h_c.data(), h_c.size());
         tiled_matmul_without_second_barrier_on_gpu(h_a.data(), h_b.data(), h_c.data(), (int)m,
                                                    (int)n, (int)k, (int)tile);
-        size_t bad = compare_product("no second barrier", h_c, h_ref, (int)k);
+        size_t bad = compare_product("no second barrier", h_c, h_ref, (int)n, (int)k);
         std::printf("  %zu of %lld elements wrong: %s\n", bad, m * n,
                     bad ? "the likely cause: fast threads overwrote tiles that slower ones were still reading"
                         : "no visible damage this time; the race is still there");
@@ -360,7 +361,7 @@ int main(int argc, char** argv) {
         fill_poison(h_c.data(), h_c.size());  // NaN: an element no thread wrote cannot pass
         matmul_with(run.kernel, h_a.data(), h_b.data(), h_c.data(), (int)m, (int)n, (int)k,
                     run.size);
-        bool passed = compare_product(run.label, h_c, h_ref, (int)k) == 0;
+        bool passed = compare_product(run.label, h_c, h_ref, (int)n, (int)k) == 0;
         float ms = time_kernel_ms(run.kernel, dev, (int)m, (int)n, (int)k, run.size);
         run_ms[r] = ms;
         std::printf("%-22s %9.3f ms %8.2f GFLOP/s   %s\n", run.label, ms,
