@@ -20,7 +20,7 @@ from the real sources and from real runs, and no TODO's answer is printed.
             produce it"  (an nvcc compile error, a GPU-only message).
 `update` rewrites the tagged blocks from the sources and from fresh runs.
 
-Commands in an output block: `$ ./tutorial run NN ARGS` (the exercise),
+Commands in an output block: `$ [NAME=value ...] ./tutorial run NN ARGS` (the exercise),
 `$ ./tutorial solution NN ARGS` (the solution), optionally piped through
 head, tail, grep or sed. A mistake block runs the solution PATH built with
 the one line that the regular expression `replace` matches replaced by `with`
@@ -35,7 +35,8 @@ Elision rule (docs/lesson-anatomy.md): before comparing, both sides get
   - the repository root (or a mistake's build folder) written as `...`;
   - hexadecimal addresses written as 0x...;
   - a decimal number followed by a unit of time, rate, ratio or machine
-    memory (ms, s, us, ns, GB/s, GFLOP/s, x, %, GiB), or a whole number followed by a unit of time
+    memory (ms, s, us, ns, GB/s, GFLOP/s, x, %, GiB, times), and the word
+    faster or slower after such a ratio, or a whole number followed by a unit of time
     or rate (ms, us, ns, GB/s, GFLOP/s, million elements/s, %), written as
     ` #` together with the spaces before it (printf pads numbers to a width),
     and so is every decimal number of a block tagged `timings` (tables of
@@ -45,11 +46,13 @@ Elision rule (docs/lesson-anatomy.md): before comparing, both sides get
 Everything else must match exactly.
 """
 import argparse
+import atexit
 import difflib
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -207,6 +210,7 @@ class Runner:
         self.build = Path(build_dir).resolve()
         self.mistake_dirs = {}
         self.scratch = Path(tempfile.mkdtemp(prefix='text-sync-'))
+        atexit.register(shutil.rmtree, self.scratch, True)
 
     def program(self, nn, variant):
         for backend in ('emu', 'cpu'):
@@ -264,6 +268,10 @@ class Runner:
         """Runs one `$ ./tutorial run|solution NN args | filters` line."""
         head, _, filters = command.partition('|')
         words = shlex.split(head)
+        extra_env = {}
+        while words and re.fullmatch(r'[A-Z_][A-Z0-9_]*=\S*', words[0]):  # NAME=value ./tutorial ...
+            name, _, value = words.pop(0).partition('=')
+            extra_env[name] = value
         if len(words) < 3 or words[0] != './tutorial' or words[1] not in ('run', 'solution'):
             raise LookupError(f'cannot run "{command}": expected ./tutorial run|solution NN ...')
         nn = words[2]
@@ -280,6 +288,7 @@ class Runner:
         if filters.strip():
             line += ' | ' + filters.strip()
         env = dict(os.environ, CUEMU_WORKERS='2', TUTORIAL_SEED='1')
+        env.update(extra_env)
         result = subprocess.run(['bash', '-c', line], env=env, capture_output=True, text=True,
                                 cwd=str(ROOT), timeout=300)
         text = result.stdout
@@ -290,7 +299,7 @@ class Runner:
 
 # ---- the elision rule ------------------------------------------------------
 
-UNIT = r'(?:ms|s|us|µs|ns|GB/s|GFLOP/s|GiB|x|%)'
+UNIT = r'(?:ms|s|us|µs|ns|GB/s|GFLOP/s|GiB|x|%|times)'
 # Units that follow whole numbers too (an integer count of them is still a measurement).
 RATE = r'(?:ms|us|µs|ns|GB/s|GFLOP/s|million elements/s|M elements/s|%)'
 
@@ -305,6 +314,8 @@ def elide(lines, timings=False):
         line = re.sub(r'\s*\d+(\s?' + RATE + r')(?![\w/])', r' #\1', line)
         if timings:
             line = re.sub(r'\s*-?\d+\.\d+(?:e[+-]?\d+)?', ' #', line)
+        # Which of two timed things won is a measurement too.
+        line = re.sub(r'# times (faster|slower)', '# times faster/slower', line)
         out.append(line.rstrip())
     while out and not out[-1]:
         out.pop()

@@ -54,6 +54,7 @@ __global__ void naive_matmul_kernel(const float* a, const float* b, float* c, in
 // __syncthreads() to show the race it prevents. It is fixed when the kernel
 // is compiled, the same for every thread, so no thread ever skips a barrier
 // that another one waits at.
+// [snippet: kernel]
 template <int TILE, bool kSecondBarrier>
 __global__ void tiled_matmul_kernel(const float* a, const float* b, float* c, int m, int n,
                                     int k) {
@@ -90,6 +91,7 @@ __global__ void tiled_matmul_kernel(const float* a, const float* b, float* c, in
     // Only now, after the last barrier, may threads outside C drop out.
     if (row < m && col < n) c[row * n + col] = sum;
 }
+// [end snippet]
 
 // ---- launching ----
 
@@ -113,12 +115,14 @@ static void launch_tiled_with(const float* d_a, const float* d_b, float* d_c, in
 template <bool kSecondBarrier>
 static bool launch_tiled(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                          int tile) {
+    // [snippet: choose-tile]
     switch (tile) {
         case 8: launch_tiled_with<8, kSecondBarrier>(d_a, d_b, d_c, m, n, k); return true;
         case 16: launch_tiled_with<16, kSecondBarrier>(d_a, d_b, d_c, m, n, k); return true;
         case 32: launch_tiled_with<32, kSecondBarrier>(d_a, d_b, d_c, m, n, k); return true;
         default: return false;
     }
+    // [end snippet]
 }
 
 static void launch_naive(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
