@@ -63,6 +63,7 @@ __host__ __device__ inline float sigmoid(float x) { return 1.0f / (1.0f + expf(-
 // col) lies outside the result: they still load their share of each tile,
 // which the others need, and they must reach each __syncthreads (a barrier
 // that only part of a block reaches is undefined: a hang or wrong sums).
+// [snippet: tiled-dot]
 __device__ float tiled_dot(const float* a, const float* b, int m, int n, int k, int row, int col) {
     __shared__ float a_tile[kMaxTile][kMaxTile];
     __shared__ float b_tile[kMaxTile][kMaxTile];
@@ -81,20 +82,24 @@ __device__ float tiled_dot(const float* a, const float* b, int m, int n, int k, 
     }
     return sum;
 }
+// [end snippet]
 
 // C = A B (lessons 08 and 09). Row from the y coordinates, column from the x
 // coordinates (lesson 06), so neighbouring threads of a row of the block write
 // neighbouring elements of C.
+// [snippet: matmul-kernel]
 __global__ void matmul_tiled_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     float sum = tiled_dot(a, b, m, n, k, row, col);
     if (row < m && col < n) c[row * n + col] = sum;
 }
+// [end snippet]
 
 // Z += b, in place, with Z rows x cols and b one value per row (2D indexing,
 // lesson 06). b is a column, Z is a matrix: the same bias goes to every column
 // of its row, that is, to every sample. This is called broadcasting.
+// [snippet: add-bias]
 __global__ void add_bias_kernel(float* z, const float* bias, int rows, int cols) {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -104,6 +109,7 @@ __global__ void add_bias_kernel(float* z, const float* bias, int rows, int cols)
         z[row * cols + col] += this_neurons_bias;
     }
 }
+// [end snippet]
 
 // y[i] = sigmoid(y[i]), in place, for n elements (lesson 07). The matrix is
 // one contiguous array, so an elementwise function needs no rows or columns.
@@ -119,6 +125,7 @@ __global__ void sigmoid_kernel(float* y, int n) {
 // "epilogue": the sum W X is still in a register, so finish the layer there
 // and store once. The three-kernel version writes Y, reads and rewrites it to
 // add b, then reads and rewrites it again for the sigmoid.
+// [snippet: fused-kernel]
 __global__ void dense_layer_fused_kernel(const float* w, const float* x, const float* bias, float* y,
                                          int outputs, int inputs, int batch) {
     int row = blockIdx.y * blockDim.y + threadIdx.y;  // which neuron
@@ -128,6 +135,7 @@ __global__ void dense_layer_fused_kernel(const float* w, const float* x, const f
         y[row * batch + col] = sigmoid(sum + bias[row]);
     }
 }
+// [end snippet]
 
 // ---- the layer on device buffers ----
 
@@ -143,6 +151,7 @@ static dim3 grid_for(int rows, int cols, int tile) {
 static void dense_layer_unfused_on_device(const float* d_w, const float* d_x, const float* d_b,
                                           float* d_y, int outputs, int inputs, int batch, int tile,
                                           int block_size) {
+    // [snippet: three-launches]
     dim3 block((unsigned)tile, (unsigned)tile);
     dim3 grid = grid_for(outputs, batch, tile);
     matmul_tiled_kernel<<<grid, block>>>(d_w, d_x, d_y, outputs, batch, inputs);
@@ -152,6 +161,7 @@ static void dense_layer_unfused_on_device(const float* d_w, const float* d_x, co
     int count = outputs * batch;
     sigmoid_kernel<<<(count + block_size - 1) / block_size, block_size>>>(d_y, count);
     CUDA_CHECK(cudaGetLastError());
+    // [end snippet]
 }
 
 // The same layer in one launch.
@@ -285,11 +295,13 @@ static void free_network(NetworkBuffers& net) {
 // device memory and layer 2 reads it from there: no copy to the host and
 // back in between. Launches on one stream run in order, so layer 2 starts
 // only after layer 1 has finished writing H.
+// [snippet: two-layers]
 static void two_layer_forward_on_device(const NetworkBuffers& net, int inputs, int hidden,
                                         int outputs, int batch, int tile) {
     dense_layer_fused_on_device(net.d_w1, net.d_x, net.d_b1, net.d_h, hidden, inputs, batch, tile);
     dense_layer_fused_on_device(net.d_w2, net.d_h, net.d_b2, net.d_y, outputs, hidden, batch, tile);
 }
+// [end snippet]
 
 // The forward pass from host arrays to a host array: X (inputs x batch) in,
 // Y (outputs x batch) out; W1 hidden x inputs, b1 hidden, W2 outputs x hidden,
