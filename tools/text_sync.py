@@ -21,8 +21,9 @@ from the real sources and from real runs, and no TODO's answer is printed.
 `update` rewrites the tagged blocks from the sources and from fresh runs.
 
 Commands in an output block: `$ [NAME=value ...] ./tutorial run NN ARGS` (the exercise),
-`$ ./tutorial solution NN ARGS` (the solution), optionally piped through
-head, tail, grep or sed. A mistake block runs the solution PATH built with
+`$ ./tutorial solution NN ARGS` (the solution), or
+`$ bin/nvcc-emu X.cu -o PROG && PROG` (one program built for the emulator),
+optionally piped through head, tail, grep or sed. A mistake block runs the solution PATH built with
 the one line that the regular expression `replace` matches replaced by `with`
 ("A >>> B": the first line matching B after the first line matching A)
 (JSON strings; "" empties the line; replace2/with2, replace3/with3 for more
@@ -264,6 +265,31 @@ class Runner:
         self.mistake_dirs[spec] = (exe, folder)
         return exe, folder
 
+    def run_nvcc_emu(self, command, words, filters, extra_env):
+        """`bin/nvcc-emu SOURCE.cu -o PROG && PROG [args]`: build a single
+        program (lesson 11's gallery) for the emulator and run it."""
+        m = re.fullmatch(r'bin/nvcc-emu (\S+\.cu) -o (\S+) && (\S+)((?: \S+)*)', ' '.join(words))
+        if not m or m.group(2) != m.group(3):
+            raise LookupError(f'cannot run "{command}": expected bin/nvcc-emu X.cu -o PROG && PROG')
+        source = ROOT / m.group(1)
+        if not source.is_file():
+            raise LookupError(f'no file {m.group(1)}')
+        exe = self.scratch / f'nvcc-emu-{source.stem}'
+        env = dict(os.environ, CUEMU_BUILD_DIR=str(self.build))
+        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(source), '-o', str(exe)],
+                                env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise LookupError(f'building {m.group(1)} failed:\n{result.stderr[-2000:]}')
+        line = 'stdbuf -oL ' + shlex.quote(str(exe)) + m.group(4) + ' 2>&1'
+        if filters.strip():
+            line += ' | ' + filters.strip()
+        env = dict(os.environ, CUEMU_WORKERS='2', TUTORIAL_SEED='1')
+        env.update(extra_env)
+        out = subprocess.run(['bash', '-c', line], env=env, capture_output=True, text=True,
+                             cwd=str(ROOT), timeout=300).stdout
+        out = out.replace(str(ROOT) + '/', '.../')
+        return out.rstrip('\n').split('\n') if out.strip() else []
+
     def run(self, command, mistake=None):
         """Runs one `$ ./tutorial run|solution NN args | filters` line."""
         head, _, filters = command.partition('|')
@@ -272,6 +298,8 @@ class Runner:
         while words and re.fullmatch(r'[A-Z_][A-Z0-9_]*=\S*', words[0]):  # NAME=value ./tutorial ...
             name, _, value = words.pop(0).partition('=')
             extra_env[name] = value
+        if words[:1] == ['bin/nvcc-emu']:
+            return self.run_nvcc_emu(command, words, filters, extra_env)
         if len(words) < 3 or words[0] != './tutorial' or words[1] not in ('run', 'solution'):
             raise LookupError(f'cannot run "{command}": expected ./tutorial run|solution NN ...')
         nn = words[2]
@@ -284,7 +312,9 @@ class Runner:
         if exe is None:  # the build failed: show its messages
             line = 'cat ' + shlex.quote(str(folder / 'build.log'))
         else:
-            line = ' '.join(shlex.quote(w) for w in [str(exe)] + words[3:]) + ' 2>&1'
+            # stdbuf: stdout line by line, as in a terminal, so the program's lines and the
+            # emulator's reports (stderr) come out in the order a student sees them.
+            line = 'stdbuf -oL ' + ' '.join(shlex.quote(w) for w in [str(exe)] + words[3:]) + ' 2>&1'
         if filters.strip():
             line += ' | ' + filters.strip()
         env = dict(os.environ, CUEMU_WORKERS='2', TUTORIAL_SEED='1')
