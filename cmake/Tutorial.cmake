@@ -30,6 +30,8 @@ set(TUTORIAL_TEST_TIMEOUT 300 CACHE STRING "Seconds before one test is stopped")
 set(TUTORIAL_SKIP_CODE 77)
 
 function(cuemu_add_executable target)
+  # CUEMU_KERNEL_FLAGS (common/emu/CMakeLists.txt): the race check's instrumentation.
+  separate_arguments(CUEMU_KERNEL_FLAG_LIST UNIX_COMMAND "${CUEMU_KERNEL_FLAGS}")
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   set(sources)
   foreach(src IN LISTS ARG_SOURCES)
@@ -48,7 +50,7 @@ function(cuemu_add_executable target)
       # The rewritten file lives in the build tree; -iquote lets its
       # #include "..." lines find headers next to the original .cu.
       set_source_files_properties(${out} PROPERTIES
-        COMPILE_OPTIONS "-include;${CUEMU_FORCE_INCLUDE};-iquote;${src_dir}")
+        COMPILE_OPTIONS "-include;${CUEMU_FORCE_INCLUDE};-iquote;${src_dir};${CUEMU_KERNEL_FLAG_LIST}")
       list(APPEND sources ${out})
     else()
       list(APPEND sources ${abs})
