@@ -31,6 +31,8 @@ set(TUTORIAL_SKIP_CODE 77)
 
 function(cuemu_add_executable target)
   # CUEMU_KERNEL_FLAGS (common/emu/CMakeLists.txt): the race check's instrumentation.
+  # The rewritten source is regenerated when the .cu changes; the flags are
+  # chosen here, at configure time.
   separate_arguments(CUEMU_KERNEL_FLAG_LIST UNIX_COMMAND "${CUEMU_KERNEL_FLAGS}")
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   set(sources)
@@ -41,6 +43,13 @@ function(cuemu_add_executable target)
       get_filename_component(src_dir ${abs} DIRECTORY)
       set(out ${CMAKE_CURRENT_BINARY_DIR}/${target}.emu/${name}.cpp)
       file(RELATIVE_PATH shown ${CMAKE_SOURCE_DIR} ${abs})
+      # Only sources that use shared memory pay for the race check's
+      # instrumentation (decided when the build is configured).
+      file(READ ${abs} text)
+      set(kernel_flags "")
+      if(text MATCHES "__shared__")
+        set(kernel_flags "${CUEMU_KERNEL_FLAG_LIST}")
+      endif()
       add_custom_command(
         OUTPUT ${out}
         COMMAND cuemu-rewrite ${abs} ${out}
@@ -50,7 +59,7 @@ function(cuemu_add_executable target)
       # The rewritten file lives in the build tree; -iquote lets its
       # #include "..." lines find headers next to the original .cu.
       set_source_files_properties(${out} PROPERTIES
-        COMPILE_OPTIONS "-include;${CUEMU_FORCE_INCLUDE};-iquote;${src_dir};${CUEMU_KERNEL_FLAG_LIST}")
+        COMPILE_OPTIONS "-include;${CUEMU_FORCE_INCLUDE};-iquote;${src_dir};${kernel_flags}")
       list(APPEND sources ${out})
     else()
       list(APPEND sources ${abs})

@@ -305,7 +305,7 @@ TEST_CASE("clean:no-report-for-correct-sharing") {
 
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const std::string text = capture.finish();
-    CHECK(text.find("race") == std::string::npos);
+    CHECK(text.find("cuemu: race on shared memory") == std::string::npos);
 }
 
 TEST_CASE("lockstep:legacy-warp-synchronous-sum") {
