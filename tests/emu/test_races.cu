@@ -60,6 +60,15 @@ __global__ void write_after_write(int* out) {
 }
 constexpr int waw_line = __LINE__ - 4;
 
+// The barrier is there, but no thread takes the branch it is in.
+__global__ void barrier_not_taken(int* out, bool sync) {
+    __shared__ int slots[kBlock];
+    slots[threadIdx.x] = threadIdx.x;
+    if (sync) __syncthreads();
+    out[threadIdx.x] = slots[(threadIdx.x + kBlock - 1) % kBlock];
+}
+constexpr int not_taken_barrier_line = __LINE__ - 3;
+
 // A race in dynamic shared memory (extern __shared__).
 __global__ void dynamic_race(int* out) {
     extern __shared__ int scratch[];
@@ -244,6 +253,17 @@ TEST_CASE("race:write-after-write") {
     CHECK(text.find("'last' of ") != std::string::npos);
     CHECK(names_access(text, "write", "(0,0,0)", waw_line));
     CHECK(names_access(text, "write", "(1,0,0)", waw_line));
+}
+
+TEST_CASE("race:barrier-not-taken") {
+    int* out = device_array<int>(kBlock);
+    std::string text = race_report_of([&] { barrier_not_taken<<<1, kBlock>>>(out, false); },
+                                      "read-after-write");
+    CHECK(text.find("hint: add a __syncthreads() after line " +
+                    std::to_string(not_taken_barrier_line - 1) + " and before line " +
+                    std::to_string(not_taken_barrier_line + 1) + ";\n        line " +
+                    std::to_string(not_taken_barrier_line) +
+                    " has a __syncthreads() that did not run between them") != std::string::npos);
 }
 
 TEST_CASE("race:dynamic-shared-memory") {

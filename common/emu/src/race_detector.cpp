@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -144,6 +145,17 @@ bool same_file(const std::string& a, const char* b) {
     return a == b || (a.size() > std::strlen(b) && a.compare(a.size() - std::strlen(b), std::string::npos, b) == 0);
 }
 
+// A line of `file` between `from` and `to` (exclusive) that has a
+// __syncthreads() which did not order the two accesses: commented out, or in a
+// branch not taken. 0 when there is none, or the file cannot be read.
+int unused_barrier_line(const std::string& file, int from, int to) {
+    std::ifstream in(file);
+    std::string text;
+    for (int line = 1; line < to && std::getline(in, text); ++line)
+        if (line > from && text.find("__syncthreads") != std::string::npos) return line;
+    return 0;
+}
+
 // Where the missing barrier goes, from the lines of the two accesses and the
 // barrier that began the interval: a thread runs down from that barrier,
 // so a line above it was reached by going round a loop.
@@ -158,11 +170,19 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
     auto distance = [b](int line) { return line > b ? line - b : line + 1000000; };
     const source_position& first = distance(x.line) < distance(y.line) ? x : y;
     const source_position& second = &first == &x ? y : x;
-    if (first.line < second.line)
-        return "after line " + std::to_string(first.line) + " and before line " +
-               std::to_string(second.line);
-    return "after line " + std::to_string(first.line) + ", before the loop comes back to line " +
-           std::to_string(second.line);
+    // Looking for a barrier that is there but did not run: between the two
+    // lines, or in the few lines after the first when the loop came round.
+    const bool wrapped = first.line > second.line;
+    const int unused = unused_barrier_line(first.file, first.line,
+                                           wrapped ? first.line + 12 : second.line);
+    std::string where = "after line " + std::to_string(first.line) +
+                        (wrapped ? ", before the loop comes back to line " : " and before line ") +
+                        std::to_string(second.line);
+    if (unused)
+        where += ";\n        line " + std::to_string(unused) +
+                 " has a __syncthreads() that did not run between them (commented out, or in\n"
+                 "        a branch these threads did not take?)";
+    return where;
 }
 
 [[noreturn]] void report_race(worker_shadow& w, const access_record& earlier, bool earlier_is_write,
