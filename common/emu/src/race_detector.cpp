@@ -68,7 +68,6 @@ struct worker_shadow {
     const char* epoch_file = nullptr;  // the __syncthreads() that began the interval
     int epoch_line = 0;
     std::uint32_t warp_sync[32] = {};
-    unsigned thread_count = 0;
     std::string what, hint;  // the report handed to kernel_cannot_go_on
 };
 
@@ -296,7 +295,7 @@ bool race_instrumented() { return instrumented.load(std::memory_order_relaxed); 
 
 void note_instrumented() { instrumented.store(true, std::memory_order_relaxed); }
 
-void race_block_begin(unsigned thread_count, const void* dynamic_shared, std::size_t dynamic_bytes) {
+void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
     tls_access_watch = watch_nothing;
     if (!race_instrumented()) {
         // No source of the program uses __shared__ (nothing to check), or
@@ -310,6 +309,7 @@ void race_block_begin(unsigned thread_count, const void* dynamic_shared, std::si
     if (!w.layout_read) {
         w.layout_read = true;
         if (shared_variable_layout(&w.layout)) {
+            w.layout.begin &= ~std::uintptr_t{3};  // words are counted from an aligned start
             w.is_variable.assign((w.layout.end - w.layout.begin + 3) / 4, 0);
             for (const auto& v : w.layout.variables)
                 for (std::uintptr_t a = v.begin & ~std::uintptr_t{3}; a < v.end; a += 4)
@@ -333,7 +333,6 @@ void race_block_begin(unsigned thread_count, const void* dynamic_shared, std::si
     w.epoch_file = nullptr;
     w.epoch_line = 0;
     std::fill(std::begin(w.warp_sync), std::end(w.warp_sync), 0u);
-    w.thread_count = thread_count;
     tls_access_watch = watch_races;
 }
 

@@ -820,7 +820,7 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
     w.at_barrier.clear();
     w.ready.clear();
     w.lockstep.clear();
-    race_block_begin(block.thread_count, tls_dynamic_shared, job.config->shared_bytes);
+    race_block_begin(tls_dynamic_shared, job.config->shared_bytes);
     std::size_t next_ready = 0;
     for (std::uint64_t round = 1;; ) {
         fiber_slot* s;
