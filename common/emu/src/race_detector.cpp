@@ -265,7 +265,8 @@ bool current(const worker_shadow& w, const access_record& r) {
     return r.bytes != 0 && r.epoch == w.epoch;
 }
 
-void check_word(worker_shadow& w, word_shadow& cell, std::uint8_t bytes, bool is_write,
+// In the hooks' section, like shared_access (kernel_pc_of).
+__attribute__((section("cuemu_access_hooks"))) void check_word(worker_shadow& w, word_shadow& cell, std::uint8_t bytes, bool is_write,
                 const access_record& now, std::uintptr_t address, std::size_t size, bool is_dynamic) {
     if (cell.generation != w.generation) cell = word_shadow{w.generation, {}, {}};
     auto conflicts = [&](const access_record& r) {
@@ -353,7 +354,9 @@ void race_warp_synchronized(unsigned warp) {
 
 void shared_access(const void* addr, std::size_t size, bool is_write, bool is_volatile,
                    const void* pc) {
-    if (tls_access_watch == watch_nothing || !inside_kernel()) return;
+    // Set only while a worker runs blocks, where every instrumented access
+    // comes from a CUDA thread (the block loop itself is not instrumented).
+    if (tls_access_watch == watch_nothing) return;
     const auto a = reinterpret_cast<std::uintptr_t>(addr);
     worker_shadow* w = tls_shadow;
     const bool in_static = w && a >= w->layout.begin && a < w->layout.end &&

@@ -44,8 +44,11 @@ extern __thread unsigned char tls_access_watch;
 
 // A load or store of `size` bytes at addr by the running CUDA thread; pc is
 // the instruction after the access (for its source line).
-void shared_access(const void* addr, std::size_t size, bool is_write, bool is_volatile,
-                   const void* pc);
+__attribute__((section("cuemu_access_hooks"))) void shared_access(
+    const void* addr, std::size_t size, bool is_write, bool is_volatile, const void* pc);
+// An interrupted instruction's address, or, when it lies in the hooks, the
+// kernel's call of the hook (for the watchdog's report of where a kernel spun).
+const void* kernel_pc_of(const void* pc);
 
 // Whether the program was built with the instrumentation at all (a kernel
 // translation unit called __tsan_init); false in the AddressSanitizer build.

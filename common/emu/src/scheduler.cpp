@@ -584,6 +584,7 @@ void on_watchdog(int, siginfo_t*, void* raw_context) {
     s->signal_number = 0;
     s->fault_address = nullptr;
     read_context(0, raw_context, &s->fault_pc, &s->fault_is_write);
+    s->fault_pc = kernel_pc_of(s->fault_pc);  // not the race check's hook it was in
     siglongjmp(s->fault_jump, 2);
 }
 

@@ -20,26 +20,45 @@
 #error "tsan_hooks.cpp must be built without -fsanitize=thread"
 #endif
 
+// Every hook lives in this section, with shared_access: a watchdog signal
+// that lands in one of them reports the kernel line that called it instead.
+#define CUEMU_HOOK __attribute__((section("cuemu_access_hooks")))
+extern "C" const char __start_cuemu_access_hooks[], __stop_cuemu_access_hooks[];
+
+namespace cuemu::detail {
+// The return address of the latest hook call on this thread.
+__thread const void* tls_hook_caller = nullptr;
+
+const void* kernel_pc_of(const void* pc) {
+    const char* p = static_cast<const char*>(pc);
+    if (p < __start_cuemu_access_hooks || p >= __stop_cuemu_access_hooks || !tls_hook_caller)
+        return pc;
+    return static_cast<const char*>(tls_hook_caller) - 1;  // the call, not the next instruction
+}
+}  // namespace cuemu::detail
+
 namespace {
 using cuemu::detail::tls_access_watch;
 
 inline void plain(const void* p, std::size_t n, bool write, const void* pc) {
+    cuemu::detail::tls_hook_caller = pc;
     if (__builtin_expect(tls_access_watch == cuemu::detail::watch_races, 0))
         cuemu::detail::shared_access(p, n, write, false, pc);
 }
 inline void marked_volatile(const void* p, std::size_t n, bool write, const void* pc) {
+    cuemu::detail::tls_hook_caller = pc;
     if (__builtin_expect(tls_access_watch != cuemu::detail::watch_nothing, 0))
         cuemu::detail::shared_access(p, n, write, true, pc);
 }
 }  // namespace
 
 #define CUEMU_TSAN_ACCESS(N)                                                                      \
-    void __tsan_read##N(void* p) { plain(p, N, false, __builtin_return_address(0)); }             \
-    void __tsan_write##N(void* p) { plain(p, N, true, __builtin_return_address(0)); }             \
-    void __tsan_unaligned_read##N(void* p) { plain(p, N, false, __builtin_return_address(0)); }   \
-    void __tsan_unaligned_write##N(void* p) { plain(p, N, true, __builtin_return_address(0)); }   \
-    void __tsan_volatile_read##N(void* p) { marked_volatile(p, N, false, __builtin_return_address(0)); } \
-    void __tsan_volatile_write##N(void* p) { marked_volatile(p, N, true, __builtin_return_address(0)); }
+    CUEMU_HOOK void __tsan_read##N(void* p) { plain(p, N, false, __builtin_return_address(0)); }             \
+    CUEMU_HOOK void __tsan_write##N(void* p) { plain(p, N, true, __builtin_return_address(0)); }             \
+    CUEMU_HOOK void __tsan_unaligned_read##N(void* p) { plain(p, N, false, __builtin_return_address(0)); }   \
+    CUEMU_HOOK void __tsan_unaligned_write##N(void* p) { plain(p, N, true, __builtin_return_address(0)); }   \
+    CUEMU_HOOK void __tsan_volatile_read##N(void* p) { marked_volatile(p, N, false, __builtin_return_address(0)); } \
+    CUEMU_HOOK void __tsan_volatile_write##N(void* p) { marked_volatile(p, N, true, __builtin_return_address(0)); }
 
 // The atomic operations, for the sizes GCC instruments (1 to 8 bytes).
 #define CUEMU_TSAN_ATOMIC(BITS, T)                                                                \
@@ -90,8 +109,8 @@ CUEMU_TSAN_ACCESS(4)
 CUEMU_TSAN_ACCESS(8)
 CUEMU_TSAN_ACCESS(16)
 
-void __tsan_read_range(void* p, std::size_t n) { plain(p, n, false, __builtin_return_address(0)); }
-void __tsan_write_range(void* p, std::size_t n) { plain(p, n, true, __builtin_return_address(0)); }
+CUEMU_HOOK void __tsan_read_range(void* p, std::size_t n) { plain(p, n, false, __builtin_return_address(0)); }
+CUEMU_HOOK void __tsan_write_range(void* p, std::size_t n) { plain(p, n, true, __builtin_return_address(0)); }
 
 // A C++ object's vtable pointer: never in shared memory that threads race on.
 void __tsan_vptr_update(void**, void*) {}
