@@ -24,8 +24,9 @@ grep -qE "hazard on '[a-z_]+' of .*, element [0-9]+" <<<"$output" ||
 hint=$(grep -m1 'hint: add a __syncthreads()' <<<"$output") || fail "no hint naming __syncthreads()"
 if [[ $hint =~ after\ line\ ([0-9]+)\ and\ before\ line\ ([0-9]+) ]]; then
     first=${BASH_REMATCH[1]} second=${BASH_REMATCH[2]}
-    [ "$first" -lt "$removed" ] && [ "$removed" -lt "$second" ] ||
+    if [ "$first" -ge "$removed" ] || [ "$removed" -ge "$second" ]; then
         fail "the hint says between lines $first and $second; the barrier was at line $removed"
+    fi
 elif [[ $hint =~ after\ line\ ([0-9]+),\ before\ the\ loop\ comes\ back\ to\ line\ ([0-9]+) ]] ||
      [[ $hint =~ after\ line\ ([0-9]+),\ inside\ the\ loop ]]; then
     first=${BASH_REMATCH[1]}
