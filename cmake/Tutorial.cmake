@@ -44,11 +44,14 @@ function(cuemu_add_executable target)
       set(out ${CMAKE_CURRENT_BINARY_DIR}/${target}.emu/${name}.cpp)
       file(RELATIVE_PATH shown ${CMAKE_SOURCE_DIR} ${abs})
       # Only sources that use shared memory pay for the race check's
-      # instrumentation (decided when the build is configured).
-      file(READ ${abs} text)
-      set(kernel_flags "")
-      if(text MATCHES "__shared__")
-        set(kernel_flags "${CUEMU_KERNEL_FLAG_LIST}")
+      # instrumentation (decided when the build is configured; a source
+      # generated during the build is instrumented).
+      set(kernel_flags "${CUEMU_KERNEL_FLAG_LIST}")
+      if(EXISTS ${abs})
+        file(READ ${abs} text)
+        if(NOT text MATCHES "__shared__")
+          set(kernel_flags "")
+        endif()
       endif()
       add_custom_command(
         OUTPUT ${out}
