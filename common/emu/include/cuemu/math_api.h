@@ -134,8 +134,12 @@ inline long double sum_of_squares(int dim, const T* p) {
 }  // namespace cuemu
 
 // ---- float ---------------------------------------------------------------------
+// glibc 2.41 brings C23's sinpi/cospi family itself; then its functions serve.
+#if !(defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 41)))
+#define CUEMU_OWN_SINPI 1
 inline float sinpif(float x) { return static_cast<float>(::cuemu::math::sinpi(x)); }
 inline float cospif(float x) { return static_cast<float>(::cuemu::math::cospi(x)); }
+#endif
 inline void sincospif(float x, float* s, float* c) { *s = sinpif(x); *c = cospif(x); }
 inline float rcbrtf(float x) { return static_cast<float>(::cuemu::math::rcbrt(x)); }
 inline float erfinvf(float x) { return static_cast<float>(::cuemu::math::erfinv(x)); }
@@ -176,8 +180,11 @@ inline float rnormf(int dim, const float* p) {
 inline float fdividef(float x, float y) { return __fdividef(x, y); }
 
 // ---- double --------------------------------------------------------------------
+#ifdef CUEMU_OWN_SINPI
 inline double sinpi(double x) { return static_cast<double>(::cuemu::math::sinpi(x)); }
 inline double cospi(double x) { return static_cast<double>(::cuemu::math::cospi(x)); }
+#undef CUEMU_OWN_SINPI
+#endif
 inline void sincospi(double x, double* s, double* c) { *s = sinpi(x); *c = cospi(x); }
 inline double rcbrt(double x) { return static_cast<double>(::cuemu::math::rcbrt(x)); }
 inline double erfinv(double x) { return static_cast<double>(::cuemu::math::erfinv(x)); }

@@ -1,7 +1,7 @@
 // cuemu/types.h - the CUDA types a program names: dim3 and the vector types
-// (from <vector_types.h>), cudaError_t with the real runtime's codes, cudaMemcpyKind, cudaDeviceProp,
-// cudaDeviceAttr, the opaque stream and event handles, and managed-memory
-// locations and advice.
+// (from <vector_types.h>), cudaError_t with the real runtime's codes,
+// cudaMemcpyKind, cudaDeviceProp, cudaDeviceAttr, the opaque stream and event
+// handles, and managed-memory locations and advice.
 //
 // Numbers are the real runtime's (CUDA 13.0), so code that prints or compares
 // them behaves the same on a GPU and here.
