@@ -96,7 +96,7 @@ TEST_CASE("short4") {
 
 __global__ void widen(const int* a, longlong2* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = make_longlong2(static_cast<long long>(a[i]) << 32, -static_cast<long long>(a[i]));
+    if (i < n) out[i] = make_longlong2(static_cast<long long>(a[i]) * 4294967296LL, -static_cast<long long>(a[i]));
 }
 TEST_CASE("longlong2") {
     const int n = 500;
@@ -152,7 +152,7 @@ __global__ void integer_intrinsics(const int* a, const int* b, int_results* out,
     r.umul24 = __umul24(ux, uy);
     r.mulhi = __mulhi(x, y);
     r.umulhi = __umulhi(ux, uy);
-    r.mul64hi = __mul64hi(static_cast<long long>(x) << 31, static_cast<long long>(y) * 977);
+    r.mul64hi = __mul64hi(static_cast<long long>(x) * 2147483648LL, static_cast<long long>(y) * 977);
     r.umul64hi = __umul64hi(static_cast<unsigned long long>(ux) << 32 | uy, 0xfedcba9876543210ull);
     r.hadd = __hadd(x, y);
     r.rhadd = __rhadd(x, y);
@@ -234,7 +234,7 @@ TEST_CASE("integer-intrinsics") {
         const unsigned long long both = static_cast<unsigned long long>(uy) << 32 | ux;
         CHECK(r[i].mulhi == static_cast<int>((x * y) >> 32));
         CHECK(r[i].umulhi == static_cast<unsigned>((static_cast<unsigned long long>(ux) * uy) >> 32));
-        CHECK(r[i].mul64hi == static_cast<long long>((static_cast<__int128>(x << 31) * (y * 977)) >> 64));
+        CHECK(r[i].mul64hi == static_cast<long long>((static_cast<__int128>(x * 2147483648LL) * (y * 977)) >> 64));
         CHECK(r[i].umul64hi == static_cast<unsigned long long>(
                                    (static_cast<unsigned __int128>(static_cast<unsigned long long>(ux) << 32 | uy) *
                                     0xfedcba9876543210ull) >> 64));
