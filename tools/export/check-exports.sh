@@ -15,6 +15,15 @@ trap 'rm -rf "$work"' EXIT
 # The exports must not reuse this tree's build (CI sets these for itself).
 unset TUTORIAL_BUILD_DIR CUEMU_BUILD_DIR TUTORIAL_LOCKED_BUILD
 export TUTORIAL_CMAKE_ARGS=-DTUTORIAL_NVCC=OFF TUTORIAL_NO_INSTALL=1
+# Every export holds the same emulator and test harness: with ccache (where
+# installed) the second and later exports reuse their objects instead of
+# compiling them again. Paths are made relative to $work, so the cache
+# entries of one export match the next; the lesson's own code, rewritten
+# with its absolute path in #line, is compiled afresh each time.
+if command -v ccache >/dev/null; then
+    export CCACHE_DIR=$work/ccache CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1
+    TUTORIAL_CMAKE_ARGS+=" -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+fi
 
 # grade.py reads the workflow with PyYAML (Debian: python3-yaml, which belongs
 # to /usr/bin/python3 even where another python3 comes first on PATH).
