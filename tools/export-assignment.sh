@@ -38,9 +38,14 @@ test_file=test_${nn}_${lesson#*-}.cpp; test_file=${test_file//-/_}
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "export: $dest exists and is not empty (choose a new folder)"
 fi
+# Refused before anything is written: an export inside this tree would be
+# built as part of it.
+parent=$(cd "$(dirname "$dest")" 2>/dev/null && pwd -P) || die "export: the folder $(dirname "$dest") does not exist"
+case "$parent/$(basename "$dest")/" in
+    "$ROOT"/*) die "export: $dest is inside this tree; choose a folder outside it" ;;
+esac
 mkdir -p "$dest" 2>/dev/null && [ -w "$dest" ] || die "export: cannot create or write $dest"
 dest=$(cd "$dest" && pwd -P)
-case "$dest/" in "$ROOT"/*) die "export: $dest is inside this tree; choose a folder outside it" ;; esac
 
 title=$(sed -n '1s/^# *//p' "$ROOT/lessons/$lesson/README.md")
 
