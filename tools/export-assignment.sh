@@ -40,8 +40,12 @@ if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
 fi
 # Refused before anything is written: an export inside this tree would be
 # built as part of it.
-parent=$(cd "$(dirname "$dest")" 2>/dev/null && pwd -P) || die "export: the folder $(dirname "$dest") does not exist"
-case "$parent/$(basename "$dest")/" in
+existing=$dest rest=""
+while [ ! -d "$existing" ]; do
+    rest=/$(basename "$existing")$rest
+    existing=$(dirname "$existing")
+done
+case "$(cd "$existing" && pwd -P)$rest/" in
     "$ROOT"/*) die "export: $dest is inside this tree; choose a folder outside it" ;;
 esac
 mkdir -p "$dest" 2>/dev/null && [ -w "$dest" ] || die "export: cannot create or write $dest"
