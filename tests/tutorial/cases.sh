@@ -9,7 +9,8 @@
 # use the build directory ctest runs in (BUILD_DIR), which is already built.
 set -uo pipefail
 case_name=$1 ROOT=$2 BUILD_DIR=$3
-export TUTORIAL_NO_INSTALL=1 TUTORIAL_CMAKE_ARGS=-DTUTORIAL_NVCC=OFF
+# Fresh builds need neither nvcc nor the emulator (nor Boost): lesson 01 is C.
+export TUTORIAL_NO_INSTALL=1 TUTORIAL_CMAKE_ARGS="-DTUTORIAL_NVCC=OFF -DTUTORIAL_EMULATOR=OFF"
 unset TUTORIAL_BUILD_DIR CUEMU_BUILD_DIR TUTORIAL_LOCKED_BUILD
 work=$(mktemp -d "${TMPDIR:-/tmp}/tutorial-test.XXXXXX")
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
