@@ -138,8 +138,9 @@ lock)
         fail "no build progress shown"; cat "$work/a.err" "$work/b.err"
     fi
     # While another command holds the build directory, a check waits.
-    flock "$work/build/.tutorial.lock" sleep 3 & holder=$!
-    sleep 0.5
+    lock="$work/build/.tutorial.lock"
+    flock "$lock" sleep 4 & holder=$!
+    for _ in $(seq 100); do flock -n "$lock" true || break; sleep 0.1; done  # until it holds the lock
     start=$(date +%s)
     run_captured waited "$ROOT/tutorial" check 01
     elapsed=$(( $(date +%s) - start ))
