@@ -11,7 +11,9 @@ set -uo pipefail
 case_name=$1 ROOT=$2 BUILD_DIR=$3
 # Fresh builds need neither nvcc nor the emulator (nor Boost): lesson 01 is C.
 export TUTORIAL_NO_INSTALL=1 TUTORIAL_CMAKE_ARGS="-DTUTORIAL_NVCC=OFF -DTUTORIAL_EMULATOR=OFF"
-unset TUTORIAL_BUILD_DIR CUEMU_BUILD_DIR TUTORIAL_LOCKED_BUILD
+# TUTORIAL_LOCKED_BUILD stays: under ./tutorial test, the cases that use
+# BUILD_DIR run inside the command that holds its lock.
+unset TUTORIAL_BUILD_DIR CUEMU_BUILD_DIR
 work=$(mktemp -d "${TMPDIR:-/tmp}/tutorial-test.XXXXXX")
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 failures=0
