@@ -12,7 +12,8 @@ For every deck NN-topic.md in SLIDES_DIR (default: this file's folder):
   - every image it shows exists, and every SVG among them is well-formed XML
     with a viewBox (so it scales) and a <title> (read out by screen readers);
   - the decks that DIAGRAMS names show their diagram.
-Every SVG in img/ is shown by some deck. With --html DIR (what render.sh wrote to
+Every SVG in img/ is shown by some deck, and the pictures from img/ that the
+lesson READMEs show exist. With --html DIR (what render.sh wrote to
 DIR, e.g. build/slides/html), every deck has its HTML there, with one presenter
 note per slide and the images beside it. Exit status 1 and one line per problem
 on failure.
@@ -169,6 +170,18 @@ def main(argv):
         slide_count, images = check_deck(deck, problems, shown)
         if html_dir is not None:
             check_html(html_dir, deck, slide_count, images, problems)
+    # Lesson READMEs may show the same pictures: those must exist too.
+    for readme in sorted((slides_dir.parent / "lessons").glob("[0-9][0-9]-*/README.md")):
+        where = readme.relative_to(slides_dir.parent)
+        for match in IMAGE.finditer(readme.read_text(encoding="utf-8")):
+            ref = match.group(1) or match.group(2)
+            path = (readme.parent / ref).resolve()
+            if re.match(r"^[a-z]+:", ref) or path.parent != (slides_dir / "img").resolve():
+                continue
+            if not path.is_file():
+                problems.append(f"{where}: missing image {ref}")
+            elif path.suffix == ".svg":
+                check_svg(path, problems, str(where))
     for svg in sorted((slides_dir / "img").glob("*.svg")):
         if svg.resolve() not in shown:
             problems.append(f"img/{svg.name} is shown by no deck")
