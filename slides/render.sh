@@ -8,9 +8,11 @@
 # Writes OUTDIR/html/NN-topic.html for every deck (with the diagrams copied
 # beside them, so the folder can be opened or served as it is), and, where
 # Chromium is installed, OUTDIR/pdf/NN-topic.pdf. --png also writes one PNG per
-# slide under OUTDIR/png/ (to look at the slides without a browser). Without
-# Chromium, PDF and PNG are skipped with a message; the HTML needs none.
-# Fails when node or npm is missing, or when a deck produced no HTML.
+# slide under OUTDIR/png/ (to look at the slides without a browser). With
+# Chromium it also checks that nothing overflows a slide (check_overflow.mjs).
+# Without Chromium, PDF, PNG and that check are skipped with a message; the
+# HTML needs none. Fails when node or npm is missing, when a deck produced no
+# HTML, or when a slide overflows.
 set -euo pipefail
 
 slides_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,7 +22,7 @@ for arg in "$@"; do
     case "$arg" in
         --no-pdf) pdf=0 ;;
         --png) png=1 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "slides: unknown option $arg (try --help)" >&2; exit 2 ;;
         *) out="$arg" ;;
     esac
@@ -69,15 +71,29 @@ chrome=""
 for candidate in "${CHROME_PATH:-}" chromium chromium-browser google-chrome; do
     [ -n "$candidate" ] && chrome="$(command -v "$candidate" 2>/dev/null)" && break
 done
-if [ "$pdf" -eq 1 ] || [ "$png" -eq 1 ]; then
-    if [ -z "$chrome" ]; then
-        echo "slides: no Chromium found: PDF and PNG skipped (Debian: sudo apt-get install chromium)"
-        exit 0
-    fi
-    # One deck at a time, with a generous timeout: Chromium is heavy, and
-    # five parallel conversions on a busy 2-core machine time out.
-    marp+=(--browser-path "$chrome" --parallel 1 --browser-timeout 180)
+if [ -z "$chrome" ]; then
+    echo "slides: no Chromium found: PDF, PNG and the overflow check skipped (Debian: sudo apt-get install chromium)"
+    echo "slides: done"
+    exit 0
 fi
+# One deck at a time, with a generous timeout: Chromium is heavy, and five
+# parallel conversions on a busy 2-core machine time out.
+marp+=(--browser-path "$chrome" --parallel 1 --browser-timeout 180)
+
+# Marp cuts off what does not fit on a slide, silently: lay every slide out
+# (the bare template shows them all at their real size) and measure.
+rm -rf "$out/bare"
+"${marp[@]}" --template bare --input-dir . --output "$out/bare" >/dev/null 2>>"$out/marp.log" || {
+    cat "$out/marp.log" >&2
+    exit 1
+}
+cp -r img "$out/bare/"
+node check_overflow.mjs "$chrome" "$out/bare" || {
+    echo "slides: some slides overflow (look at them: $0 --png)" >&2
+    exit 1
+}
+echo "slides: every slide fits"
+
 if [ "$pdf" -eq 1 ]; then
     echo "slides: PDF with $chrome to $out/pdf"
     rm -rf "$out/pdf"
