@@ -63,6 +63,13 @@ cp "$ROOT/tutorial" "$dest/"
 cp "$ROOT/tests/$test_file" "$ROOT/tests/test_main.cpp" "$ROOT/tests/check_bad_input.sh" "$dest/tests/"
 for header in "$ROOT"/tests/*.h; do cp "$header" "$dest/tests/"; done
 [ -f "$ROOT/.clangd" ] && cp "$ROOT/.clangd" "$dest/"
+# The diagrams the lesson README shows live in slides/img/; the README names
+# them as ../../slides/img/NAME.svg, so the same relative path works in DIR.
+for picture in $(grep -o '\.\./\.\./slides/img/[A-Za-z0-9_.-]*' "$ROOT/lessons/$lesson/README.md" | sort -u); do
+    mkdir -p "$dest/slides/img"
+    cp "$ROOT/slides/img/${picture##*/}" "$dest/slides/img/" ||
+        die "export: the README shows ${picture#../../}, which does not exist"
+done
 if [ "$with_solution" -eq 1 ]; then
     mkdir -p "$dest/solutions"
     cp -R "$ROOT/solutions/$lesson" "$dest/solutions/"
