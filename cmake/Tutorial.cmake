@@ -29,6 +29,14 @@ set(TUTORIAL_TEST_TIMEOUT 300 CACHE STRING "Seconds before one test is stopped")
 # ctest treats this exit code as "skipped": an nvcc build with no usable GPU.
 set(TUTORIAL_SKIP_CODE 77)
 
+# ./tutorial runs this nvcc-built probe before it chooses the GPU build, so a
+# machine with nvcc but no usable GPU (no driver, a broken one) falls back to
+# the emulator, and --gpu there fails instead of checking nothing.
+if(TUTORIAL_HAVE_NVCC)
+  add_executable(tutorial_gpu_probe ${TUTORIAL_COMMON_DIR}/gpu_probe.cu)
+  target_link_libraries(tutorial_gpu_probe PRIVATE CUDA::cudart)
+endif()
+
 function(cuemu_add_executable target)
   # CUEMU_KERNEL_FLAGS (common/emu/CMakeLists.txt): the race check's instrumentation.
   # The rewritten source is regenerated when the .cu changes; the flags are
