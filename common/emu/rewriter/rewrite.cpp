@@ -15,6 +15,8 @@
 // position of its <<<, never a silent miscompile.
 #include "rewrite.h"
 
+#include "cuda_names.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <filesystem>
@@ -967,7 +969,7 @@ std::vector<Diagnostic> check_execution_spaces(const Source& src) {
     std::set<std::string> uncertain;
     for (const FunctionDefinition& f : functions) {
         spaces[f.name].insert(f.space);
-        if (!f.certain) uncertain.insert(f.name);
+        if (!f.certain || is_cuda_header_function(f.name)) uncertain.insert(f.name);
     }
     std::vector<Diagnostic> errors;
     for (const FunctionDefinition& caller : functions) {
