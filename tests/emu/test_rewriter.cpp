@@ -242,25 +242,36 @@ TEST_CASE("extern __shared__ inside a function in a namespace is fine") {
     CHECK(contains(out, "int* s = reinterpret_cast<int*>"));
 }
 
-TEST_CASE("extern __shared__ at file scope is an error") {
-    const std::string message =
-        "extern __shared__ at file scope is not supported by the emulator; declare it inside the kernel";
-    SUBCASE("global namespace") {
-        const auto errors = errors_of("#include <x.h>\n\n  extern __shared__ float s[];\n__global__ void k() {}\n");
-        REQUIRE(errors.size() == 1);
-        CHECK(errors[0].line == 3);
-        CHECK(errors[0].column == 3);
-        CHECK(errors[0].message == message);
+TEST_CASE("extern __shared__ at file scope names the launch's dynamic shared memory") {
+    const std::string pointer = "(reinterpret_cast<float*>(::cuemu::dynamic_shared_memory()))";
+    SUBCASE("global namespace: a macro on the declaration's line") {
+        const std::string out = body("#include <x.h>\n\n  extern __shared__ float s[];  // note\n__global__ void k() { s[0] = 1; }\n");
+        CHECK(line_of(out, "#define s " + pointer) == 3);
+        CHECK(line_of(out, "__global__ void k() { s[0] = 1; }") == 4);
     }
-    SUBCASE("inside a namespace, after a function") {
-        const auto errors = errors_of("namespace ns {\nvoid f() { }\nextern __shared__ float s[];\n}\n");
-        REQUIRE(errors.size() == 1);
-        CHECK(errors[0].line == 3);
+    SUBCASE("over two lines, the macro continues") {
+        const std::string out = body("extern __shared__\n  float s[];\nint after;\n");
+        CHECK(contains(out, "#define s " + pointer + "\\\n"));
+        CHECK(line_of(out, "int after;") == 3);
     }
-    SUBCASE("inside extern \"C\" and an inline namespace") {
-        CHECK(errors_of("extern \"C\" {\nextern __shared__ float s[];\n}\n")[0].line == 2);
-        CHECK(errors_of("inline namespace v1 {\nextern __shared__ float s[];\n}\n")[0].line == 2);
-        CHECK(errors_of("namespace a::b {\nextern __shared__ float s[];\n}\n")[0].line == 2);
+    SUBCASE("inside a namespace, extern \"C\" and an inline namespace") {
+        CHECK(contains(body("namespace ns {\nvoid f() { }\nextern __shared__ float s[];\n}\n"), "#define s"));
+        CHECK(contains(body("extern \"C\" {\nextern __shared__ float s[];\n}\n"), "#define s"));
+        CHECK(contains(body("inline namespace v1 {\nextern __shared__ float s[];\n}\n"), "#define s"));
+    }
+    SUBCASE("redeclared inside a kernel with the same type: the file-scope name serves") {
+        const std::string out = body("extern __shared__ float s[];\n__global__ void k() {\n  extern __shared__ float s[];\n  s[0] = 1;\n}\n");
+        CHECK(line_of(out, "  s[0] = 1;") == 4);
+        CHECK_FALSE(contains(out, "float* s ="));
+    }
+    SUBCASE("what the emulator cannot do is an error at the declaration") {
+        const auto shared_line = errors_of("int x; extern __shared__ float s[];\n");
+        REQUIRE(shared_line.size() == 1);
+        CHECK(contains(shared_line[0].message, "on a line of its own"));
+        const auto other_type =
+            errors_of("extern __shared__ float s[];\n__global__ void k() {\n  extern __shared__ int s[];\n}\n");
+        REQUIRE(other_type.size() == 1);
+        CHECK(other_type[0].line == 3);
     }
 }
 
@@ -512,47 +523,6 @@ TEST_CASE("what the execution-space check leaves alone") {
 
 TEST_CASE("a UTF-8 byte order mark is dropped") {
     CHECK(body("\xEF\xBB\xBFint x;\n") == "int x;\n");
-}
-
-TEST_CASE("quoted includes of headers with kernel launches are errors (with a file reader)") {
-    const std::map<std::string, std::string> files = {
-        {"/src/dir/launches.cuh", "inline void go() { k<<<1, 1>>>(); }\n"},
-        {"/src/dir/clean.cuh", "// k<<<1,1>>>() only in a comment\n#include \"../nested.cuh\"\n"},
-        {"/src/nested.cuh", "const char* s = \"k<<<1,1>>>()\";\n"},
-        {"/src/indirect.cuh", "#include \"dir/launches.cuh\"\n"},
-        {"/src/t.cu", "#include \"t.cu\"\n"},
-        {"/src/dir/up.cuh", "#include \"../indirect.cuh\"\n"},
-    };
-    const cuemu_rewrite::FileReader reader =
-        [&](const std::string& path) -> std::optional<std::string> {
-        const auto it = files.find(path);
-        if (it == files.end()) return std::nullopt;
-        return it->second;
-    };
-    auto check = [&](const std::string& source) { return cuemu_rewrite::rewrite(source, kName, reader); };
-
-    CHECK(check("#include \"dir/clean.cuh\"\n#include \"missing.h\"\n#include <dir/launches.cuh>\n").errors.empty());
-    CHECK(check("#include \"t.cu\"\n").errors.empty());  // includes itself: no endless loop
-
-    const Result direct = check("int a;\n  #include \"dir/launches.cuh\"\n");
-    REQUIRE(direct.errors.size() == 1);
-    CHECK(direct.errors[0].line == 2);
-    CHECK(direct.errors[0].column == 3);
-    CHECK(contains(direct.errors[0].message,
-                   "kernel launches inside included headers are not rewritten by the emulator; "
-                   "move the launch into the .cu file"));
-    CHECK(contains(direct.errors[0].message, "/src/dir/launches.cuh:1"));
-
-    const Result indirect = check("#include \"indirect.cuh\"\n");
-    REQUIRE(indirect.errors.size() == 1);
-    CHECK(indirect.errors[0].line == 1);
-
-    const Result through_parent = check("\n#include \"dir/up.cuh\"\n");
-    REQUIRE(through_parent.errors.size() == 1);
-    CHECK(through_parent.errors[0].line == 2);
-
-    // Without a reader the include is not looked at.
-    CHECK(cuemu_rewrite::rewrite("#include \"dir/launches.cuh\"\n", kName).errors.empty());
 }
 
 TEST_CASE("rewritten output compiles with g++ against a stub of the emulator header") {
