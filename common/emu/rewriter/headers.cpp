@@ -29,7 +29,7 @@ std::string directory_of(const std::string& path) {
 
 class Tree {
 public:
-    Tree(const std::string& headers_dir, const std::vector<std::string>& include_dirs, const FileReader& read)
+    Tree(const std::string& headers_dir, const std::vector<IncludeDir>& include_dirs, const FileReader& read)
         : headers_dir_(normal(headers_dir)), include_dirs_(include_dirs), read_(read) {}
 
     TreeResult run(const std::string& cu_path, const std::string& output, const Options& options) {
@@ -57,7 +57,7 @@ public:
 
 private:
     std::string headers_dir_;
-    std::vector<std::string> include_dirs_;
+    std::vector<IncludeDir> include_dirs_;
     const FileReader& read_;
     std::map<std::string, std::optional<std::string>> cache_;
     std::deque<std::string> queue_;
@@ -75,16 +75,17 @@ private:
     }
 
     std::optional<std::string> redirect(const std::string& including, const std::string& name, bool angled) {
-        std::vector<std::string> candidates;
+        std::vector<IncludeDir> candidates;
         if (!name.empty() && name[0] == '/') {
-            candidates.push_back(name);
+            candidates.push_back({name, false});
         } else {
-            if (!angled) candidates.push_back(directory_of(including) + "/" + name);
-            for (const std::string& dir : include_dirs_) candidates.push_back(dir + "/" + name);
+            if (!angled) candidates.push_back({directory_of(including) + "/" + name, false});
+            for (const IncludeDir& dir : include_dirs_) candidates.push_back({dir.path + "/" + name, dir.system});
         }
-        for (const std::string& candidate : candidates) {
-            const std::string path = normal(candidate);
+        for (const IncludeDir& candidate : candidates) {
+            const std::string path = normal(candidate.path);
             if (!contents(path)) continue;
+            if (candidate.system) return std::nullopt;  // the compiler finds a system header first
             if (seen_.size() > 1000) return std::nullopt;  // a generated maze: leave the rest alone
             if (seen_.insert(path).second) queue_.push_back(path);
             return copy_of(path);
@@ -96,7 +97,7 @@ private:
 }  // namespace
 
 TreeResult rewrite_tree(const std::string& cu_path, const std::string& output, const std::string& headers_dir,
-                        const std::vector<std::string>& include_dirs, const Options& options,
+                        const std::vector<IncludeDir>& include_dirs, const Options& options,
                         const FileReader& read_file) {
     return Tree(headers_dir, include_dirs, read_file).run(cu_path, output, options);
 }

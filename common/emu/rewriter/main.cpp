@@ -2,12 +2,14 @@
 // file the emulator build compiles (see rewrite.h for what changes), and the
 // rewritten copies of the project headers it includes.
 //
-//   cuemu-rewrite [-I DIR]... [-D NAME[=VALUE]]... [-U NAME]...
+//   cuemu-rewrite [-I DIR | -isystem DIR]... [-D NAME[=VALUE]]... [-U NAME]...
 //                 [--headers DIR] [--depfile FILE] INPUT.cu OUTPUT.cpp
 //
-// -I: the include folders of the user's tree, in the compiler's order (the
-// caller leaves system folders out). -D/-U: the command line's macros, so
-// that #if branches the compiler skips are skipped here too. --headers: where
+// -I, -isystem: the include folders, in the compiler's order. A header found
+// first in a system folder (-isystem, or under /usr or /opt; an -I of a
+// folder named by an earlier -isystem too) is not the user's: left alone.
+// -D/-U: the command line's macros, so that #if branches the compiler skips
+// are skipped here too. --headers: where
 // the rewritten headers go (default OUTPUT.cpp.headers; it is emptied first).
 // --depfile: a make-style list of every file read, for the build system.
 //
@@ -15,6 +17,7 @@
 // and IDEs jump to, naming the user's file. On any error OUTPUT is not left
 // behind (not even an old one), so a build can never go on with a stale or
 // half-written file.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -92,7 +95,7 @@ std::string absolute_normal(const std::string& path) {
 }
 
 int usage() {
-    std::cerr << "usage: cuemu-rewrite [-I DIR]... [-D NAME[=VALUE]]... [-U NAME]... "
+    std::cerr << "usage: cuemu-rewrite [-I DIR | -isystem DIR]... [-D NAME[=VALUE]]... [-U NAME]... "
                  "[--headers DIR] [--depfile FILE] INPUT.cu OUTPUT.cpp\n";
     return 2;
 }
@@ -100,7 +103,8 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> positional, include_dirs;
+    std::vector<std::string> positional;
+    std::vector<cuemu_rewrite::IncludeDir> include_dirs;
     std::string headers_dir, depfile;
     cuemu_rewrite::Options options;
     for (int a = 1; a < argc; ++a) {
@@ -116,7 +120,15 @@ int main(int argc, char** argv) {
         std::optional<std::string> v;
         if (arg.rfind("-I", 0) == 0) {
             if (!(v = value("-I"))) return usage();
-            include_dirs.push_back(absolute_normal(*v));
+            const std::string dir = absolute_normal(*v);
+            // System folders hold no code of the user's to rewrite.
+            const bool system = dir.rfind("/usr/", 0) == 0 || dir.rfind("/opt/", 0) == 0 ||
+                                std::any_of(include_dirs.begin(), include_dirs.end(),
+                                            [&](const cuemu_rewrite::IncludeDir& d) { return d.system && d.path == dir; });
+            include_dirs.push_back({dir, system});
+        } else if (arg == "-isystem") {
+            if (a + 1 >= argc) return usage();
+            include_dirs.push_back({absolute_normal(argv[++a]), true});
         } else if (arg.rfind("-D", 0) == 0) {
             if (!(v = value("-D"))) return usage();
             const std::size_t eq = v->find('=');

@@ -133,7 +133,14 @@ Parsed<Launch> parse_launch(const Source& src, std::size_t open) {
         }
         // f(x)<<<...>>> would launch what a call returns: not a kernel's name.
         const std::size_t before = src.prev_code(launch.callee_begin);
-        const bool call = src.is_punct(before, ')') || src.is_punct(before, ']') || src.is_punct(before, '>') ||
+        // ...unless that ')' closes 'if (...)' or the like.
+        const std::size_t group_open = src.is_punct(before, ')') ? matching_open_back(src, before, '(', ')') : npos;
+        const std::size_t before_group = group_open == npos ? npos : src.prev_code(group_open);
+        const bool after_control = before_group != npos &&
+                                   (src.is_ident(before_group, "if") || src.is_ident(before_group, "while") ||
+                                    src.is_ident(before_group, "for") || src.is_ident(before_group, "switch"));
+        const bool call = (src.is_punct(before, ')') && !after_control) || src.is_punct(before, ']') ||
+                          src.is_punct(before, '>') ||
                           (src.is_ident(before) && !src.is_ident(before, "return") &&
                            !src.is_ident(before, "else") && !src.is_ident(before, "do"));
         if (call) {

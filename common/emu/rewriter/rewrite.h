@@ -63,8 +63,12 @@ using FileReader = std::function<std::optional<std::string>(const std::string& p
 // the .cu through #include "..." (next to the including file, then the
 // include folders) or #include <...> (the include folders) is rewritten to
 // HEADERS/<its absolute path>, and the #include lines that reach it are
-// redirected there. System folders are not among `include_dirs`: the caller
-// leaves them out.
+// redirected there. A header found first in a system folder (the emulator's
+// own, /usr/...) is left alone.
+struct IncludeDir {
+    std::string path;  // absolute
+    bool system;
+};
 struct RewrittenFile {
     std::string original;  // absolute path of the file that was read
     std::string output;    // where its rewrite goes
@@ -79,7 +83,7 @@ struct TreeResult {
     std::vector<FileDiagnostic> errors;  // empty on success
 };
 TreeResult rewrite_tree(const std::string& cu_path, const std::string& output, const std::string& headers_dir,
-                        const std::vector<std::string>& include_dirs, const Options& options,
+                        const std::vector<IncludeDir>& include_dirs, const Options& options,
                         const FileReader& read_file);
 
 }  // namespace cuemu_rewrite
