@@ -98,6 +98,13 @@ TEST_CASE("launches in #if 0, in #else of a taken branch, and in undefined #ifde
     CHECK(body("#ifdef OLD_API\n  k<<<>>>(p);\n#endif\n", undefined) == "#ifdef OLD_API\n  k<<<>>>(p);\n#endif\n");
 }
 
+TEST_CASE("a header's include guard counts as taken: its contents are checked") {
+    const auto errors = errors_of("#ifndef KERN_CUH\n#define KERN_CUH\n__global__ void k() { throw 1; }\n#endif\n");
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].line == 3);
+    CHECK(errors_of("#ifdef __cplusplus\n__global__ void k() { throw 1; }\n#endif\n").size() == 1);
+}
+
 TEST_CASE("a branch the command line takes is parsed as usual") {
     const auto errors = errors_of("#ifdef OLD_API\n  k<<<>>>(p);\n#endif\n", defining("OLD_API"));
     REQUIRE(errors.size() == 1);

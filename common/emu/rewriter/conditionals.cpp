@@ -251,6 +251,22 @@ bool starts_line(const Source& src, std::size_t i) {
     return true;
 }
 
+// The '#' of an include guard (#ifndef X / #define X as the first two
+// directives, before any code), or npos.
+std::size_t include_guard(const Source& src) {
+    const std::size_t hash = src.next_code(0);
+    if (!src.is_punct(hash, '#') || !src.is_ident(src.next_code(hash + 1), "ifndef")) return npos;
+    const std::size_t name = src.next_code(src.next_code(hash + 1) + 1);
+    const std::size_t define_hash = src.next_code(name + 1);
+    const std::size_t define = src.next_code(define_hash + 1);
+    const std::size_t defined_name = src.next_code(define + 1);
+    if (!src.is_ident(name) || !src.is_punct(define_hash, '#') || !src.is_ident(define, "define") ||
+        !src.is_ident(defined_name) || src.spelling(name) != src.spelling(defined_name)) {
+        return npos;
+    }
+    return hash;
+}
+
 bool names_arch(const std::string& text) { return text.find("__CUDA_ARCH__") != std::string::npos; }
 
 // What the rewriter knows before the first line: the command line, and what
@@ -259,6 +275,9 @@ void add_predefined(MacroTable& macros) {
     for (const char* name : {"__CUDACC__", "CUEMU"}) {
         if (!macros.known.count(name)) macros.known[name] = std::string("1");
     }
+    // Defined in every C++ compilation; its value depends on -std, so it is
+    // left to a name the evaluator does not know.
+    macros.known["__cplusplus"] = std::string("__cplusplus_value");
 }
 
 struct Frame {
@@ -300,6 +319,7 @@ ConditionalAnalysis analyse_conditionals(const Source& src, MacroTable macros) {
     std::vector<Frame> stack;
     auto current = [&] { return stack.empty() ? Activity::active : stack.back().current; };
 
+    const std::size_t guard = include_guard(src);
     std::size_t i = 0;
     while (i < src.size()) {
         const bool directive_start = src.is_punct(i, '#') && src[i].in_directive && starts_line(src, i);
@@ -339,7 +359,11 @@ ConditionalAnalysis analyse_conditionals(const Source& src, MacroTable macros) {
             if (word == "else") expression = "1";
             b.mentions_arch = names_arch(expression);
             std::optional<long long> value;
-            if (b.mentions_arch) {
+            if (i == guard) {
+                // The compiler reads a guarded header either whole or not at
+                // all (when it was read before): either way, as if active.
+                value = 1;
+            } else if (b.mentions_arch) {
                 b.host_value = evaluate_condition(expression, macros, ArchSide::host);
                 b.device_value = evaluate_condition(expression, macros, ArchSide::device);
                 // Until arch.cpp decides which side applies here, both are possible.
