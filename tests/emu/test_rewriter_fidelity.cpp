@@ -160,6 +160,10 @@ TEST_CASE("a file-scope test that both sides answer alike is decided") {
     CHECK(line_of(out, "__device__ double atomicAdd") == 3);  // kept, but in the #else the compiler skips
     const std::string guard = "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 700)\n#error needs sm_70\n#endif\n";
     CHECK(line_of(body(guard), "#if 0") == 1);
+    // Branches that differ only in __host__/__device__ are the same to the emulator.
+    const std::string qualifiers =
+        "#ifdef __CUDA_ARCH__\n#define HD __host__ __device__\n#else\n#define HD\n#endif\nHD int f();\n";
+    CHECK(line_of(body(qualifiers), "#if 1") == 1);
     // A guard the emulated device fails stops the build, as nvcc -arch=sm_75 would.
     const std::string failing = "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800)\n#error needs sm_80\n#endif\n";
     CHECK(line_of(body(failing), "#if 1") == 1);

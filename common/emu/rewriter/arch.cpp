@@ -213,7 +213,10 @@ private:
             return;
         }
         std::size_t taken = *device;
-        if (*host != *device) {
+        if (*host != *device && same_to_the_emulator(g, *host, *device)) {
+            // Like '#define HD __host__ __device__' against '#define HD': the
+            // emulator compiles both qualifiers as nothing anyway.
+        } else if (*host != *device) {
             if (context == CodeContext::both) {
                 dispatch_at_run_time(g, *host, *device);
                 return;
@@ -233,6 +236,21 @@ private:
             if (g.branches[k].mentions_arch) set_directive(g.branches[k], k == taken ? "1" : "0");
             if (k != taken) drop_body(g, k, false);
         }
+    }
+
+    // The tokens of branch k, without blanks, comments and __host__/__device__.
+    std::vector<std::string> meaningful_tokens(const Group& g, std::size_t k) const {
+        std::vector<std::string> out;
+        if (k == kNone) return out;
+        for (std::size_t t = g.body_begin(k); t < g.body_end(k); ++t) {
+            if (is_trivia(src_[t]) || src_.is_ident(t, "__host__") || src_.is_ident(t, "__device__")) continue;
+            out.push_back(src_.spelling(t));
+        }
+        return out;
+    }
+
+    bool same_to_the_emulator(const Group& g, std::size_t host, std::size_t device) const {
+        return meaningful_tokens(g, host) == meaningful_tokens(g, device);
     }
 
     bool branch_has_error_directive(const Group& g, std::size_t k) const {
