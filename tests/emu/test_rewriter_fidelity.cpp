@@ -260,7 +260,7 @@ TEST_CASE("what nvcc allows stays allowed: assert in kernels, throw and exit in 
         "#include <cassert>\n#include <cstdlib>\n"
         "__global__ void k(int* p) { assert(p != nullptr); }\n"
         "void host(int* p) { if (!p) throw 1; if (p[0] < 0) exit(2); }\n"
-        "struct S { void exit(int) {} };\n"
+        "struct S { __device__ void exit(int) {} };\n"
         "__device__ void d(S s) { s.exit(1); }\n"
         "__global__ void k2(int* p) {\n#if 0\n  throw 1;\n#endif\n}\n";
     CHECK(body(source) == source);
