@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "conditionals.h"
 #include "rewrite.h"
 #include "rewriter_test_support.h"
 
@@ -96,6 +97,31 @@ TEST_CASE("launches in #if 0, in #else of a taken branch, and in undefined #ifde
     Options undefined;
     undefined.undefines.push_back("OLD_API");
     CHECK(body("#ifdef OLD_API\n  k<<<>>>(p);\n#endif\n", undefined) == "#ifdef OLD_API\n  k<<<>>>(p);\n#endif\n");
+}
+
+TEST_CASE("the #if evaluator: C's operators, defined, and unknown where it must be") {
+    using cuemu_rewrite::internal::ArchSide;
+    using cuemu_rewrite::internal::evaluate_condition;
+    cuemu_rewrite::internal::MacroTable macros;
+    macros.known["LEVEL"] = std::string("3");
+    macros.known["GONE"] = std::nullopt;
+    macros.known["TWICE"] = std::string("(LEVEL * 2)");
+    auto eval = [&](const std::string& e, ArchSide side = ArchSide::unknown) {
+        return evaluate_condition(e, macros, side);
+    };
+    CHECK(eval("(1 << 2) + 3 == 7 && LEVEL >= 3") == 1);
+    CHECK(eval("TWICE == 6 ? 10 : 20") == 10);
+    CHECK(eval("defined(GONE) || defined LEVEL") == 1);
+    CHECK(eval("GONE") == 0);
+    CHECK(eval("0x10 + 010 + 1'000 + 2ul") == 16 + 8 + 1000 + 2);
+    CHECK(eval("-1 << 3") == -8);
+    CHECK(eval("1 / 0") == std::nullopt);
+    CHECK(eval("SOMETHING > 2") == std::nullopt);       // unknown: may come from a system header
+    CHECK(eval("0 && SOMETHING") == 0);                 // ... unless the known side decides
+    CHECK(eval("1 || FUNCTION_LIKE(2)") == 1);
+    CHECK(eval("__CUDA_ARCH__ >= 700", ArchSide::device) == 1);
+    CHECK(eval("defined(__CUDA_ARCH__)", ArchSide::host) == 0);
+    CHECK(eval("__CUDA_ARCH__ >= 700") == std::nullopt);
 }
 
 TEST_CASE("a header's include guard counts as taken: its contents are checked") {

@@ -3,12 +3,17 @@
 #include "conditionals.h"
 
 #include <cctype>
+#include <limits>
 #include <cstdlib>
 
 namespace cuemu_rewrite::internal {
 namespace {
 
 using Value = std::optional<long long>;
+
+// Arithmetic wraps around, as the preprocessor's does in practice; in
+// unsigned so that no overflow is undefined behaviour here.
+long long wrap(unsigned long long v) { return static_cast<long long>(v); }
 
 // The tokens of a #if expression: names, numbers and operators ("&&", "<=").
 std::vector<std::string> expression_tokens(const std::string& e) {
@@ -143,12 +148,12 @@ private:
             else if (op == ">") v = a > b;
             else if (op == "<=") v = a <= b;
             else if (op == ">=") v = a >= b;
-            else if (op == "<<") v = b >= 0 && b < 63 ? a << b : 0;
-            else if (op == ">>") v = b >= 0 && b < 63 ? a >> b : 0;
-            else if (op == "+") v = a + b;
-            else if (op == "-") v = a - b;
-            else if (op == "*") v = a * b;
-            else if (b == 0) v = std::nullopt;  // the compiler will say
+            else if (op == "<<") v = b >= 0 && b < 64 ? wrap(static_cast<unsigned long long>(a) << b) : 0;
+            else if (op == ">>") v = b >= 0 && b < 64 ? a >> b : 0;
+            else if (op == "+") v = wrap(static_cast<unsigned long long>(a) + static_cast<unsigned long long>(b));
+            else if (op == "-") v = wrap(static_cast<unsigned long long>(a) - static_cast<unsigned long long>(b));
+            else if (op == "*") v = wrap(static_cast<unsigned long long>(a) * static_cast<unsigned long long>(b));
+            else if (b == 0 || (b == -1 && a == std::numeric_limits<long long>::min())) v = std::nullopt;  // the compiler will say
             else v = op == "/" ? a / b : a % b;
         }
     }
@@ -159,7 +164,7 @@ private:
         }
         if (take("-")) {
             Value v = unary();
-            return v ? Value(-*v) : std::nullopt;
+            return v ? Value(wrap(0ULL - static_cast<unsigned long long>(*v))) : std::nullopt;
         }
         if (take("+")) return unary();
         if (take("~")) {
