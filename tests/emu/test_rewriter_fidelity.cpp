@@ -233,6 +233,15 @@ TEST_CASE("where host and device cannot each get their branch, the build stops a
         CHECK(message.rfind("2: ", 0) == 0);
         CHECK(contains(message, "declares 'v'"));
     }
+    SUBCASE("a kernel whose whole body needs a newer device than the emulated one") {
+        const std::string message = only_message(
+            "__global__ void k(int* p) {\n#if __CUDA_ARCH__ >= 800\n  p[0] = 1;\n#endif\n}\n");
+        CHECK(message.rfind("1: the whole body of this kernel is in #if branches on __CUDA_ARCH__", 0) == 0);
+        CHECK(contains(message, "silently do nothing"));
+        // With a branch the emulator takes, it builds.
+        CHECK(contains(body("__global__ void k(int* p) {\n#if __CUDA_ARCH__ >= 800 || defined(CUEMU)\n  p[0] = 1;\n#endif\n}\n"),
+                       "#if 750 >= 800 || defined(CUEMU)"));
+    }
     SUBCASE("a macro whose body names __CUDA_ARCH__") {
         CHECK(contains(only_message("#define ARCH __CUDA_ARCH__\n"), "cannot tell where the macro expands"));
     }

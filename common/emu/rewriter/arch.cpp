@@ -1,6 +1,7 @@
 // arch.cpp - resolving #if on __CUDA_ARCH__ per place (see arch.h).
 #include "arch.h"
 
+#include <algorithm>
 #include <set>
 
 namespace cuemu_rewrite::internal {
@@ -125,6 +126,15 @@ std::string not_a_statement_list(const Source& src, std::size_t begin, std::size
     return "";
 }
 
+// Code, as opposed to blanks and comments (for tokens already marked inactive,
+// whose kind no longer says).
+bool is_code_text(const std::string& text) {
+    if (text.empty() || text[0] == ' ' || text[0] == '\t' || text[0] == '\n' || text[0] == '\r' || text[0] == '\\') {
+        return false;
+    }
+    return text.compare(0, 2, "//") != 0 && text.compare(0, 2, "/*") != 0;
+}
+
 std::string where(const Source& src, std::size_t token) {
     return "line " + std::to_string(src.location(token).first);
 }
@@ -149,6 +159,7 @@ public:
                       "function bodies instead)"));
         }
         replace_arch_in_device_code();
+        refuse_emptied_kernels();
         for (std::size_t t = 0; t < gone_.size(); ++t) {
             if (gone_[t]) plan_.inactive.push_back(t);
         }
@@ -324,6 +335,37 @@ private:
         last += newline_run(src_.newlines_between(g.endif_hash, g.endif_line_end));
         plan_.edits[g.endif_hash] = Edit{g.endif_line_end, last};
         if (device != kNone) device_branches_.push_back({g.body_begin(device), g.body_end(device)});
+    }
+
+    // A kernel whose whole body sits in #if branches the emulated device does
+    // not take would compile to nothing and its launches would quietly do
+    // nothing. A GPU of compute capability 7.5 would do the same, but the
+    // program surely meant a newer one: stop the build and say so.
+    void refuse_emptied_kernels() {
+        for (std::size_t b = 0; b < src_.size(); ++b) {
+            if (!src_.is_punct(b, '{') || src_[b].in_directive) continue;
+            const BraceInfo& info = scopes_.info(b);
+            if (info.kind != BraceKind::function_body || info.space != Space::global || !info.certain) continue;
+            const std::size_t close = matching_brace(src_, b);
+            if (close == npos) continue;
+            const bool tests_arch = std::any_of(c_.groups.begin(), c_.groups.end(), [&](const Group& g) {
+                return g.mentions_arch() && g.branches[0].hash > b && g.branches[0].hash < close;
+            });
+            if (!tests_arch) continue;
+            std::size_t code = 0, kept = 0;
+            for (std::size_t t = b + 1; t < close; ++t) {
+                if (src_[t].in_directive || !is_code_text(src_.spelling(t))) continue;
+                ++code;
+                if (!gone_[t] && src_[t].kind != Kind::Inactive) ++kept;
+            }
+            if (code == 0 || kept != 0) continue;
+            plan_.errors.push_back(src_.diagnostic_at(
+                b, "the whole body of this kernel is in #if branches on __CUDA_ARCH__ that the emulated device "
+                   "(compute capability 7.5, __CUDA_ARCH__ " + std::to_string(kEmulatedArch) +
+                   ") does not take: it would compile to nothing and every launch would silently do nothing "
+                   "(on a GPU of that compute capability too); give the kernel a branch for this device, or "
+                   "one for '#ifdef CUEMU' where the emulator provides what the code needs"));
+        }
     }
 
     // __CUDA_ARCH__ as a value in device code: 750.
