@@ -10,7 +10,7 @@
 // folder named by an earlier -isystem too) is not the user's: left alone.
 // -D/-U: the command line's macros, so that #if branches the compiler skips
 // are skipped here too. --headers: where
-// the rewritten headers go (default OUTPUT.cpp.headers; it is emptied first).
+// the rewritten headers go (default OUTPUT.cpp.headers).
 // --depfile: a make-style list of every file read, for the build system.
 //
 // Errors are printed as FILE:LINE:COL: error: MESSAGE, the format editors
@@ -55,7 +55,10 @@ void remove_quietly(const fs::path& path) {
 
 // Writes `text` to `path` through a temporary file, so a reader never sees
 // half a file. Returns an error message, or "".
+// An unchanged file is left alone: a rewritten header the compiler already
+// saw keeps its time, so nothing that includes it is recompiled for nothing.
 std::string write_file(const fs::path& path, const std::string& text) {
+    if (const std::optional<std::string> old = read_whole_file(path.string()); old && *old == text) return "";
     std::error_code ec;
     if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
     fs::path temporary = path;
@@ -183,8 +186,6 @@ int main(int argc, char** argv) {
         return 1;
     }
 
-    std::error_code ec;
-    fs::remove_all(absolute_headers, ec);
     for (std::size_t k = 1; k < result.files.size(); ++k) {
         const std::string problem = write_file(result.files[k].output, result.files[k].text);
         if (!problem.empty()) {
@@ -203,8 +204,12 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
-    // The .cpp last: a build that sees it sees its headers too.
-    const std::string problem = write_file(output, result.files[0].text);
+    // The .cpp last: a build that sees it sees its headers too. It is always
+    // new afterwards, even unchanged: make (unlike ninja) does not look again
+    // and would rerun this rewrite at every build.
+    std::string problem = write_file(output, result.files[0].text);
+    std::error_code ec;
+    if (problem.empty()) fs::last_write_time(output, fs::file_time_type::clock::now(), ec);
     if (!problem.empty()) {
         std::cerr << "cuemu-rewrite: " << problem << "\n";
         remove_quietly(output);
