@@ -232,7 +232,15 @@ private:
                 dispatch_at_run_time(g, *host, *device);
                 return;
             }
-            if (!branch_has_error_directive(g, *device)) {
+            const bool host_empty = meaningful_tokens(g, *host).empty();
+            const bool device_empty = meaningful_tokens(g, *device).empty();
+            if ((host_empty || device_empty) && !defines_macros(g, host_empty ? *device : *host)) {
+                // '#ifndef __CUDA_ARCH__ #include <iostream> #endif': what one
+                // side alone declares the other side's valid code never uses,
+                // so the emulator may take it for both. Not so for macros,
+                // which change the meaning of code on both sides.
+                taken = host_empty ? *device : *host;
+            } else if (!branch_has_error_directive(g, *device)) {
                 plan_.errors.push_back(src_.diagnostic_at(
                     at, "this #if takes one branch in host code (where __CUDA_ARCH__ is undefined) and "
                         "another in device code (where it is " + std::to_string(kEmulatedArch) +
@@ -262,6 +270,16 @@ private:
 
     bool same_to_the_emulator(const Group& g, std::size_t host, std::size_t device) const {
         return meaningful_tokens(g, host) == meaningful_tokens(g, device);
+    }
+
+    bool defines_macros(const Group& g, std::size_t k) const {
+        for (std::size_t t = g.body_begin(k); t < g.body_end(k); ++t) {
+            if (src_[t].in_directive && (src_.is_ident(t, "define") || src_.is_ident(t, "undef")) &&
+                src_.is_punct(src_.prev_code(t), '#')) {
+                return true;
+            }
+        }
+        return false;
     }
 
     bool branch_has_error_directive(const Group& g, std::size_t k) const {

@@ -10,9 +10,12 @@
 //     a macro), when the two sides take different branches: both branches
 //     are kept and chosen at run time, `if (::cuemu::in_device_code()) {...}
 //     else {...}`, when they are whole statements; otherwise the build stops;
-//   - outside functions: only when host and device take the same branch
-//     (or the device branch is an #error, which nvcc would stop at too);
-//     otherwise the build stops and says why.
+//   - outside functions: only when host and device take the same branch,
+//     when one side's branch is empty and the other's defines no macro
+//     (what one side alone declares, the other's valid code never uses), or
+//     when the device branch is an #error (nvcc would stop at it too);
+//     otherwise the build stops and says why. A kernel left with no code at
+//     all stops the build too.
 // The directive lines are rewritten in place (#if 1 / #if 0, or the code
 // above), so line numbers do not move, and __CUDA_ARCH__ in the code of a
 // device function becomes 750. A macro whose body names __CUDA_ARCH__ stops
