@@ -245,6 +245,10 @@ TEST_CASE("where host and device cannot each get their branch, the build stops a
         CHECK(contains(body("__global__ void k(int* p) {\n#if __CUDA_ARCH__ >= 800 || defined(CUEMU)\n  p[0] = 1;\n#endif\n}\n"),
                        "#if 750 >= 800 || defined(CUEMU)"));
     }
+    SUBCASE("an #if on __CUDA_ARCH__ without #endif is left to the compiler") {
+        CHECK(body("__host__ __device__ int f() {\n#ifdef __CUDA_ARCH__\n return 1;\n}\n") ==
+              "__host__ __device__ int f() {\n#ifdef __CUDA_ARCH__\n return 1;\n}\n");
+    }
     SUBCASE("a macro whose body names __CUDA_ARCH__") {
         CHECK(contains(only_message("#define ARCH __CUDA_ARCH__\n"), "cannot tell where the macro expands"));
     }

@@ -147,6 +147,7 @@ public:
     ArchPlan run() {
         for (const Group& g : c_.groups) {
             if (!g.mentions_arch() || g.outer == Activity::inactive || g.branches.empty()) continue;
+            if (g.endif_hash <= g.branches[0].hash) continue;  // no #endif: the compiler will say
             if (gone_[g.branches[0].hash]) continue;  // inside a branch already dropped
             resolve(g);
         }
