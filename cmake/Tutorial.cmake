@@ -30,7 +30,19 @@ set(TUTORIAL_TEST_TIMEOUT 300 CACHE STRING "Seconds before one test is stopped")
 # ctest treats this exit code as "skipped": an nvcc build with no usable GPU.
 set(TUTORIAL_SKIP_CODE 77)
 
+# ./tutorial runs this nvcc-built probe before it chooses the GPU build, so a
+# machine with nvcc but no usable GPU (no driver, a broken one) falls back to
+# the emulator, and --gpu there fails instead of checking nothing.
+if(TUTORIAL_HAVE_NVCC)
+  add_executable(tutorial_gpu_probe ${TUTORIAL_COMMON_DIR}/gpu_probe.cu)
+  target_link_libraries(tutorial_gpu_probe PRIVATE CUDA::cudart)
+endif()
+
 function(cuemu_add_executable target)
+  # CUEMU_KERNEL_FLAGS (common/emu/CMakeLists.txt): the race check's instrumentation.
+  # The rewritten source is regenerated when the .cu changes; the flags are
+  # chosen here, at configure time.
+  separate_arguments(CUEMU_KERNEL_FLAG_LIST UNIX_COMMAND "${CUEMU_KERNEL_FLAGS}")
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   set(sources)
   foreach(src IN LISTS ARG_SOURCES)
@@ -46,6 +58,16 @@ function(cuemu_add_executable target)
       # (read when the build is generated) resolve #include <...> and #if.
       set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
       set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+      # Only sources that use shared memory pay for the race check's
+      # instrumentation (decided when the build is configured; a source
+      # generated during the build is instrumented).
+      set(kernel_flags "${CUEMU_KERNEL_FLAG_LIST}")
+      if(EXISTS ${abs})
+        file(READ ${abs} text)
+        if(NOT text MATCHES "__shared__")
+          set(kernel_flags "")
+        endif()
+      endif()
       add_custom_command(
         OUTPUT ${out}
         COMMAND cuemu-rewrite -isystem ${CMAKE_SOURCE_DIR}/common/emu/include
@@ -60,7 +82,7 @@ function(cuemu_add_executable target)
       # The rewritten file lives in the build tree; -iquote lets its
       # #include "..." lines find headers next to the original .cu.
       set_source_files_properties(${out} PROPERTIES
-        COMPILE_OPTIONS "-include;${CUEMU_FORCE_INCLUDE};-iquote;${src_dir}")
+        COMPILE_OPTIONS "-include;${CUEMU_FORCE_INCLUDE};-iquote;${src_dir};${kernel_flags}")
       list(APPEND sources ${out})
     else()
       list(APPEND sources ${abs})

@@ -453,6 +453,10 @@ TEST_CASE("what the execution-space check leaves alone") {
         "__global__ void k(int* p) { p[0] = 1; }\n"
         "int main() { void (*f)(int*) = k; cudaLaunchKernel((const void*)&k, 1, 1, nullptr, 0, 0);\n"
         "  return f == nullptr; }\n",
+        // the program's own host umin beside CUDA's umin(unsigned, unsigned):
+        // a kernel's call may be CUDA's (nvcc picks by argument types)
+        "int umin(int a, int b) { return a < b ? a : b; }\n"
+        "__global__ void k(unsigned* p) { p[0] = umin(p[0], 7u); }\n",
         // a lambda at namespace scope and a class body
         "auto twice = [](int x) { return 2 * x; };\n"
         "struct T { int g() { return 1; } };\n"

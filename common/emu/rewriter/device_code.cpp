@@ -1,6 +1,7 @@
 // device_code.cpp - the checks nvcc makes on device code, made here before
 // the emulator compiles everything as host code (see checks.h).
 #include "checks.h"
+#include "cuda_names.h"
 
 #include <map>
 #include <optional>
@@ -195,7 +196,7 @@ std::vector<Diagnostic> check_device_code(const Source& src, const std::vector<A
     std::set<std::string> uncertain;
     for (const FunctionDefinition& f : functions) {
         spaces[f.name].insert(f.space);
-        if (!f.certain) uncertain.insert(f.name);
+        if (!f.certain || is_cuda_header_function(f.name)) uncertain.insert(f.name);
     }
     std::vector<Diagnostic> errors;
     for (const FunctionDefinition& caller : functions) {

@@ -33,8 +33,9 @@ std::string run_command(const std::string& command) {
     return out;
 }
 
-// "file.cu:31 in kernel(...)" for an instruction address, using the debug
-// line table through addr2line (binutils). Empty when unknown.
+}  // namespace
+
+// Through addr2line (binutils).
 std::string source_line_of(const void* pc) {
     if (!pc) return "";
     Dl_info info{};
@@ -55,6 +56,8 @@ std::string source_line_of(const void* pc) {
     if (where.empty() || where[0] == '?') return "";
     return where + " in " + function;
 }
+
+namespace {
 
 const char* access_word(int is_write) {
     return is_write == 1 ? "write" : is_write == 0 ? "read" : "access";

@@ -60,6 +60,10 @@ bool report_host_fault(int signal_number, const void* address, const void* pc, i
 void report_device_thread_fault(int signal_number, const void* address, const void* pc,
                                 int is_write);
 
+// "file.cu:31 in kernel(...)" for an instruction address (the -g line table,
+// through addr2line); "" when unknown.
+std::string source_line_of(const void* pc);
+
 // Refused calls: a line saying why, before the error code is returned.
 void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line);
 void explain_bad_copy(const char* call, const char* role, const char* kind_name, const void* p,

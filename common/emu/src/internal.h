@@ -25,6 +25,11 @@ void make_sticky(cudaError_t e);
 // call that talks to the "device" starts with this.
 cudaError_t context_status();
 
+// ---- CUEMU_CHECK (check_setting.cpp) ---------------------------------------------
+// Whether CUEMU_CHECK names this check ("uninit", "race"); the setting is a
+// comma-separated list, or "none". A bad setting stops the program (exit 2).
+bool check_requested(const char* name);
+
 // ---- memory (memory.cpp) ---------------------------------------------------------
 struct allocation_info {
     const char* begin = nullptr;  // what the program got back

@@ -91,13 +91,7 @@ std::size_t page_size() {
 
 // ---- CUEMU_CHECK -------------------------------------------------------------------
 bool check_uninit() {
-    static const bool on = [] {
-        const char* text = std::getenv("CUEMU_CHECK");
-        if (!text || !*text || std::strcmp(text, "none") == 0) return false;
-        if (std::strcmp(text, "uninit") == 0) return true;
-        std::fprintf(stderr, "cuemu: CUEMU_CHECK must be 'uninit' or 'none', got '%s'\n", text);
-        std::exit(2);
-    }();
+    static const bool on = check_requested("uninit");
     return on;
 }
 

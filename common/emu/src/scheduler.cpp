@@ -65,6 +65,7 @@
 #include "diagnostics.h"
 #include "fiber_switch.h"
 #include "internal.h"
+#include "race_detector.h"
 
 namespace cuemu {
 __thread uint3 tls_thread_idx;
@@ -165,7 +166,9 @@ uint3 unflatten(std::uint64_t linear, dim3 d) {
 
 // refused: the kernel called something the emulator cannot do (grid.sync()
 // without a cooperative launch); the fiber is never resumed.
-enum class fiber_state { idle, at_barrier, at_warp, faulted, threw, timed_out, refused };
+// at_lockstep: at a volatile shared-memory access, waiting for the other lanes
+// (warp_lockstep_point).
+enum class fiber_state { idle, at_barrier, at_warp, at_lockstep, faulted, threw, timed_out, refused };
 
 // What a lane asked of a warp function, and what it gets back.
 struct warp_request {
@@ -239,6 +242,7 @@ struct worker_state {
     std::vector<fiber_slot*> idle;                   // ready to take a new thread
     std::vector<fiber_slot*> at_barrier;             // suspended at __syncthreads
     std::vector<fiber_slot*> ready;                  // to resume, in this order
+    std::vector<fiber_slot*> lockstep;               // at a volatile shared access
     std::vector<unsigned> start_order;               // for reverse and shuffle
     warp_state warps[32];                            // 1024 threads at most
     std::unique_ptr<unsigned char[], free_deleter> shared;  // dynamic shared memory
@@ -351,6 +355,7 @@ bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_
         }
     }
     w.arrived &= ~group;
+    race_warp_synchronized(static_cast<unsigned>(&w - block.warps));
     for (std::uint32_t g = group; g; g &= g - 1) {
         fiber_slot* member = w.lane[__builtin_ctz(g)];
         if (member != running) block.ready->push_back(member);
@@ -468,6 +473,7 @@ void discard_all_fibers(worker_state& w) {
     w.idle.clear();
     w.at_barrier.clear();
     w.ready.clear();
+    w.lockstep.clear();
     w.slots.clear();
 }
 
@@ -578,6 +584,7 @@ void on_watchdog(int, siginfo_t*, void* raw_context) {
     s->signal_number = 0;
     s->fault_address = nullptr;
     read_context(0, raw_context, &s->fault_pc, &s->fault_is_write);
+    s->fault_pc = kernel_pc_of(s->fault_pc);  // not the race check's hook it was in
     siglongjmp(s->fault_jump, 2);
 }
 
@@ -761,11 +768,17 @@ bool resume(worker_state& w, fiber_slot* s) {
             return true;
         case fiber_state::at_warp:
             return true;  // its warp_state knows it; a group's completion queues it
+        case fiber_state::at_lockstep:
+            w.lockstep.push_back(s);
+            return true;
         case fiber_state::refused: {
             // Stops the launch whatever CUEMU_ON_FAULT says: going on would
             // be a guess at what the kernel meant.
-            std::string body = "  thread " + xyz(s->thread_idx) + " called it at " + s->refusal_file + ":" +
-                               std::to_string(s->refusal_line) + "\n" + s->refusal_what + "\n";
+            // No file: `what` names the threads and lines itself (a race report).
+            std::string body = *s->refusal_file ? "  thread " + xyz(s->thread_idx) + " called it at " +
+                                                      s->refusal_file + ":" + std::to_string(s->refusal_line) + "\n"
+                                                : "";
+            body += s->refusal_what + std::string(*s->refusal_file ? "\n" : "");
             report_block_problem(w, *s->block->job, s->refusal_headline, body, s->refusal_hint,
                                  s->refusal_on_a_gpu);
             return false;
@@ -807,6 +820,8 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
 
     w.at_barrier.clear();
     w.ready.clear();
+    w.lockstep.clear();
+    race_block_begin(tls_dynamic_shared, job.config->shared_bytes);
     std::size_t next_ready = 0;
     for (std::uint64_t round = 1;; ) {
         fiber_slot* s;
@@ -815,6 +830,14 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
         } else if (block.next_thread < block.thread_count) {
             s = acquire_slot(w);
             s->block = &block;
+        } else if (!w.lockstep.empty()) {
+            // Lanes at a volatile shared access go on together, in threadIdx order.
+            std::sort(w.lockstep.begin(), w.lockstep.end(),
+                      [](const fiber_slot* a, const fiber_slot* b) { return a->linear < b->linear; });
+            w.ready.swap(w.lockstep);
+            w.lockstep.clear();
+            next_ready = 0;
+            continue;
         } else if (!w.at_barrier.empty()) {
             // Every live thread is suspended and some wait at __syncthreads.
             if (!barrier_is_sound(w, block)) return;
@@ -828,6 +851,7 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
             if (schedule.kind == schedule_kind::reverse) std::reverse(leaving.begin(), leaving.end());
             if (schedule.kind == schedule_kind::shuffle) shuffle_with(leaving, mix(block_seed + round));
             ++round;
+            race_barrier_released(leaving.front()->barrier_file, leaving.front()->barrier_line);
             w.ready.swap(leaving);
             leaving.clear();
             next_ready = 0;
@@ -866,6 +890,7 @@ void run_blocks(worker_state& w, launch_job& job) {
         if (b > job.lowest_failed_block.load()) break;
         run_block(w, job, b);
     }
+    race_worker_idle();
     tls_job = nullptr;
 }
 
@@ -1272,6 +1297,15 @@ unsigned warp_active_mask() {
 }
 
 // ---- barriers ---------------------------------------------------------------------
+void detail::warp_lockstep_point() {
+    using namespace detail;
+    fiber_slot* s = tls_slot;
+    if (!s) return;
+    s->state = fiber_state::at_lockstep;
+    yield_to_scheduler(s);
+    tls_thread_idx = s->thread_idx;
+}
+
 int block_barrier(int predicate, const char* file, int line) {
     using namespace detail;
     fiber_slot* s = tls_slot;

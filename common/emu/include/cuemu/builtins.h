@@ -408,8 +408,7 @@ inline float __fsub_rn(float a, float b) { return a - b; }
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fdiv_rn(float a, float b) { return a / b; }
 inline float __frcp_rn(float x) { return 1.0f / x; }
-inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
-inline int __float2int_rz(float x) { return static_cast<int>(x); }
+// __float2int_rn and the other rounding-mode intrinsics: intrinsics_round.h.
 
 // ---- bits --------------------------------------------------------------------------
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }

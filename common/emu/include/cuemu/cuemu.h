@@ -36,6 +36,10 @@
 #include "types.h"
 #include "runtime.h"
 #include "builtins.h"
+#include "../vector_functions.h"
+#include "intrinsics_int.h"
+#include "intrinsics_round.h"
+#include "math_api.h"
 #include "launch.h"
 
 #endif

@@ -1,7 +1,7 @@
-// cuemu/types.h - the CUDA types a program names: dim3 and the vector types,
-// cudaError_t with the real runtime's codes, cudaMemcpyKind, cudaDeviceProp,
-// cudaDeviceAttr, the opaque stream and event handles, and managed-memory
-// locations and advice.
+// cuemu/types.h - the CUDA types a program names: dim3 and the vector types
+// (from <vector_types.h>), cudaError_t with the real runtime's codes,
+// cudaMemcpyKind, cudaDeviceProp, cudaDeviceAttr, the opaque stream and event
+// handles, and managed-memory locations and advice.
 //
 // Numbers are the real runtime's (CUDA 13.0), so code that prints or compares
 // them behaves the same on a GPU and here.
@@ -10,45 +10,8 @@
 
 #include <cstddef>
 
-// ---- built-in index types ---------------------------------------------------
-// uint3 is trivial so that threadIdx/blockIdx can live in fast thread-local
-// storage; dim3 defaults every unset dimension to 1, as in CUDA.
-struct uint3 {
-    unsigned int x, y, z;
-};
-
-struct dim3 {
-    unsigned int x, y, z;
-    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
-        : x(vx), y(vy), z(vz) {}
-    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
-    constexpr operator uint3() const { return uint3{x, y, z}; }
-};
-
-// ---- vector types (the common ones) -------------------------------------------
-#define CUEMU_VECTOR2(T, name, align)                                              \
-    struct alignas(align) name { T x, y; };                                        \
-    inline name make_##name(T x, T y) { return name{x, y}; }
-#define CUEMU_VECTOR3(T, name)                                                     \
-    struct name { T x, y, z; };                                                    \
-    inline name make_##name(T x, T y, T z) { return name{x, y, z}; }
-#define CUEMU_VECTOR4(T, name, align)                                              \
-    struct alignas(align) name { T x, y, z, w; };                                  \
-    inline name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
-
-CUEMU_VECTOR2(float, float2, 8)
-CUEMU_VECTOR3(float, float3)
-CUEMU_VECTOR4(float, float4, 16)
-CUEMU_VECTOR2(int, int2, 8)
-CUEMU_VECTOR3(int, int3)
-CUEMU_VECTOR4(int, int4, 16)
-CUEMU_VECTOR2(unsigned int, uint2, 8)
-CUEMU_VECTOR4(unsigned int, uint4, 16)
-CUEMU_VECTOR2(double, double2, 16)
-inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { return uint3{x, y, z}; }
-#undef CUEMU_VECTOR2
-#undef CUEMU_VECTOR3
-#undef CUEMU_VECTOR4
+// ---- dim3, uint3 and the vector types: <vector_types.h> -------------------------
+#include "../vector_types.h"
 
 // ---- errors ------------------------------------------------------------------
 enum cudaError {

@@ -1,0 +1,387 @@
+// race_detector.cpp - CUEMU_CHECK=race: two threads of a block touching the
+// same shared-memory word, at least one of them writing, with no barrier
+// between them. Also runs the volatile shared accesses of legacy
+// warp-synchronous code in lockstep (see race_detector.h).
+//
+// The model. Every thread of a block passes each __syncthreads() together, so
+// a block's life is a sequence of barrier intervals ("epochs"): accesses in
+// different intervals are ordered by the barrier between them. Within one
+// interval, two accesses of different threads are unordered, unless both
+// threads are lanes of one warp and a warp function (__syncwarp, a shuffle,
+// a vote ...) completed in that warp since the earlier one. The shadow of each
+// 4-byte word keeps the last write and up to two reads (of different threads)
+// of the current interval, which is enough to find a conflicting pair: the
+// order the emulator runs threads in does not matter, only the interval.
+//
+// One report per launch: the thread that finds the first race stops the
+// launch through kernel_cannot_go_on (scheduler.cpp), as a synchronization
+// bug does. Atomic operations are not recorded (they do not race with each
+// other; a plain access racing with an atomic one is not reported).
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuemu/builtins.h"
+#include "diagnostics.h"
+#include "internal.h"
+#include "race_detector.h"
+#include "shared_variables.h"
+
+namespace cuemu::detail {
+
+__thread unsigned char tls_access_watch = watch_nothing;
+
+namespace {
+
+std::atomic<bool> instrumented{false};
+
+struct access_record {
+    std::uint32_t epoch = 0;
+    std::uint32_t warp_sync = 0;  // the warp's completed warp functions at the time
+    std::uint16_t thread = 0;     // linear index in the block
+    std::uint8_t bytes = 0;       // which bytes of the word (bit mask); 0: no access
+    bool is_volatile = false;
+    const void* pc = nullptr;
+};
+
+struct word_shadow {
+    std::uint32_t generation = 0;  // the block it belongs to; older ones are empty
+    access_record write, read[2];
+};
+
+// A worker's view of the block it runs.
+struct worker_shadow {
+    bool layout_read = false;
+    shared_layout layout;
+    std::vector<std::uint8_t> is_variable;  // per word of [layout.begin, layout.end)
+    std::vector<word_shadow> static_words, dynamic_words;
+    std::uintptr_t dynamic_begin = 0, dynamic_end = 0;
+    std::uint32_t generation = 0;
+    std::uint32_t epoch = 0;
+    const char* epoch_file = nullptr;  // the __syncthreads() that began the interval
+    int epoch_line = 0;
+    std::uint32_t warp_sync[32] = {};
+    std::string what, hint;  // the report handed to kernel_cannot_go_on
+};
+
+__thread worker_shadow* tls_shadow = nullptr;
+
+worker_shadow& shadow() {
+    if (!tls_shadow) tls_shadow = new worker_shadow;  // lives as long as its worker
+    return *tls_shadow;
+}
+
+bool race_check_requested() {
+    static const bool on = check_requested("race");
+    return on;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+// Said once when CUEMU_CHECK=race cannot be honoured.
+void say_race_check_unavailable() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        std::fprintf(stderr,
+                     "cuemu: CUEMU_CHECK=race is off in the AddressSanitizer build "
+                     "(TUTORIAL_SANITIZE=ON):\n"
+                     "  the race check needs its own instrumentation of the kernels, and the two "
+                     "cannot be combined;\n"
+                     "  shared-memory races are not checked, and volatile shared accesses do not "
+                     "run in lockstep\n");
+    });
+}
+#endif
+
+unsigned running_thread() {
+    const uint3 t = ::cuemu::tls_thread_idx, d = ::cuemu::tls_block_dim;
+    return t.x + d.x * (t.y + d.y * t.z);
+}
+
+std::string xyz_of(unsigned linear) {
+    const uint3 d = ::cuemu::tls_block_dim;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "(%u,%u,%u)", linear % d.x, linear / d.x % d.y,
+                  linear / (d.x * d.y));
+    return buf;
+}
+
+struct source_position {
+    std::string text;  // "file.cu:31 in kernel(...)", or the address
+    std::string file;
+    int line = 0;
+};
+
+source_position position_of(const void* pc) {
+    source_position p;
+    // pc is the return address of the hook's call: the call itself is before it.
+    const void* call = static_cast<const char*>(pc) - 1;
+    p.text = source_line_of(call);
+    if (p.text.empty()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "address %p (no line information)", pc);
+        p.text = buf;
+        return p;
+    }
+    std::string where = p.text.substr(0, p.text.find(" in "));
+    std::size_t colon = where.rfind(':');
+    if (colon != std::string::npos) {
+        p.file = where.substr(0, colon);
+        p.line = std::atoi(where.c_str() + colon + 1);
+    }
+    return p;
+}
+
+bool same_file(const std::string& a, const char* b) {
+    if (!b) return false;
+    // addr2line gives the path the compiler saw; __builtin_FILE the same.
+    return a == b || (a.size() > std::strlen(b) && a.compare(a.size() - std::strlen(b), std::string::npos, b) == 0);
+}
+
+// A line of `file` between `from` and `to` (exclusive) that has a
+// __syncthreads() which did not order the two accesses: commented out, or in a
+// branch not taken. 0 when there is none, or the file cannot be read.
+int unused_barrier_line(const std::string& file, int from, int to) {
+    std::ifstream in(file);
+    std::string text;
+    for (int line = 1; line < to && std::getline(in, text); ++line)
+        if (line > from && text.find("__syncthreads") != std::string::npos) return line;
+    return 0;
+}
+
+// Where the missing barrier goes, from the lines of the two accesses and the
+// barrier that began the interval: a thread runs down from that barrier,
+// so a line above it was reached by going round a loop.
+std::string where_the_barrier_goes(const source_position& x, const source_position& y,
+                                   const worker_shadow& w) {
+    if (x.line == 0 || y.line == 0 || x.file != y.file) return "between the two accesses";
+    if (x.line == y.line)
+        return "after line " + std::to_string(x.line) +
+               ", inside the loop around it, so that one pass ends before the next begins";
+    const bool after_barrier = w.epoch_file && same_file(x.file, w.epoch_file);
+    const int b = after_barrier ? w.epoch_line : 0;
+    auto distance = [b](int line) { return line > b ? line - b : line + 1000000; };
+    const source_position& first = distance(x.line) < distance(y.line) ? x : y;
+    const source_position& second = &first == &x ? y : x;
+    // Looking for a barrier that is there but did not run: between the two
+    // lines, or in the few lines after the first when the loop came round.
+    const bool wrapped = first.line > second.line;
+    const int unused = unused_barrier_line(first.file, first.line,
+                                           wrapped ? first.line + 12 : second.line);
+    std::string where = "after line " + std::to_string(first.line) +
+                        (wrapped ? ", before the loop comes back to line " : " and before line ") +
+                        std::to_string(second.line);
+    if (unused)
+        where += ";\n        line " + std::to_string(unused) +
+                 " has a __syncthreads() that did not run between them (commented out, or in\n"
+                 "        a branch these threads did not take?)";
+    return where;
+}
+
+[[noreturn]] void report_race(worker_shadow& w, const access_record& earlier, bool earlier_is_write,
+                              const access_record& now, bool now_writes, std::uintptr_t address,
+                              std::size_t access_size, bool is_dynamic) {
+    const char* hazard = !now_writes ? "read-after-write"
+                         : earlier_is_write ? "write-after-write" : "write-after-read";
+    const source_position first = position_of(earlier.pc), second = position_of(now.pc);
+    std::string variable;
+    std::uintptr_t variable_start = 0;
+    if (is_dynamic) {
+        variable = "the dynamic shared memory (extern __shared__)";
+        variable_start = w.dynamic_begin;
+    } else {
+        std::string full = shared_variable_name(address, &variable_start);
+        std::size_t scope = full.rfind("::");
+        variable = scope == std::string::npos
+                       ? "'" + full + "'"
+                       : "'" + full.substr(scope + 2) + "' of " + full.substr(0, scope);
+    }
+    const std::size_t element = access_size ? access_size : 4;
+    const std::uintptr_t offset = address - variable_start;
+    const bool one_warp = earlier.thread / 32 == now.thread / 32;
+    const bool legacy = one_warp && earlier.is_volatile && now.is_volatile;
+    // __syncwarp() is the fix only where the code is meant for one warp, which
+    // volatile warp-synchronous code says; elsewhere the block's barrier is.
+    const char* barrier = legacy ? "__syncwarp()" : "__syncthreads()";
+    // file:line only: at -O2 the function addr2line names is often the
+    // emulator's launch wrapper the kernel was inlined into.
+    auto access_line = [](const char* kind, unsigned thread, const source_position& p) {
+        const std::string where = p.line ? p.file + ":" + std::to_string(p.line) : p.text;
+        return "    " + std::string(kind) + " by thread " + xyz_of(thread) + " at " + where + "\n";
+    };
+    char head[512];
+    std::snprintf(head, sizeof head,
+                  "  %s hazard on %s, element %zu (byte offset %zu, counting %zu-byte elements, row "
+                  "by row in a 2D array):\n",
+                  hazard, variable.c_str(), static_cast<std::size_t>(offset / element),
+                  static_cast<std::size_t>(offset), element);
+    w.what = head;
+    w.what += access_line(earlier_is_write ? "write" : "read ", earlier.thread, first);
+    w.what += access_line(now_writes ? "write" : "read ", now.thread, second);
+    std::string interval = w.epoch_file ? "after the __syncthreads() at " + std::string(w.epoch_file) +
+                                              ":" + std::to_string(w.epoch_line)
+                                        : "since the block started";
+    if (one_warp)
+        w.what += "  no barrier came between them: no __syncthreads(), nor a __syncwarp() or other warp\n"
+                  "  function for these two lanes of warp " + std::to_string(now.thread / 32) +
+                  "; both happened " + interval + "\n";
+    else
+        w.what += "  no __syncthreads() came between them: both happened " + interval + "\n";
+    if (legacy)
+        w.what +=
+            "  This is warp-synchronous code: it counts on the lanes of a warp running in lockstep.\n"
+            "  GPUs since Volta (compute capability 7.0) schedule lanes independently, and\n"
+            "  volatile only keeps values out of registers; it orders nothing. Without\n"
+            "  CUEMU_CHECK=race the emulator runs volatile shared accesses in lockstep, as the\n"
+            "  GPUs this code was written for did.\n";
+    w.hint = "add a " + std::string(barrier) + " " + where_the_barrier_goes(first, second, w);
+    if (legacy)
+        w.hint +=
+            ";\n        in a reduction, read into a register, sync, then write, and sync again:\n"
+            "        v += s[tid + 16]; __syncwarp(); s[tid] = v; __syncwarp();";
+    else if (!one_warp)
+        w.hint += ",\n        where every thread of the block reaches it";
+    ::cuemu::kernel_cannot_go_on(
+        "race on shared memory (CUEMU_CHECK=race)", w.what.c_str(), w.hint.c_str(),
+        "a race is not an error: the kernel may give right answers on one run or one GPU\n"
+        "  and wrong ones on the next, with nothing reported (compute-sanitizer --tool racecheck\n"
+        "  finds it there)",
+        "", 0);
+}
+
+bool ordered(const worker_shadow& w, const access_record& earlier, unsigned thread) {
+    if (earlier.thread == thread) return true;
+    const unsigned warp = thread / 32;
+    return earlier.thread / 32 == warp && w.warp_sync[warp] != earlier.warp_sync;
+}
+
+bool current(const worker_shadow& w, const access_record& r) {
+    return r.bytes != 0 && r.epoch == w.epoch;
+}
+
+// In the hooks' section, like shared_access (kernel_pc_of).
+__attribute__((section("cuemu_access_hooks"))) void check_word(worker_shadow& w, word_shadow& cell, std::uint8_t bytes, bool is_write,
+                const access_record& now, std::uintptr_t address, std::size_t size, bool is_dynamic) {
+    if (cell.generation != w.generation) cell = word_shadow{w.generation, {}, {}};
+    auto conflicts = [&](const access_record& r) {
+        return current(w, r) && (r.bytes & bytes) && !ordered(w, r, now.thread);
+    };
+    if (!is_write) {
+        if (conflicts(cell.write))
+            report_race(w, cell.write, true, now, false, address, size, is_dynamic);
+        access_record* slot = &cell.read[1];
+        if (!current(w, cell.read[0]) || cell.read[0].thread == now.thread) slot = &cell.read[0];
+        *slot = now;
+        slot->bytes = bytes;
+        return;
+    }
+    if (conflicts(cell.write))
+        report_race(w, cell.write, true, now, true, address, size, is_dynamic);
+    for (const access_record& r : cell.read)
+        if (conflicts(r)) report_race(w, r, false, now, true, address, size, is_dynamic);
+    cell.write = now;
+    cell.write.bytes = bytes;
+    cell.read[0] = cell.read[1] = access_record{};
+}
+
+}  // namespace
+
+bool race_instrumented() { return instrumented.load(std::memory_order_relaxed); }
+
+void note_instrumented() { instrumented.store(true, std::memory_order_relaxed); }
+
+void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
+    tls_access_watch = watch_nothing;
+    if (!race_instrumented()) {
+        // No source of the program uses __shared__ (nothing to check), or
+        // this is the AddressSanitizer build, which has no instrumentation.
+#if defined(__SANITIZE_ADDRESS__)
+        if (race_check_requested()) say_race_check_unavailable();
+#endif
+        return;
+    }
+    worker_shadow& w = shadow();
+    if (!w.layout_read) {
+        w.layout_read = true;
+        if (shared_variable_layout(&w.layout)) {
+            w.layout.begin &= ~std::uintptr_t{3};  // words are counted from an aligned start
+            w.is_variable.assign((w.layout.end - w.layout.begin + 3) / 4, 0);
+            for (const auto& v : w.layout.variables)
+                for (std::uintptr_t a = v.begin & ~std::uintptr_t{3}; a < v.end; a += 4)
+                    w.is_variable[(a - w.layout.begin) / 4] = 1;
+        }
+    }
+    w.dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_shared);
+    w.dynamic_end = w.dynamic_begin + dynamic_bytes;
+    if (!race_check_requested()) {
+        tls_access_watch = watch_volatile;
+        return;
+    }
+    w.static_words.resize(w.is_variable.size());
+    if (w.dynamic_words.size() < (dynamic_bytes + 3) / 4) w.dynamic_words.resize((dynamic_bytes + 3) / 4);
+    if (++w.generation == 0) {  // wrapped: forget everything for real
+        std::fill(w.static_words.begin(), w.static_words.end(), word_shadow{});
+        std::fill(w.dynamic_words.begin(), w.dynamic_words.end(), word_shadow{});
+        w.generation = 1;
+    }
+    w.epoch = 0;
+    w.epoch_file = nullptr;
+    w.epoch_line = 0;
+    std::fill(std::begin(w.warp_sync), std::end(w.warp_sync), 0u);
+    tls_access_watch = watch_races;
+}
+
+void race_worker_idle() { tls_access_watch = watch_nothing; }
+
+void race_barrier_released(const char* file, int line) {
+    if (tls_access_watch != watch_races) return;
+    worker_shadow& w = shadow();
+    ++w.epoch;
+    w.epoch_file = file;
+    w.epoch_line = line;
+}
+
+void race_warp_synchronized(unsigned warp) {
+    if (tls_access_watch != watch_races || warp >= 32) return;
+    ++shadow().warp_sync[warp];
+}
+
+void shared_access(const void* addr, std::size_t size, bool is_write, bool is_volatile,
+                   const void* pc) {
+    // Set only while a worker runs blocks, where every instrumented access
+    // comes from a CUDA thread (the block loop itself is not instrumented).
+    if (tls_access_watch == watch_nothing) return;
+    const auto a = reinterpret_cast<std::uintptr_t>(addr);
+    worker_shadow* w = tls_shadow;
+    const bool in_static = w && a >= w->layout.begin && a < w->layout.end &&
+                           w->is_variable[(a - w->layout.begin) / 4];
+    const bool in_dynamic = w && a >= w->dynamic_begin && a < w->dynamic_end;
+    if (!in_static && !in_dynamic) return;
+    if (is_volatile) warp_lockstep_point();
+    if (tls_access_watch != watch_races) return;
+    access_record now;
+    now.epoch = w->epoch;
+    now.thread = static_cast<std::uint16_t>(running_thread());
+    now.warp_sync = w->warp_sync[now.thread / 32];
+    now.is_volatile = is_volatile;
+    now.pc = pc;
+    const std::uintptr_t base = in_static ? w->layout.begin : w->dynamic_begin;
+    std::vector<word_shadow>& words = in_static ? w->static_words : w->dynamic_words;
+    for (std::uintptr_t p = a, end = a + size; p < end;) {
+        const std::uintptr_t word = (p - base) / 4;
+        const std::uintptr_t word_end = base + (word + 1) * 4;
+        const std::uintptr_t stop = std::min(end, word_end);
+        std::uint8_t bytes = 0;
+        for (std::uintptr_t b = p; b < stop; ++b) bytes |= std::uint8_t(1u << ((b - base) % 4));
+        if (word < words.size()) check_word(*w, words[word], bytes, is_write, now, a, size, in_dynamic);
+        p = stop;
+    }
+}
+
+}  // namespace cuemu::detail

@@ -1,0 +1,61 @@
+// race_detector.h - what the scheduler tells the shared-memory race detector
+// (race_detector.cpp), and what the compiler's instrumentation hooks
+// (tsan_hooks.cpp) call.
+//
+// Kernel translation units are compiled with GCC's ThreadSanitizer
+// instrumentation but linked without its runtime: every load and store the
+// kernel makes calls one of the __tsan_* hooks in tsan_hooks.cpp. Those keep
+// only accesses to the running block's shared memory. They are used twice:
+//   - a volatile access to shared memory is a point where the lanes of a warp
+//     wait for each other (legacy warp-synchronous code runs as it did on the
+//     GPUs it was written for), always;
+//   - under CUEMU_CHECK=race every shared access is checked against the last
+//     ones to the same word since the block's last barrier.
+#ifndef CUEMU_RACE_DETECTOR_H
+#define CUEMU_RACE_DETECTOR_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cuemu::detail {
+
+// ---- the scheduler's side (scheduler.cpp calls these) -----------------------------
+// A block starts on this worker: its shared memory is the worker's copy of the
+// __shared__ variables plus dynamic_bytes at dynamic_shared.
+void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes);
+// The worker has no block to run any more (end of its part of a launch).
+void race_worker_idle();
+// Every thread of the block left the __syncthreads() at file:line.
+void race_barrier_released(const char* file, int line);
+// A warp function (__syncwarp, a shuffle, a vote ...) completed in warp `warp`.
+void race_warp_synchronized(unsigned warp);
+// The running CUDA thread waits until no other thread of its block can run
+// (each runs to its next barrier, warp function, volatile shared access or
+// end), so the lanes of a warp take their volatile shared accesses in step
+// (scheduler.cpp).
+void warp_lockstep_point();
+
+// ---- the instrumentation's side (tsan_hooks.cpp calls these) ----------------------
+// What a worker does with an access: nothing (host code, or a build without
+// instrumentation), lockstep for volatile shared accesses only, or that plus
+// the race check. Read by every hook first, so it is a plain thread-local.
+enum access_watch : unsigned char { watch_nothing = 0, watch_volatile = 1, watch_races = 2 };
+extern __thread unsigned char tls_access_watch;
+
+// A load or store of `size` bytes at addr by the running CUDA thread; pc is
+// the instruction after the access (for its source line).
+__attribute__((section("cuemu_access_hooks"))) void shared_access(
+    const void* addr, std::size_t size, bool is_write, bool is_volatile, const void* pc);
+// An interrupted instruction's address, or, when it lies in the hooks, the
+// kernel's call of the hook (for the watchdog's report of where a kernel spun).
+const void* kernel_pc_of(const void* pc);
+
+// Whether the program was built with the instrumentation at all (a kernel
+// translation unit called __tsan_init); false in the AddressSanitizer build.
+bool race_instrumented();
+// __tsan_init, called by each instrumented translation unit as it starts.
+void note_instrumented();
+
+}  // namespace cuemu::detail
+
+#endif

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# check-exports.sh [NN...] - CI's proof that ./tutorial export works (.ci/run).
+#
+# For every lesson (or those named): export it into a temporary folder, move
+# the folder elsewhere (a path recorded at export time would now be wrong),
+# make sure no file names this tree, build it there for the emulator (as a
+# GitHub-hosted runner would: no GPU, no CUDA toolkit), then run its
+# autograding tests with grade.py: the exercise as shipped must lose points,
+# and with the solution copied in it must get them all. Finally no file of
+# the build may name this tree either: nothing reached back into it.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
+work=$(mktemp -d "${TMPDIR:-/tmp}/export-check.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# The exports must not reuse this tree's build (CI sets these for itself).
+unset TUTORIAL_BUILD_DIR CUEMU_BUILD_DIR TUTORIAL_LOCKED_BUILD
+export TUTORIAL_CMAKE_ARGS=-DTUTORIAL_NVCC=OFF TUTORIAL_NO_INSTALL=1
+# Every export holds the same emulator and test harness: with ccache (where
+# installed) the second and later exports reuse their objects instead of
+# compiling them again. Paths are made relative to $work, so the cache
+# entries of one export match the next; the lesson's own code, rewritten
+# with its absolute path in #line, is compiled afresh each time.
+if command -v ccache >/dev/null; then
+    export CCACHE_DIR=$work/ccache CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1
+    TUTORIAL_CMAKE_ARGS+=" -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+fi
+
+# grade.py reads the workflow with PyYAML (Debian: python3-yaml, which belongs
+# to /usr/bin/python3 even where another python3 comes first on PATH).
+python=""
+for candidate in python3 /usr/bin/python3; do
+    if "$candidate" -c 'import yaml' 2>/dev/null; then python=$candidate; break; fi
+done
+[ -n "$python" ] || { echo "CI: grade.py needs PyYAML (apt-get install python3-yaml)"; exit 1; }
+
+lessons=("$@")
+if [ ${#lessons[@]} -eq 0 ]; then
+    for dir in "$ROOT"/lessons/[0-9][0-9]-*/; do lessons+=("$(basename "$dir" | cut -c1-2)"); done
+fi
+failed=0
+for nn in "${lessons[@]}"; do
+    start=$SECONDS
+    "$ROOT/tutorial" export "$nn" "$work/exported/$nn" >/dev/null
+    mkdir -p "$work/elsewhere"
+    mv "$work/exported/$nn" "$work/elsewhere/$nn"
+    assignment=$work/elsewhere/$nn
+    lesson=$(basename "$assignment"/lessons/*)
+    if grep -rlF "$ROOT" "$assignment"; then
+        echo "CI: export $nn: the files above name $ROOT"; failed=1; continue
+    fi
+    (cd "$assignment" && ./tutorial setup >/dev/null 2>&1) || { echo "CI: export $nn: configuring failed"; failed=1; continue; }
+    echo "== lesson $nn exported: the exercise as shipped"
+    "$python" "$ROOT/tools/export/grade.py" "$assignment" --expect partial || { failed=1; continue; }
+    echo "== lesson $nn exported: with the solution copied in"
+    for src in "$ROOT/solutions/$lesson"/*; do
+        case "$src" in *.cu|*.c|*.cpp|*.h|*.cuh) cp "$src" "$assignment/lessons/$lesson/" ;; esac
+    done
+    "$python" "$ROOT/tools/export/grade.py" "$assignment" --expect full || { failed=1; continue; }
+    if grep -rlaF "$ROOT" "$assignment/build" | head -5 | grep .; then
+        echo "CI: export $nn: the build files above name $ROOT"; failed=1; continue
+    fi
+    echo "== lesson $nn: export checked in $((SECONDS - start)) s"
+    rm -rf "$assignment"
+done
+[ "$failed" -eq 0 ] && echo "CI: every exported lesson builds alone, fails as shipped and passes with its solution"
+exit "$failed"
