@@ -1,9 +1,10 @@
 # Build helpers shared by every lesson.
 #
 # cuemu_add_executable(target SOURCES a.cu b.cpp ...)
-#   Builds CUDA sources for the CPU emulator: each .cu goes through
-#   cuemu-rewrite (kernel launches become ordinary calls, line numbers kept)
-#   and is compiled by the system C++ compiler with the emulator header
+#   Builds CUDA sources for the CPU emulator: each .cu, with the headers of
+#   the project it includes, goes through cuemu-rewrite (kernel launches
+#   become ordinary calls, __CUDA_ARCH__ is resolved, line numbers kept) and
+#   is compiled by the system C++ compiler with the emulator header
 #   force-included. Other sources compile as they are.
 #
 # tutorial_lesson(SOURCES file.cu ...)
@@ -51,6 +52,12 @@ function(cuemu_add_executable target)
       get_filename_component(src_dir ${abs} DIRECTORY)
       set(out ${CMAKE_CURRENT_BINARY_DIR}/${target}.emu/${name}.cpp)
       file(RELATIVE_PATH shown ${CMAKE_SOURCE_DIR} ${abs})
+      # The headers of the project that the .cu includes are rewritten too,
+      # into ${out}.headers; the depfile lists them, so editing a header
+      # reruns the rewrite. The target's include folders and definitions
+      # (read when the build is generated) resolve #include <...> and #if.
+      set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+      set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
       # Only sources that use shared memory pay for the race check's
       # instrumentation (decided when the build is configured; a source
       # generated during the build is instrumented).
@@ -63,9 +70,14 @@ function(cuemu_add_executable target)
       endif()
       add_custom_command(
         OUTPUT ${out}
-        COMMAND cuemu-rewrite ${abs} ${out}
+        COMMAND cuemu-rewrite -isystem ${CMAKE_SOURCE_DIR}/common/emu/include
+                "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
+                "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>"
+                --depfile ${out}.d ${abs} ${out}
         DEPENDS ${abs} cuemu-rewrite
+        DEPFILE ${out}.d
         COMMENT "cuemu: rewriting kernel launches in ${shown}"
+        COMMAND_EXPAND_LISTS
         VERBATIM)
       # The rewritten file lives in the build tree; -iquote lets its
       # #include "..." lines find headers next to the original .cu.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # rewriter_cli.sh CUEMU_REWRITE - the command-line contract of cuemu-rewrite:
 # a launch it cannot parse is an error at file:line:col (gcc style) with exit
-# code 1 and no output file; a launch inside an included header is refused;
-# a call across host and device that nvcc refuses is refused too; wrong
+# code 1 and no output file; the project headers a .cu includes are
+# rewritten too (-I, --depfile); -D/-U decide #if branches; a call across
+# host and device that nvcc refuses is refused too; wrong
 # usage is exit 2; a good file is rewritten with its #line header.
 set -u
 rewrite=$1
@@ -21,12 +22,35 @@ expect "malformed launch exits 1" test "$rc" -eq 1
 expect "error names file:line:col" grep -q "bad.cu:4:[0-9]*: error: kernel launch" "$work/err.txt"
 expect "no output file after an error" test ! -e "$work/bad.cpp"
 
-printf '#pragma once\ninline void go(int* p) { k<<<1, 1>>>(p); }\n' >"$work/launcher.cuh"
+# A project header is rewritten like the .cu, into OUTPUT.headers/<its path>,
+# and the #include names the copy; -I folders count, errors name the header.
+mkdir -p "$work/inc/lib"
+printf '#pragma once\ninline void go(int* p) { k<<<1, 1>>>(p); }\n#include <lib/more.cuh>\n' >"$work/launcher.cuh"
+printf '#pragma once\ninline void more(int* p) { k<<<2, 1>>>(p); }\n' >"$work/inc/lib/more.cuh"
 printf '__global__ void k(int* p) {}\n#include "launcher.cuh"\n' >"$work/uses_header.cu"
-"$rewrite" "$work/uses_header.cu" "$work/uses_header.cpp" 2>"$work/err2.txt"
+"$rewrite" -I "$work/inc" --depfile "$work/uses_header.d" "$work/uses_header.cu" "$work/uses_header.cpp" 2>"$work/err2.txt"
 rc=$?
-expect "launch inside an included header exits 1" test "$rc" -eq 1
-expect "header error names the #include line" grep -q "uses_header.cu:2:[0-9]*: error: .*included headers" "$work/err2.txt"
+copy="$work/uses_header.cpp.headers$work/launcher.cuh"
+nested="$work/uses_header.cpp.headers$work/inc/lib/more.cuh"
+expect "a launch inside an included header is rewritten (exit 0)" test "$rc" -eq 0
+expect "the #include names the rewritten copy" grep -q "^#include \"$copy\"" "$work/uses_header.cpp"
+expect "the copy starts with #line naming the original" grep -q "^#line 1 \"$work/launcher.cuh\"" "$copy"
+expect "the copy's launch is rewritten" grep -q "::cuemu::launch(" "$copy"
+expect "an <include> found through -I is rewritten too" grep -q "::cuemu::launch(" "$nested"
+expect "the depfile lists the headers" grep -q "inc/lib/more.cuh" "$work/uses_header.d"
+printf '#pragma once\ninline void go(int* p) {\n  k<<<>>>(p);\n}\n' >"$work/bad_header.cuh"
+printf '#include "bad_header.cuh"\n' >"$work/uses_bad.cu"
+"$rewrite" "$work/uses_bad.cu" "$work/uses_bad.cpp" 2>"$work/err4.txt"
+rc=$?
+expect "an error in a header exits 1" test "$rc" -eq 1
+expect "the error names the header's own file:line" grep -q "^$work/bad_header.cuh:3:[0-9]*: error: kernel launch" "$work/err4.txt"
+
+# Branches the compiler skips are skipped: with -D, #ifdef is decided too.
+printf '#if 0\n  k<<<>>>(p);\n#endif\n#ifdef OLD_API\n  k<<<>>>(p);\n#endif\n' >"$work/skipped.cu"
+"$rewrite" -U OLD_API "$work/skipped.cu" "$work/skipped.cpp" 2>"$work/err5.txt"
+expect "a bad launch in #if 0 and an undefined #ifdef is ignored" test $? -eq 0
+"$rewrite" -DOLD_API "$work/skipped.cu" "$work/skipped.cpp" 2>"$work/err5.txt"
+expect "... and refused when -D takes the branch" grep -q "skipped.cu:5:" "$work/err5.txt"
 
 printf 'float relu(float x) { return x > 0 ? x : 0; }\n__global__ void k(float* p) {\n  p[0] = relu(p[0]);\n}\n' >"$work/host_call.cu"
 "$rewrite" "$work/host_call.cu" "$work/host_call.cpp" 2>"$work/err3.txt"

@@ -8,7 +8,9 @@ source=$1 binary=$2 expected=$3
 shift 3
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mkdir -p "$(dirname "$binary")"
-"$root/bin/nvcc-emu" -O2 -arch=sm_90 "$source" -o "$binary" || {
+# PROGRAM_FLAGS: more nvcc options the program needs (-I include, -D ...).
+# shellcheck disable=SC2086
+"$root/bin/nvcc-emu" -O2 -arch=sm_90 ${PROGRAM_FLAGS:-} "$source" -o "$binary" || {
     echo "FAIL: bin/nvcc-emu could not build $(basename "$source")"; exit 1; }
 output=$("$binary" "$@" 2>&1)
 status=$?

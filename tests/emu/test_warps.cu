@@ -275,9 +275,10 @@ struct reduce_record {
 };
 
 // __reduce_*_sync need compute capability 8.0 on a GPU; nvcc also builds this
-// file for compute_75, where the functions do not exist.
+// file for compute_75, where the functions do not exist. The emulator (whose
+// device reports 7.5) has them, and says so with CUEMU.
 __global__ void warp_reductions(const int* in, reduce_record* out, int groups) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800 || defined(CUEMU)
     int t = threadIdx.x;
     unsigned mask = group_mask(t % 32, groups);
     int v = in[t];

@@ -7,7 +7,11 @@
 //   - extern __shared__ T name[];  becomes a pointer to the emulator's
 //     dynamic shared memory;
 //   - static __shared__ loses its 'static' (the header already adds it);
-//   - __noinline__ becomes __attribute__((noinline)).
+//   - __noinline__ becomes __attribute__((noinline));
+//   - #if on __CUDA_ARCH__ is resolved per place (arch.h), and branches the
+//     compiler certainly skips are not parsed (conditionals.h);
+//   - throw, exit() and calls across execution spaces in device code are
+//     refused as nvcc refuses them (checks.h).
 // Everything else is copied byte for byte, and every output line after the
 // leading #line directive is the same line of the input, so compiler errors
 // and __LINE__ point into the original .cu file.
@@ -15,6 +19,7 @@
 #define CUEMU_REWRITE_H
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,21 +38,53 @@ struct Result {
     std::vector<Diagnostic> errors;   // empty on success
 };
 
-// Rewrites `source`. `display_name` goes into the leading #line directive
-// (callers pass the absolute path of the .cu file).
-Result rewrite(const std::string& source, const std::string& display_name);
+// What the rewriter knows beyond the text itself.
+struct Options {
+    // The command line's -D NAME[=VALUE] (VALUE "1" when absent) and -U NAME,
+    // for deciding which #if branches the compiler will see.
+    std::map<std::string, std::string> defines;
+    std::vector<std::string> undefines;
+    // Called for each #include the compiler may reach, with the name between
+    // the quotes or brackets; returns the file to include instead (the
+    // rewritten copy of a project header), or nullopt to leave it.
+    std::function<std::optional<std::string>(const std::string& name, bool angled)> redirect_include;
+};
 
-// Reads a file for the include check; returns std::nullopt when it cannot be
-// read (then that include is simply not checked).
+// Rewrites `source`. `display_name` goes into the leading #line directive
+// (callers pass the absolute path of the original file).
+Result rewrite(const std::string& source, const std::string& display_name, const Options& options = {});
+
+// Reads a file; std::nullopt when it cannot be read.
 using FileReader = std::function<std::optional<std::string>(const std::string& path)>;
 
-// Same as above, plus one check that needs files: every quoted
-// #include "file" is resolved relative to the directory of display_name
-// (nested quoted includes relative to their own file) and read through
-// `read_file`; a header that contains a kernel launch is reported as an error
-// at the #include, because only the .cu file itself gets rewritten.
-Result rewrite(const std::string& source, const std::string& display_name,
-               const FileReader& read_file);
+// ---- a .cu file with the headers of the user's own tree ---------------------------
+// A launch, an extern __shared__ or an #if on __CUDA_ARCH__ in a project
+// header needs the same rewrite as in the .cu. Every header reachable from
+// the .cu through #include "..." (next to the including file, then the
+// include folders) or #include <...> (the include folders) is rewritten to
+// HEADERS/<its absolute path>, and the #include lines that reach it are
+// redirected there. A header found first in a system folder (the emulator's
+// own, /usr/...) is left alone.
+struct IncludeDir {
+    std::string path;  // absolute
+    bool system;
+};
+struct RewrittenFile {
+    std::string original;  // absolute path of the file that was read
+    std::string output;    // where its rewrite goes
+    std::string text;
+};
+struct FileDiagnostic {
+    std::string file;  // the original file
+    Diagnostic where;
+};
+struct TreeResult {
+    std::vector<RewrittenFile> files;    // the .cu first (output = the given output)
+    std::vector<FileDiagnostic> errors;  // empty on success
+};
+TreeResult rewrite_tree(const std::string& cu_path, const std::string& output, const std::string& headers_dir,
+                        const std::vector<IncludeDir>& include_dirs, const Options& options,
+                        const FileReader& read_file);
 
 }  // namespace cuemu_rewrite
 

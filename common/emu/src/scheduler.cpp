@@ -1181,6 +1181,7 @@ void last_error_was_read() {
 namespace cuemu {
 
 void* dynamic_shared_memory() { return detail::tls_dynamic_shared; }
+bool in_device_code() { return detail::tls_slot != nullptr; }
 
 // The host side of a launch, at the launch itself: what a GPU refuses before
 // the kernel is queued.

@@ -23,8 +23,9 @@
 #include <utility>
 
 // Code may ask which compiler it is under: CUEMU means "the CPU emulator".
-// __CUDACC__ is defined too, as nvcc does, so CUDA-only code paths are taken;
-// __CUDA_ARCH__ is not (everything runs as host code).
+// __CUDACC__ is defined too, as nvcc does, so CUDA-only code paths are taken.
+// __CUDA_ARCH__ is not defined here: cuemu-rewrite resolves each test of it
+// per function, the device value in device code (rewriter/arch.h).
 #ifndef CUEMU
 #define CUEMU 1
 #endif

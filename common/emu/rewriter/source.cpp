@@ -1,0 +1,198 @@
+// source.cpp - the tokenizer behind source.h.
+#include "source.h"
+
+namespace cuemu_rewrite::internal {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ident_start(char c) {
+    // Bytes >= 0x80 let UTF-8 identifiers through as identifiers.
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
+           static_cast<unsigned char>(c) >= 0x80;
+}
+bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
+
+// Length of a backslash-newline line continuation starting at i, or 0.
+std::size_t continuation_length(const std::string& s, std::size_t i) {
+    if (i >= s.size() || s[i] != '\\') return 0;
+    if (i + 1 < s.size() && s[i + 1] == '\n') return 2;
+    if (i + 2 < s.size() && s[i + 1] == '\r' && s[i + 2] == '\n') return 3;
+    return 0;
+}
+
+// End of a "..." or '...' literal whose opening quote is at i. An unterminated
+// literal stops at the end of the line (think of "#error don't"): the compiler
+// reports it, the rewriter just must not swallow the rest of the file.
+std::size_t quoted_end(const std::string& s, std::size_t i) {
+    const char quote = s[i];
+    std::size_t j = i + 1;
+    while (j < s.size()) {
+        if (std::size_t c = continuation_length(s, j)) {
+            j += c;
+        } else if (s[j] == '\\') {
+            j += 2;
+        } else if (s[j] == quote) {
+            return j + 1;
+        } else if (s[j] == '\n') {
+            return j;
+        } else {
+            ++j;
+        }
+    }
+    return s.size();
+}
+
+// End of a raw string R"delim( ... )delim" whose '"' is at i, or 0 when what
+// follows the quote is not a valid delimiter (then it is lexed as a plain string).
+std::size_t raw_string_end(const std::string& s, std::size_t i) {
+    std::size_t open = i + 1;
+    while (open < s.size() && open - (i + 1) <= 16 && s[open] != '(') {
+        const char c = s[open];
+        if (c == ' ' || c == ')' || c == '\\' || c == '\t' || c == '\n' || c == '"') return 0;
+        ++open;
+    }
+    if (open >= s.size() || s[open] != '(') return 0;
+    const std::string closing = ")" + s.substr(i + 1, open - (i + 1)) + "\"";
+    const std::size_t found = s.find(closing, open + 1);
+    return found == std::string::npos ? s.size() : found + closing.size();
+}
+
+// End of a pp-number starting at i: digits, letters, '.', exponent signs
+// (e+ E- p+ P-) and ' digit separators, so 1'000'000 is one token and its
+// quotes never open a char literal.
+std::size_t number_end(const std::string& s, std::size_t i) {
+    std::size_t j = i;
+    while (j < s.size()) {
+        const char c = s[j];
+        const bool next_exists = j + 1 < s.size();
+        if ((c == 'e' || c == 'E' || c == 'p' || c == 'P') && next_exists &&
+            (s[j + 1] == '+' || s[j + 1] == '-')) {
+            j += 2;
+        } else if (is_ident_char(c) || c == '.') {
+            ++j;
+        } else if (c == '\'' && next_exists && is_ident_char(s[j + 1])) {
+            j += 2;
+        } else {
+            break;
+        }
+    }
+    return j;
+}
+
+}  // namespace
+
+std::vector<Token> tokenize(const std::string& s) {
+    std::vector<Token> tokens;
+    const std::size_t n = s.size();
+
+    // Preprocessor bookkeeping: a '#' that is the first token of a line
+    // starts a directive, which runs to the next newline that is not a
+    // continuation. After '#include' a <...> is a header name.
+    bool line_start = true;
+    bool in_directive = false;
+    bool in_include = false;
+    enum class Expect { Nothing, DirectiveName, HeaderName } expect = Expect::Nothing;
+
+    std::size_t i = 0;
+    while (i < n) {
+        const std::size_t start = i;
+        const char c = s[i];
+        const char next = i + 1 < n ? s[i + 1] : '\0';
+        Kind kind;
+        if (c == '\n') {
+            kind = Kind::Newline;
+            ++i;
+        } else if (is_space(c) || continuation_length(s, i)) {
+            kind = Kind::Whitespace;
+            while (i < n) {
+                if (is_space(s[i])) {
+                    ++i;
+                } else if (std::size_t cont = continuation_length(s, i)) {
+                    i += cont;
+                } else {
+                    break;
+                }
+            }
+        } else if (c == '/' && next == '/') {
+            // A // comment ends at a newline, unless a backslash continues it.
+            kind = Kind::LineComment;
+            i += 2;
+            while (i < n && s[i] != '\n') {
+                i += std::max<std::size_t>(1, continuation_length(s, i));
+            }
+        } else if (c == '/' && next == '*') {
+            kind = Kind::BlockComment;
+            const std::size_t close = s.find("*/", i + 2);
+            i = close == std::string::npos ? n : close + 2;
+        } else if (expect == Expect::HeaderName && c == '<') {
+            kind = Kind::HeaderName;
+            while (i < n && s[i] != '>' && s[i] != '\n') ++i;
+            if (i < n && s[i] == '>') ++i;
+        } else if (is_ident_start(c)) {
+            while (i < n && is_ident_char(s[i])) ++i;
+            // An encoding prefix glued to a quote makes a literal: u8"..", L'x', R"(..)".
+            const std::string word = s.substr(start, i - start);
+            const char after = i < n ? s[i] : '\0';
+            const bool raw_prefix = word == "R" || word == "u8R" || word == "uR" ||
+                                    word == "UR" || word == "LR";
+            const bool plain_prefix = word == "u8" || word == "u" || word == "U" || word == "L";
+            kind = Kind::Identifier;
+            if (raw_prefix && after == '"') {
+                kind = Kind::String;
+                const std::size_t end = raw_string_end(s, i);
+                i = end ? end : quoted_end(s, i);
+            } else if (plain_prefix && (after == '"' || after == '\'')) {
+                kind = after == '"' ? Kind::String : Kind::Char;
+                i = quoted_end(s, i);
+            }
+        } else if (is_digit(c) || (c == '.' && is_digit(next))) {
+            kind = Kind::Number;
+            i = number_end(s, i);
+        } else if (c == '"') {
+            kind = Kind::String;
+            i = quoted_end(s, i);
+        } else if (c == '\'') {
+            kind = Kind::Char;
+            i = quoted_end(s, i);
+        } else {
+            kind = Kind::Punct;
+            ++i;
+        }
+
+        Token token{kind, start, i, false, false};
+        if (kind == Kind::Newline) {
+            line_start = true;
+            in_directive = in_include = false;
+            expect = Expect::Nothing;
+        } else if (kind != Kind::Whitespace && kind != Kind::LineComment &&
+                   kind != Kind::BlockComment) {
+            if (line_start && kind == Kind::Punct && c == '#') {
+                in_directive = true;
+                expect = Expect::DirectiveName;
+            } else if (expect == Expect::DirectiveName) {
+                const std::string name = s.substr(start, i - start);
+                if (kind == Kind::Identifier && (name == "include" || name == "include_next")) {
+                    in_include = true;
+                    expect = Expect::HeaderName;
+                    // The '#' and anything between it and the name belong to it too.
+                    for (auto it = tokens.rbegin(); it != tokens.rend() && !it->in_include; ++it) {
+                        it->in_include = true;
+                        if (it->kind == Kind::Punct) break;  // that was the '#'
+                    }
+                } else {
+                    expect = Expect::Nothing;
+                }
+            } else {
+                expect = Expect::Nothing;
+            }
+            line_start = false;
+        }
+        token.in_directive = in_directive;
+        token.in_include = in_include;
+        tokens.push_back(token);
+    }
+    return tokens;
+}
+
+}  // namespace cuemu_rewrite::internal

@@ -1,0 +1,125 @@
+// rewriter_test_support.h - what the rewriter's unit tests share: run a
+// rewrite that must succeed (or fail), and look at lines of its output.
+#ifndef CUEMU_REWRITER_TEST_SUPPORT_H
+#define CUEMU_REWRITER_TEST_SUPPORT_H
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rewrite.h"
+
+namespace rewriter_test {
+
+using cuemu_rewrite::Diagnostic;
+using cuemu_rewrite::Result;
+
+inline const char* const kName = "/src/t.cu";
+inline const std::string kHeader = "#line 1 \"/src/t.cu\"\n";
+
+inline std::string describe(const std::vector<Diagnostic>& errors) {
+    std::string all;
+    for (const Diagnostic& d : errors) {
+        all += std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message + "\n";
+    }
+    return all;
+}
+
+// The rewritten source without the #line header; the rewrite must succeed.
+inline std::string body(const std::string& source, const cuemu_rewrite::Options& options = {}) {
+    const Result r = cuemu_rewrite::rewrite(source, kName, options);
+    INFO("errors:\n" << describe(r.errors));
+    REQUIRE(r.errors.empty());
+    REQUIRE(r.output.compare(0, kHeader.size(), kHeader) == 0);
+    return r.output.substr(kHeader.size());
+}
+
+// The errors of a rewrite that must fail.
+inline std::vector<Diagnostic> errors_of(const std::string& source, const cuemu_rewrite::Options& options = {}) {
+    const Result r = cuemu_rewrite::rewrite(source, kName, options);
+    REQUIRE_FALSE(r.errors.empty());
+    return r.errors;
+}
+
+inline std::size_t count_lines(const std::string& s) {
+    return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// 1-based line on which `needle` starts in `text` (0 when absent).
+inline int line_of(const std::string& text, const std::string& needle) {
+    const std::size_t at = text.find(needle);
+    if (at == std::string::npos) return 0;
+    return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+}
+
+inline std::string launch_of(const std::string& callee, const std::string& cfg, const std::string& args) {
+    return "::cuemu::launch(::cuemu::launch_site{\"" + callee +
+           "\", __FILE__, __LINE__}, ::cuemu::launch_config(" + cfg +
+           "), [=](auto&&... cuemu_args_) { " + callee + "(cuemu_args_...); }" +
+           (args.empty() ? "" : ", " + args) + ")";
+}
+
+inline bool contains(const std::string& text, const std::string& needle) {
+    return text.find(needle) != std::string::npos;
+}
+
+// Just enough of the emulator's header for rewritten code to compile with
+// g++ -fsyntax-only.
+inline const char* const kEmulatorStub = R"(#include <cstddef>
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ static thread_local
+#define __align__(n) alignas(n)
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+using cudaStream_t = struct CUstream_st*;
+namespace cuemu {
+struct launch_site { const char* kernel; const char* file; int line; };
+struct launch_config {
+    launch_config(dim3, dim3, std::size_t = 0, cudaStream_t = nullptr) {}
+};
+template <typename F, typename... A>
+void launch(launch_site, launch_config, F&& f, A&&... a) { f(a...); }
+inline void* dynamic_shared_memory() { return nullptr; }
+inline bool in_device_code() { return false; }
+}
+)";
+
+
+// What g++ says about `rewritten` compiled against kEmulatorStub: "" when it
+// compiles (or when there is no g++ to ask).
+inline std::string gxx_syntax_errors(const std::string& rewritten) {
+    if (std::system("g++ --version > /dev/null 2>&1") != 0) {
+        MESSAGE("g++ not found; compile check skipped");
+        return "";
+    }
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() /
+                         ("cuemu_rewrite_test_" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "stub.h") << kEmulatorStub;
+    std::ofstream(dir / "out.cpp") << rewritten;
+    const std::string command = "g++ -std=c++17 -fsyntax-only -Wall -Wextra -include " +
+                                (dir / "stub.h").string() + " " + (dir / "out.cpp").string() + " > " +
+                                (dir / "log.txt").string() + " 2>&1";
+    const int status = std::system(command.c_str());
+    std::ifstream log(dir / "log.txt");
+    std::string messages((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    fs::remove_all(dir);
+    if (status == 0) return "";
+    return messages.empty() ? "g++ failed" : messages + "\noutput:\n" + rewritten;
+}
+
+}  // namespace rewriter_test
+
+#endif
