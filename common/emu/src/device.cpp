@@ -51,6 +51,7 @@ using namespace cuemu::detail;
 
 cudaError_t cudaGetDeviceCount(int* count) {
     if (!count) return record(cudaErrorInvalidValue);
+    if (in_forked_child()) return forked_child_error();
     *count = 1;
     return cudaSuccess;
 }
@@ -68,6 +69,7 @@ cudaError_t cudaSetDevice(int device) {
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     if (!prop) return record(cudaErrorInvalidValue);
+    if (in_forked_child()) return forked_child_error();
     if (cudaError_t e = check_device(device)) return e;
     std::memset(prop, 0, sizeof *prop);
     std::strncpy(prop->name, emulator_device_name().c_str(), sizeof prop->name - 1);

@@ -25,6 +25,16 @@ void make_sticky(cudaError_t e);
 // call that talks to the "device" starts with this.
 cudaError_t context_status();
 
+// ---- fork (fork_safety.cpp) --------------------------------------------------------
+// Registers the fork handler (once); the device queue and the worker pool call
+// it when they start, since only then is there anything a child must not wait for.
+void install_fork_guard_once();
+// True in a child made with fork() after the emulator started: its threads
+// are gone, so exit handlers must not wait for them.
+bool in_forked_child();
+// The error every CUDA call returns in such a child (with one line saying why).
+cudaError_t forked_child_error();
+
 // ---- memory (memory.cpp) ---------------------------------------------------------
 struct allocation_info {
     const char* begin = nullptr;  // what the program got back
@@ -104,6 +114,11 @@ cudaError_t run_launch(const launch_site& site, const launch_config& config,
                        void (*run_thread)(void*), void* ctx);
 // True on a worker thread while it runs a CUDA thread.
 bool inside_kernel();
+// Stops the launch from inside a kernel with a report (see
+// kernel_cannot_go_on in builtins.h) and the given sticky error.
+[[noreturn]] void stop_kernel_with(cudaError_t error, const char* headline, const char* what,
+                                   const char* hint, const char* on_a_gpu, const char* file,
+                                   int line);
 
 // ---- the device queue (queue.cpp) -------------------------------------------------
 // One piece of device work. It runs on the device thread and returns a sticky

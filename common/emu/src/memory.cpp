@@ -541,11 +541,24 @@ cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int, const char* fil
     return cudaMallocHost(ptr, size, file, line);
 }
 
-cudaError_t cudaFreeHost(void* ptr) {
+// Only the start of a live cudaMallocHost buffer may be freed here; anything
+// else (a second free, malloc or device memory) is refused with
+// cudaErrorInvalidValue, as the real runtime refuses it, instead of reaching free().
+cudaError_t cudaFreeHost(void* ptr, const char* file, int line) {
     if (cudaError_t e = synchronize_device()) return e;  // like cudaFree
+    if (!ptr) return cudaSuccess;
     {
         std::lock_guard<std::mutex> lock(registry_mutex);
-        pinned.erase(static_cast<const char*>(ptr));
+        if (pinned.erase(static_cast<const char*>(ptr)) == 0) {
+            std::fprintf(stderr,
+                         "cuemu: cudaFreeHost at %s:%d was given %p, which is not the start of a "
+                         "live buffer\n"
+                         "  from cudaMallocHost or cudaHostAlloc (freed already, or memory from "
+                         "malloc, new or cudaMalloc);\n"
+                         "  cudaFreeHost returns cudaErrorInvalidValue\n",
+                         file, line, ptr);
+            return record(cudaErrorInvalidValue);
+        }
     }
     std::free(ptr);
     return cudaSuccess;

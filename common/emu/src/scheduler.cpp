@@ -208,6 +208,8 @@ struct fiber_slot {
     const char* refusal_on_a_gpu = "";
     const char* refusal_file = "";
     int refusal_line = 0;
+    cudaError_t refusal_error = cudaErrorLaunchFailure;  // a failed device-side assert: cudaErrorAssert
+    std::string refusal_text;  // stop_kernel_with's `what`, kept here (its caller's frame is gone)
     // For AddressSanitizer's fiber annotations (fiber_switch.h).
     stack_span own_stack, scheduler_stack;
     void* fake_stack = nullptr;
@@ -400,7 +402,10 @@ bctx::fiber make_fiber(fiber_slot* s) {
             // kernel. By default this fiber is never resumed again and the
             // worker discards it; with CUEMU_ON_FAULT=continue, after a fault
             // (not the watchdog), it goes on with the next thread.
-            s->state = how == 2 ? fiber_state::timed_out : fiber_state::faulted;
+            // 3: stop_kernel_with (a failed device-side assert).
+            s->state = how == 2   ? fiber_state::timed_out
+                       : how == 3 ? fiber_state::refused
+                                  : fiber_state::faulted;
             unblock_watchdog_signal();  // on_fault blocks it, and siglongjmp kept the mask
             yield_to_scheduler(s);
         }
@@ -630,14 +635,15 @@ std::string describe_threads(std::vector<unsigned> linear, dim3 dim) {
 // Reports a synchronization bug in the current block (one report per launch)
 // and fails the launch with cudaErrorLaunchFailure.
 void report_block_problem(worker_state& w, launch_job& job, const std::string& headline,
-                          const std::string& body, const char* hint, const char* on_a_gpu) {
+                          const std::string& body, const char* hint, const char* on_a_gpu,
+                          cudaError_t error = cudaErrorLaunchFailure) {
     {
         std::lock_guard<std::mutex> lock(job.report_mutex);
         std::string text = "  block " + xyz(tls_block_idx) + " of grid " + xyz(job.config->grid) +
                            ", block size " + xyz(job.config->block) + "\n" + body;
         const launch_site* site = job.site;
-        keep_report(job, /*stops=*/true, [site, headline, text, hint, on_a_gpu] {
-            return report_kernel_problem(*site, headline, text, hint, on_a_gpu, cudaErrorLaunchFailure);
+        keep_report(job, /*stops=*/true, [site, headline, text, hint, on_a_gpu, error] {
+            return report_kernel_problem(*site, headline, text, hint, on_a_gpu, error);
         });
     }
     discard_all_fibers(w);
@@ -767,7 +773,7 @@ bool resume(worker_state& w, fiber_slot* s) {
             std::string body = "  thread " + xyz(s->thread_idx) + " called it at " + s->refusal_file + ":" +
                                std::to_string(s->refusal_line) + "\n" + s->refusal_what + "\n";
             report_block_problem(w, *s->block->job, s->refusal_headline, body, s->refusal_hint,
-                                 s->refusal_on_a_gpu);
+                                 s->refusal_on_a_gpu, s->refusal_error);
             return false;
         }
         default:
@@ -936,6 +942,7 @@ public:
           watchdog_seconds_(configured_watchdog_seconds()),
           progress_(new progress_counter[n]) {
         install_fault_handler_once();
+        install_fork_guard_once();
         for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { work(progress_[i].finished); });
     }
     ~worker_pool() {
@@ -1039,9 +1046,18 @@ private:
     bool quit_ = false;
 };
 
+// Destroyed at exit (the workers are joined), except in a child made with
+// fork(): the workers are the parent's, and a condition variable they waited
+// on could never be destroyed there.
 worker_pool& pool() {
-    static worker_pool instance(configured_workers());
-    return instance;
+    static worker_pool* instance = [] {
+        auto* p = new worker_pool(configured_workers());
+        std::atexit([] {
+            if (!in_forked_child()) delete instance;
+        });
+        return p;
+    }();
+    return *instance;
 }
 
 std::mutex launch_mutex;  // one launch at a time, as on the default stream
@@ -1179,6 +1195,28 @@ cudaError_t detail::check_launch(const launch_site& site, const launch_config& c
 
 bool detail::inside_kernel() { return detail::tls_slot != nullptr; }
 
+// Leaves the CUDA thread by a jump, as the fault handler does, not by
+// unwinding: the caller may be a noexcept function (__assert_fail), which an
+// unwind may not cross. `what` is copied: the jump abandons the caller's frame.
+void detail::stop_kernel_with(cudaError_t error, const char* headline, const char* what,
+                              const char* hint, const char* on_a_gpu, const char* file, int line) {
+    using namespace detail;
+    fiber_slot* s = tls_slot;
+    if (!s) {
+        std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
+        std::abort();
+    }
+    s->refusal_headline = headline;
+    s->refusal_text = what;
+    s->refusal_what = s->refusal_text.c_str();
+    s->refusal_hint = hint;
+    s->refusal_on_a_gpu = on_a_gpu;
+    s->refusal_file = file;
+    s->refusal_line = line;
+    s->refusal_error = error;
+    siglongjmp(s->fault_jump, 3);
+}
+
 // Runs a checked launch to the end, on the device thread (queue.cpp). Returns
 // the error a fault inside the kernel gives (sticky), or cudaSuccess.
 cudaError_t detail::run_launch(const launch_site& site, const launch_config& config,
@@ -1253,6 +1291,7 @@ void kernel_cannot_go_on(const char* headline, const char* what, const char* hin
     s->refusal_on_a_gpu = on_a_gpu;
     s->refusal_file = file;
     s->refusal_line = line;
+    s->refusal_error = cudaErrorLaunchFailure;
     s->state = fiber_state::refused;
     yield_to_scheduler(s);
     // The block loop reports the launch and discards this fiber (unwinding

@@ -1,0 +1,187 @@
+// test_misuse.cu - a program that misuses CUDA must end with the behaviour
+// real CUDA documents, or with a clear report: never an abort of the whole
+// process, a hang, or a silent success. Device-side assert, fork after CUDA,
+// handles used after they were destroyed, pinned memory freed wrongly.
+// Sticky errors last for the whole process, so CTest runs each test case as a
+// process of its own (--test-case=<name>).
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// The build type may define NDEBUG (RelWithDebInfo does); these tests need
+// assert() to be active. <assert.h> redefines assert at each inclusion.
+#undef NDEBUG
+#include <assert.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "stderr_capture.h"
+
+static bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+static std::string at_line(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
+
+// ---- device-side assert ---------------------------------------------------------------
+// Every value must be non-negative; thread 3 of block 1 finds one that is not.
+__global__ void check_non_negative(const int* values, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) assert(values[i] >= 0);
+}
+constexpr int assert_line = __LINE__ - 2;
+
+TEST_CASE("device-assert") {
+    const int n = 256;
+    int h[n];
+    for (int i = 0; i < n; ++i) h[i] = i;
+    h[64 + 3] = -5;  // block 1 (of 64 threads), thread 3
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, sizeof h) == cudaSuccess);
+    REQUIRE(cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice) == cudaSuccess);
+    stderr_capture capture;
+    const int launch_line = __LINE__ + 1;
+    check_non_negative<<<n / 64, 64>>>(d, n);
+    CHECK(cudaGetLastError() == cudaSuccess);  // the launch itself was fine
+    CHECK(cudaDeviceSynchronize() == cudaErrorAssert);
+    std::string report = capture.finish();
+    // The line a GPU prints, then the emulator's report.
+    CHECK(has(report, at_line(assert_line) + ": void check_non_negative(const int*, int): "
+                      "block: [1,0,0], thread: [3,0,0] Assertion `values[i] >= 0` failed."));
+    CHECK(has(report, "cuemu: device-side assert() failed in kernel 'check_non_negative' "
+                      "(launched at " + at_line(launch_line) + ")"));
+    CHECK(has(report, "cudaErrorAssert (\"device-side assert triggered\")"));
+    check_sticky(cudaErrorAssert);
+}
+
+// Host code keeps the C library's assert: the message and the abort.
+static void failing_host_assert() {
+    int* d = nullptr;
+    cudaMalloc(&d, 16);  // the emulator is running
+    int answer = 41;
+    assert(answer == 42);
+}
+TEST_CASE("host-assert-aborts") {
+    child_result r = run_in_child(failing_host_assert);
+    CHECK(WIFSIGNALED(r.status));
+    if (WIFSIGNALED(r.status)) CHECK(WTERMSIG(r.status) == SIGABRT);
+    CHECK(has(r.err, "Assertion `answer == 42' failed."));
+    CHECK(!has(r.err, "cuemu:"));
+}
+
+// ---- fork after CUDA was used ---------------------------------------------------------
+__global__ void add_one(int* data, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] += 1;
+}
+
+// Uses CUDA in this process (a kernel and a copy), then forks. The child runs
+// child_body and exits through exit(), which runs the exit handlers; its exit
+// status is returned. A child still running after 30 s has hung.
+static int fork_after_cuda(int (*child_body)()) {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 100 * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMemset(d, 0, 100 * sizeof(int)) == cudaSuccess);
+    add_one<<<1, 128>>>(d, 100);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) std::exit(child_body());
+    int status = 0;
+    for (int tenths = 0; tenths < 300; ++tenths) {
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            // The parent's emulator still works.
+            add_one<<<1, 128>>>(d, 100);
+            int h[100];
+            CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess);
+            CHECK(h[99] == 2);
+            CHECK(cudaFree(d) == cudaSuccess);
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL("the child made with fork() did not exit within 30 s");
+    return -1;
+}
+
+TEST_CASE("fork-child-without-cuda-exits") {
+    CHECK(fork_after_cuda([] { return 7; }) == 7);
+}
+
+TEST_CASE("fork-child-using-cuda-gets-initialization-error") {
+    int result = fork_after_cuda([] {
+        int* d = nullptr;
+        if (cudaMalloc(&d, 64) != cudaErrorInitializationError) return 1;
+        if (cudaDeviceSynchronize() != cudaErrorInitializationError) return 2;
+        return 0;
+    });
+    CHECK(result == 0);
+}
+
+// ---- handles --------------------------------------------------------------------------
+TEST_CASE("event-destroyed-twice") {
+    cudaEvent_t event;
+    REQUIRE(cudaEventCreate(&event) == cudaSuccess);
+    REQUIRE(cudaEventRecord(event) == cudaSuccess);
+    REQUIRE(cudaEventSynchronize(event) == cudaSuccess);
+    CHECK(cudaEventDestroy(event) == cudaSuccess);
+    CHECK(cudaEventDestroy(event) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaEventRecord(event) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaEventQuery(event) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaEventSynchronize(event) == cudaErrorInvalidResourceHandle);
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, event, event) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaStreamWaitEvent(0, event, 0) == cudaErrorInvalidResourceHandle);
+    // Not sticky: it is this call's error only.
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("stream-destroyed-twice") {
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    CHECK(cudaStreamDestroy(stream) == cudaSuccess);
+    CHECK(cudaStreamDestroy(stream) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaStreamSynchronize(stream) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaStreamQuery(stream) == cudaErrorInvalidResourceHandle);
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 64 * sizeof(int)) == cudaSuccess);
+    add_one<<<1, 64, 0, stream>>>(d, 64);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaMemsetAsync(d, 0, 64, stream) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(cudaFree(d) == cudaSuccess);
+}
+
+TEST_CASE("free-host-not-pinned") {
+    void* from_malloc = std::malloc(256);
+    void* pinned = nullptr;
+    REQUIRE(cudaMallocHost(&pinned, 256) == cudaSuccess);
+    int* device = nullptr;
+    REQUIRE(cudaMalloc(&device, 256) == cudaSuccess);
+    stderr_capture capture;
+    const int malloc_line = __LINE__ + 1;
+    CHECK(cudaFreeHost(from_malloc) == cudaErrorInvalidValue);
+    CHECK(cudaFreeHost(device) == cudaErrorInvalidValue);
+    CHECK(cudaFreeHost(pinned) == cudaSuccess);
+    CHECK(cudaFreeHost(pinned) == cudaErrorInvalidValue);  // a second time
+    CHECK(cudaFree(from_malloc) == cudaErrorInvalidValue);
+    std::string report = capture.finish();
+    CHECK(has(report, "cuemu: cudaFreeHost at " + at_line(malloc_line) + " was given "));
+    CHECK(has(report, "not the start of a live buffer\n  from cudaMallocHost"));
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);  // not sticky
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(cudaFree(device) == cudaSuccess);
+    std::free(from_malloc);
+}
