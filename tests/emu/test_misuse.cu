@@ -185,3 +185,67 @@ TEST_CASE("free-host-not-pinned") {
     CHECK(cudaFree(device) == cudaSuccess);
     std::free(from_malloc);
 }
+
+// ---- memory the machine cannot back ---------------------------------------------------
+// Refused at once with cudaErrorMemoryAllocation (not sticky), with a line
+// saying why; the device's size and free memory agree with what it accepts.
+TEST_CASE("allocation-beyond-device-memory") {
+    cudaDeviceProp prop;
+    REQUIRE(cudaGetDeviceProperties(&prop, 0) == cudaSuccess);
+    size_t free_bytes = 0, total_bytes = 0;
+    REQUIRE(cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess);
+    CHECK(total_bytes == prop.totalGlobalMem);
+    CHECK(free_bytes <= total_bytes);
+    CHECK(free_bytes > 0);
+    stderr_capture capture;
+    auto start = std::chrono::steady_clock::now();
+    char* huge = nullptr;
+    const int huge_line = __LINE__ + 1;
+    CHECK(cudaMalloc(&huge, prop.totalGlobalMem + 1) == cudaErrorMemoryAllocation);
+    CHECK(cudaMalloc(&huge, size_t(1) << 46) == cudaErrorMemoryAllocation);  // 64 TiB
+    CHECK(cudaMallocManaged(&huge, size_t(1) << 46) == cudaErrorMemoryAllocation);
+    // Fits in the device's share but not in what the machine has free: the
+    // free memory is never more than what the machine has available.
+    CHECK(cudaMalloc(&huge, free_bytes + (size_t(1) << 30)) == cudaErrorMemoryAllocation);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string report = capture.finish();
+    CHECK(seconds < 1.0);  // refused, not filled page by page
+    CHECK(has(report, "cuemu: cudaMalloc at " + at_line(huge_line) + " of "));
+    CHECK(has(report, "cudaMalloc returns cudaErrorMemoryAllocation"));
+    CHECK(cudaGetLastError() == cudaErrorMemoryAllocation);
+    CHECK(cudaGetLastError() == cudaSuccess);  // not sticky
+    int* small = nullptr;
+    CHECK(cudaMalloc(&small, 1024) == cudaSuccess);
+    size_t free_after = 0;
+    CHECK(cudaMemGetInfo(&free_after, &total_bytes) == cudaSuccess);
+    CHECK(cudaFree(small) == cudaSuccess);
+}
+
+// ---- device memory in an address range of its own ---------------------------------------
+// A write far past the end of a buffer faults and is reported against that
+// buffer, however far: it never lands in host memory.
+__global__ void write_at(float* data, long long index) { data[index] = 1.0f; }
+constexpr int write_at_line = __LINE__ - 1;
+
+static long long far_index = 0;
+static void write_far_past_the_end() {
+    float* d = nullptr;
+    if (cudaMalloc(&d, 1000 * sizeof(float)) != cudaSuccess) return;
+    write_at<<<1, 1>>>(d, far_index);
+    cudaError_t e = cudaDeviceSynchronize();
+    std::fprintf(stderr, "result: %s\n", cudaGetErrorName(e));
+}
+TEST_CASE("far-past-the-end") {
+    // A page and a bit past the end (beyond the guard page), 1 MiB, 1 GiB,
+    // and the farthest a 32-bit int index reaches with 4-byte elements.
+    for (long long index : {2048LL, 1LL << 18, 1LL << 28, (1LL << 31) - 1}) {
+        CAPTURE(index);
+        far_index = index;
+        child_result r = run_in_child(write_far_past_the_end);
+        CHECK(WIFEXITED(r.status));
+        CHECK(has(r.err, "result: cudaErrorIllegalAddress"));
+        CHECK(has(r.err, "cuemu: out-of-bounds write in kernel 'write_at'"));
+        CHECK(has(r.err, "bytes past the end of a 4000-byte buffer from cudaMalloc"));
+        CHECK(has(r.err, "at " + at_line(write_at_line)));
+    }
+}

@@ -341,6 +341,37 @@ void explain_bad_copy(const char* call, const char* role, const char* kind_name,
                  call, file, line, why.c_str(), call);
 }
 
+namespace {
+// "1.5 GiB" or "300 MiB": sizes a learner can compare at a glance.
+std::string size_words(std::size_t bytes) {
+    char buf[64];
+    if (bytes >= (std::size_t(1) << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
+    else if (bytes >= (std::size_t(1) << 20))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+    else
+        std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
+    return buf;
+}
+}  // namespace
+
+void explain_allocation_refused(const char* how, std::size_t size, std::size_t capacity,
+                                std::size_t in_use_or_available, const char* file, int line) {
+    std::string why;
+    if (capacity)
+        why = "the emulated device has " + size_words(capacity) + " of memory (three quarters of "
+              "this machine's), " + size_words(in_use_or_available) + " of it in use";
+    else if (in_use_or_available)
+        why = "this machine has only " + size_words(in_use_or_available) +
+              " of memory available now (other programs use the rest)";
+    else
+        why = "the device's address range is full";
+    std::fprintf(stderr,
+                 "cuemu: %s at %s:%d of %zu bytes (%s) refused: %s;\n"
+                 "  %s returns cudaErrorMemoryAllocation, as a GPU without enough free memory does\n",
+                 how, file, line, size, size_words(size).c_str(), why.c_str(), how);
+}
+
 void explain_unwritten_copy(const char* call, std::size_t count, std::size_t unwritten,
                             std::size_t first_offset, const allocation_info& info,
                             const char* file, int line) {

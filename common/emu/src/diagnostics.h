@@ -64,6 +64,11 @@ void report_device_thread_fault(int signal_number, const void* address, const vo
 void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line);
 void explain_bad_copy(const char* call, const char* role, const char* kind_name, const void* p,
                       std::size_t count, const allocation_info* known, const char* file, int line);
+// An allocation refused with cudaErrorMemoryAllocation: more than the device
+// has left (capacity and in_use given), more than the machine could back now
+// (capacity 0, available given), or no addresses left (both 0).
+void explain_allocation_refused(const char* how, std::size_t size, std::size_t capacity,
+                                std::size_t in_use_or_available, const char* file, int line);
 // CUEMU_CHECK=uninit reports.
 void explain_unwritten_copy(const char* call, std::size_t count, std::size_t unwritten,
                             std::size_t first_offset, const allocation_info& info,

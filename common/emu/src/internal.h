@@ -93,6 +93,22 @@ void register_symbol(const void* begin, std::size_t size);
 // True when [p, p + n) lies inside one live cudaMallocManaged allocation.
 bool is_managed_range(const void* p, std::size_t n);
 
+// ---- the device's address range and its memory (address_space.cpp) -------------------
+// Maps `length` bytes (readable and writable) at addresses inside the
+// device's own range; nullptr when no room is left.
+char* carve_device_range(std::size_t length);
+// Gives the memory back; the addresses stay reserved (inaccessible) for reuse.
+void release_device_range(char* begin, std::size_t length);
+// True for any address in the device's range or the fences around it: no host
+// object can be there.
+bool in_device_address_range(const void* p);
+// How much memory the emulated device has (fixed for the process), and how
+// much the machine could back now.
+std::size_t device_memory_capacity();
+std::size_t machine_memory_available();
+// Device memory allocated and not yet freed (memory.cpp).
+std::size_t device_memory_in_use();
+
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------
 // Installs the SIGSEGV/SIGBUS/SIGFPE/SIGILL handler (once); memory.cpp calls
 // it at the first allocation, so host code that touches device memory before

@@ -4,7 +4,8 @@
 // allocation registry the diagnostics use, and the traps that make memory
 // bugs visible.
 //
-// Each device allocation is its own mapping, placed so that the buffer ends
+// Each device allocation is its own mapping inside the device's address range
+// (address_space.cpp), placed so that the buffer ends
 // exactly where a PROT_NONE guard page begins. Reading or writing even one
 // element past the end then faults at once, and the fault handler can name
 // the buffer. Because the end is page-aligned, the start is aligned to the
@@ -74,6 +75,7 @@ auto& by_base = *new std::map<const char*, mapping>;   // every mapping, live or
 auto& live = *new std::map<const char*, const char*>;  // buffer begin -> mapping base
 auto& quarantine = *new std::deque<const char*>;       // mapping bases, oldest first
 std::size_t quarantined_bytes = 0;
+std::size_t live_bytes = 0;  // the sizes of the live buffers, against the device's capacity
 auto& symbols = *new std::map<const char*, std::size_t>;  // __device__/__constant__ variables: begin -> size
 auto& pinned = *new std::map<const char*, std::size_t>;   // cudaMallocHost buffers: begin -> size
 
@@ -105,6 +107,7 @@ bool tracks_writes(const mapping& m) { return !m.written.empty(); }
 
 // The mapping that contains addr (buffer or guard page), or nullptr.
 mapping* mapping_at(const void* addr) {
+    if (!in_device_address_range(addr)) return nullptr;
     const char* a = static_cast<const char*>(addr);
     auto it = by_base.upper_bound(a);
     if (it == by_base.begin()) return nullptr;
@@ -171,9 +174,11 @@ void release_locked(std::map<const char*, const char*>::iterator it, const char*
     m.info.freed_by = freed_by;
     m.info.free_file = file ? file : "";
     m.info.free_line = line;
+    live_bytes -= m.info.size;
     m.written.clear();
     m.page_open.clear();
     mprotect(m.base, m.length, PROT_NONE);
+    madvise(m.base, m.length, MADV_DONTNEED);  // the memory goes back now; the addresses stay
 #ifdef CUEMU_ASAN
     ASAN_UNPOISON_MEMORY_REGION(m.base, m.length);  // the page fault reports it now
 #endif
@@ -183,7 +188,7 @@ void release_locked(std::map<const char*, const char*>::iterator it, const char*
         auto old = by_base.find(quarantine.front());
         quarantine.pop_front();
         quarantined_bytes -= old->second.length;
-        munmap(old->second.base, old->second.length);
+        release_device_range(old->second.base, old->second.length);
         by_base.erase(old);
     }
 }
@@ -235,6 +240,34 @@ struct uninit_read {
 uninit_read pending_uninit;  // guarded by registry_mutex
 
 // ---- allocation ----------------------------------------------------------------------
+// Counts size against the device's memory, or refuses it: more than the device
+// has left, or (for a large buffer) more than the machine could back now. The
+// fill pattern touches every page at once, so an allocation the machine cannot
+// back would get the process killed instead of refused.
+cudaError_t reserve_capacity(std::size_t size, const char* how, const char* file, int line) {
+    constexpr std::size_t checked_from = std::size_t(16) << 20;  // below it, no /proc read
+    constexpr std::size_t headroom = std::size_t(256) << 20;     // left to the rest of the machine
+    const std::size_t capacity = device_memory_capacity();
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        if (size > capacity - std::min(live_bytes, capacity)) {
+            explain_allocation_refused(how, size, capacity, live_bytes, file, line);
+            return record(cudaErrorMemoryAllocation);
+        }
+        live_bytes += size;
+    }
+    if (size >= checked_from) {
+        const std::size_t available = machine_memory_available();
+        if (size + headroom > available) {
+            std::lock_guard<std::mutex> lock(registry_mutex);
+            live_bytes -= size;
+            explain_allocation_refused(how, size, 0, available, file, line);
+            return record(cudaErrorMemoryAllocation);
+        }
+    }
+    return cudaSuccess;
+}
+
 cudaError_t allocate(void** out, std::size_t size, const char* how, const char* file,
                      int line) {
     if (!out) return record(cudaErrorInvalidValue);
@@ -260,10 +293,15 @@ cudaError_t allocate(void** out, std::size_t size, const char* how, const char* 
     const std::size_t body = (rounded + page - 1) / page * page;
     if (body < size) return record(cudaErrorMemoryAllocation);
     const std::size_t length = lead + body + page;
-    void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED) return record(cudaErrorMemoryAllocation);
-    char* b = static_cast<char*>(base);
+    if (length < body) return record(cudaErrorMemoryAllocation);
+    if (cudaError_t e = reserve_capacity(size, how, file, line)) return e;
+    char* b = carve_device_range(length);
+    if (!b) {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        live_bytes -= size;
+        explain_allocation_refused(how, size, 0, 0, file, line);
+        return record(cudaErrorMemoryAllocation);
+    }
     char* guard = b + lead + body;
     mprotect(guard, page, PROT_NONE);
     char* begin = guard - rounded;
@@ -332,11 +370,23 @@ struct alias_window {
 std::array<alias_window, alias_window_count> alias_windows;  // guarded by registry_mutex
 int next_alias_window = 0;
 
+
+// For reports: the mapping holding addr or, for an address of the device
+// range between mappings, the nearest one below it (an index past the end of
+// that buffer), else the nearest above.
+const mapping* mapping_for_report(const void* addr) {
+    if (const mapping* m = mapping_at(addr)) return m;
+    if (!in_device_address_range(addr) || by_base.empty()) return nullptr;
+    auto it = by_base.upper_bound(static_cast<const char*>(addr));
+    if (it != by_base.begin()) --it;
+    return &it->second;
+}
+
 }  // namespace
 
 bool find_allocation(const void* addr, allocation_info* out) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    const mapping* m = mapping_at(addr);
+    const mapping* m = mapping_for_report(addr);
     if (!m) return false;
     *out = m->info;
     return true;
@@ -345,7 +395,7 @@ bool find_allocation(const void* addr, allocation_info* out) {
 bool find_allocation_in_signal(const void* addr, allocation_info* out) {
     std::unique_lock<std::mutex> lock(registry_mutex, std::try_to_lock);
     if (!lock.owns_lock()) return false;
-    const mapping* m = mapping_at(addr);
+    const mapping* m = mapping_for_report(addr);
     if (!m) return false;
     *out = m->info;
     return true;
@@ -356,6 +406,11 @@ bool is_device_range(const void* p, std::size_t n) {
     const mapping* m = live_mapping_at(p);
     if (!m) return in_symbol(p, n);
     return static_cast<std::size_t>(m->info.begin + m->info.size - static_cast<const char*>(p)) >= n;
+}
+
+std::size_t device_memory_in_use() {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    return live_bytes;
 }
 
 bool is_device_pointer(const void* p) {
@@ -466,7 +521,8 @@ void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
     if (!p) return p;  // a null pointer is reported as one if it is used
     {
         std::lock_guard<std::mutex> lock(registry_mutex);
-        if (mapping_at(p)) return p;  // device or managed memory, live or freed
+        // Device or managed memory, live or freed: anything in the device's range.
+        if (in_device_address_range(p)) return p;
         auto it = pinned.upper_bound(static_cast<const char*>(p));
         if (it != pinned.begin()) {
             --it;  // cudaMallocHost memory is mapped into the device, as on a GPU
