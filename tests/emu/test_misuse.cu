@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -248,4 +249,30 @@ TEST_CASE("far-past-the-end") {
         CHECK(has(r.err, "bytes past the end of a 4000-byte buffer from cudaMalloc"));
         CHECK(has(r.err, "at " + at_line(write_at_line)));
     }
+}
+
+// ---- a copy into a host buffer that is too small ----------------------------------------
+// The host buffer is one page followed by an inaccessible one, so the copy
+// faults on every run; the report names the cudaMemcpy and the buffer.
+static void copy_into_small_host_buffer() {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    char* host = static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE,
+                                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    mprotect(host + page, page, PROT_NONE);
+    float* d = nullptr;
+    cudaMalloc(&d, 2 * page);
+    cudaMemset(d, 0, 2 * page);
+    cudaMemcpy(host, d, 2 * page, cudaMemcpyDeviceToHost);  // twice what the buffer holds
+}
+constexpr int small_copy_line = __LINE__ - 2;
+TEST_CASE("copy-into-small-host-buffer") {
+    const std::string page = std::to_string(sysconf(_SC_PAGESIZE));
+    const std::string two_pages = std::to_string(2 * sysconf(_SC_PAGESIZE));
+    child_result r = run_in_child(copy_into_small_host_buffer);
+    CHECK(WIFSIGNALED(r.status));
+    CHECK(has(r.err, "cuemu: cudaMemcpy at " + at_line(small_copy_line) + " (cudaMemcpyDeviceToHost, " +
+                     two_pages + " bytes) faulted writing address "));
+    CHECK(has(r.err, "byte " + page + " of the destination"));
+    CHECK(has(r.err, "that host buffer is smaller than the " + two_pages + " bytes the copy moves"));
+    CHECK(!has(r.err, "asynchronous"));
 }

@@ -270,9 +270,51 @@ bool report_host_fault(int signal_number, const void* address, const void* pc, i
     return true;
 }
 
+namespace {
+// A fault inside a copy the device thread was doing: say which call, where,
+// and which of its buffers was too small.
+void report_copy_fault(const copy_in_progress& c, const void* address, int is_write) {
+    const char* a = static_cast<const char*>(address);
+    const bool in_dst = a >= static_cast<const char*>(c.dst) &&
+                        a < static_cast<const char*>(c.dst) + c.count;
+    const bool in_src = a >= static_cast<const char*>(c.src) &&
+                        a < static_cast<const char*>(c.src) + c.count;
+    const char* role = in_dst ? "destination" : in_src ? "source" : nullptr;
+    std::fprintf(stderr, "cuemu: %s at %s:%d (%s, %zu bytes) faulted %s address %p\n", c.call,
+                 c.file, c.line, c.kind_name, c.count,
+                 is_write == 1 ? "writing" : is_write == 0 ? "reading" : "at", address);
+    if (role) {
+        const long long offset = static_cast<long long>(
+            a - static_cast<const char*>(in_dst ? c.dst : static_cast<const void*>(c.src)));
+        std::fprintf(stderr,
+                     "  byte %lld of the %s %p: that host buffer is smaller than the %zu bytes "
+                     "the copy moves,\n"
+                     "  or was freed before the copy ran\n",
+                     offset, role, in_dst ? c.dst : c.src, c.count);
+    }
+    if (std::strcmp(c.call, "cudaMemcpyAsync") == 0)
+        std::fprintf(stderr,
+                     "  hint: host memory given to an asynchronous copy must stay valid until the "
+                     "copy has run:\n"
+                     "        synchronize (cudaStreamSynchronize) before freeing or reusing it\n");
+    else
+        std::fprintf(stderr,
+                     "  hint: the count is in bytes (n * sizeof(element)), and the host buffer "
+                     "must hold all of them\n");
+    std::fprintf(stderr, "  The program crashes here, as a GPU program's copy with a bad host "
+                         "buffer may.\n");
+}
+}  // namespace
+
 void report_device_thread_fault(int signal_number, const void* address, const void* pc,
                                 int is_write) {
     std::fflush(stdout);
+    copy_in_progress copy;
+    if (current_device_copy(&copy)) {
+        report_copy_fault(copy, address, is_write);
+        std::fflush(stderr);
+        return;
+    }
     std::fprintf(stderr,
                  "cuemu: the emulated device faulted (%s, %s address %p) while doing queued work:\n"
                  "  a copy (cudaMemcpyAsync), a fill (cudaMemsetAsync) or a cudaLaunchHostFunc function\n",

@@ -79,6 +79,19 @@ struct host_alias_info {
 };
 bool find_host_alias(const void* addr, host_alias_info* out);
 
+// The copy the device thread is doing now (for a fault report): false when
+// it is doing something else. Safe in a signal handler on the device thread.
+struct copy_in_progress {
+    const char* call = "";  // "cudaMemcpy", "cudaMemcpyAsync"
+    const char* file = "";
+    int line = 0;
+    const char* kind_name = "";
+    void* dst = nullptr;
+    const void* src = nullptr;
+    std::size_t count = 0;
+};
+bool current_device_copy(copy_in_progress* out);
+
 // CUEMU_CHECK=uninit: a kernel that reads device memory nothing wrote. Called
 // by the fault handler for a fault inside a kernel; true when the fault was
 // the check's own (the page is opened and the access can be retried).

@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -699,11 +700,24 @@ cudaError_t check_copy(void* dst, const void* src, size_t count, cudaMemcpyKind 
 // Copies and fills are done by the device thread, in stream order (queue.cpp),
 // while device memory is open. Under CUEMU_CHECK=uninit the copy first checks
 // the bytes it carries out of device memory, and notes the bytes it writes.
-std::uint64_t queue_copy(void* dst, const void* src, size_t count, cudaStream_t stream,
-                         const char* call, const char* file, int line) {
+// The copy the device thread is doing, for the fault handler's report: a
+// host buffer smaller than the copy faults inside the memmove.
+thread_local copy_in_progress device_copy;
+thread_local bool device_copy_running = false;
+
+std::uint64_t queue_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                         cudaStream_t stream, const char* call, const char* file, int line) {
+    const char* kind_name = copy_kind_name(kind);
     return enqueue(stream, [=](std::uint64_t) {
         check_copied_bytes(src, count, call, file, line);
+        device_copy = copy_in_progress{call, file, line, kind_name, dst, src, count};
+        device_copy_running = true;
+        // The fault handler reads these: the compiler must not drop the
+        // stores around a memmove it knows touches only dst and src.
+        std::atomic_signal_fence(std::memory_order_seq_cst);
         std::memmove(dst, src, count);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        device_copy_running = false;
         mark_written(dst, count);
         return cudaSuccess;
     });
@@ -727,6 +741,12 @@ cudaError_t queue_fill(void* dev_ptr, int value, size_t count, cudaStream_t stre
 }
 }  // namespace
 
+bool cuemu::detail::current_device_copy(copy_in_progress* out) {
+    if (!device_copy_running) return false;
+    *out = device_copy;
+    return true;
+}
+
 // Waits for the work before it and for the copy itself, so a fault in an
 // earlier kernel is returned here (a GPU returns it from cudaMemcpy too). A
 // refused copy is explained and refused here, before anything is queued.
@@ -735,7 +755,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
     if (cudaError_t e = context_status()) return e;
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpy", file, line)) return e;
     if (count == 0) return cudaSuccess;
-    return wait_for(queue_copy(dst, src, count, 0, "cudaMemcpy", file, line));
+    return wait_for(queue_copy(dst, src, count, kind, 0, "cudaMemcpy", file, line));
 }
 
 // Returns at once; the host memory must stay valid until the copy has run.
@@ -745,7 +765,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpyAsync", file, line))
         return e;
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    if (count) queue_copy(dst, src, count, stream, "cudaMemcpyAsync", file, line);
+    if (count) queue_copy(dst, src, count, kind, stream, "cudaMemcpyAsync", file, line);
     return cudaSuccess;
 }
 
