@@ -276,3 +276,95 @@ TEST_CASE("copy-into-small-host-buffer") {
     CHECK(has(r.err, "that host buffer is smaller than the " + two_pages + " bytes the copy moves"));
     CHECK(!has(r.err, "asynchronous"));
 }
+
+// ---- the watchdog stops only what is stuck ------------------------------------------------
+// A half-second limit and one worker, set before the first CUDA call (each
+// case is a process of its own). The kernels below run for longer than the
+// limit and keep working, each in its own way.
+static void half_second_watchdog() {
+    setenv("CUEMU_WORKERS", "1", 1);
+    setenv("CUEMU_WATCHDOG_SECONDS", "0.5", 1);
+}
+
+// One block passes barriers for `nanoseconds`; no thread finishes before the end.
+__global__ void barriers_for(long long nanoseconds, int* rounds) {
+    __shared__ int go_on;
+    __shared__ long long start;
+    if (threadIdx.x == 0) start = clock64();
+    __syncthreads();
+    int round = 0;
+    for (;;) {
+        if (threadIdx.x == 0) go_on = clock64() - start < nanoseconds;
+        __syncthreads();
+        const bool more = go_on;
+        ++round;
+        __syncthreads();  // everyone has read go_on before thread 0 writes it again
+        if (!more) break;
+    }
+    if (threadIdx.x == 0) *rounds = round;
+}
+
+// One thread computes (a 64-bit linear congruential sequence) for
+// `nanoseconds`, or for ever when it is 0.
+__global__ void compute_for(long long nanoseconds, unsigned long long* out) {
+    const long long start = clock64();
+    unsigned long long x = 12345;
+    for (long long i = 0;; ++i) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        if ((i & 1023) == 0 && nanoseconds != 0 && clock64() - start >= nanoseconds) break;
+    }
+    *out = x;
+}
+constexpr int compute_loop_line = __LINE__ - 5;
+
+static double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST_CASE("watchdog-counts-barriers") {
+    half_second_watchdog();
+    int* rounds = nullptr;
+    REQUIRE(cudaMalloc(&rounds, sizeof(int)) == cudaSuccess);
+    auto start = std::chrono::steady_clock::now();
+    barriers_for<<<1, 64>>>(1500000000LL, rounds);  // 1.5 s, three times the limit
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(seconds_since(start) > 1.4);
+    int h = 0;
+    CHECK(cudaMemcpy(&h, rounds, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(h > 1);
+}
+
+TEST_CASE("watchdog-leaves-a-computing-thread-alone") {
+    half_second_watchdog();
+    unsigned long long* out = nullptr;
+    REQUIRE(cudaMalloc(&out, sizeof *out) == cudaSuccess);
+    auto start = std::chrono::steady_clock::now();
+    compute_for<<<1, 1>>>(1500000000LL, out);  // 1.5 s, three times the limit
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(seconds_since(start) > 1.4);
+}
+
+// Computing for ever: stopped at six times the limit, with a message that
+// says it was still running, not that it hung, and how to give it longer.
+TEST_CASE("watchdog-stops-an-endless-computation") {
+    half_second_watchdog();
+    unsigned long long* out = nullptr;
+    REQUIRE(cudaMalloc(&out, sizeof *out) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    auto start = std::chrono::steady_clock::now();
+    const int launch_line = __LINE__ + 1;
+    compute_for<<<1, 1>>>(0, out);
+    std::string report = capture.finish();
+    const double seconds = seconds_since(start);
+    CHECK(seconds > 2.9);
+    CHECK(seconds < 30);
+    CHECK(has(report, "cuemu: still running after 3 seconds in kernel 'compute_for' (launched at " +
+                      at_line(launch_line) + ")"));
+    CHECK(has(report, "this one was still computing"));
+    CHECK(has(report, "CUEMU_WATCHDOG_SECONDS=5 gives it 30 seconds"));
+    CHECK(has(report, "at " + at_line(compute_loop_line)));
+    CHECK(!has(report, "no progress"));
+    CHECK(!has(report, " hang"));
+    check_sticky(cudaErrorLaunchTimeout);
+}

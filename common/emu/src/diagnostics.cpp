@@ -19,6 +19,7 @@
 #include "cuemu/runtime.h"
 #include "diagnostics.h"
 #include "internal.h"
+#include "watchdog.h"
 
 namespace cuemu::detail {
 namespace {
@@ -127,6 +128,11 @@ cudaError_t report_fault(const fault_report& r) {
     const launch_site& site = *r.site;
     cudaError_t error = cudaErrorIllegalAddress;
     std::string headline, detail, hint;
+    // What a GPU may do, in words that do not claim more than it does: many
+    // bad accesses go unnoticed there, a watchdog exists only on some GPUs.
+    const char* on_a_gpu =
+        "a bad access may go unnoticed (memory near a buffer is often mapped), or stop\n"
+        "  the kernel with cudaErrorIllegalAddress";
 
     allocation_info alloc;
     host_alias_info alias;
@@ -134,36 +140,67 @@ cudaError_t report_fault(const fault_report& r) {
     char buf[512];
     if (r.timed_out) {
         error = cudaErrorLaunchTimeout;
-        std::snprintf(buf, sizeof buf, "no progress for %g second%s", r.watchdog_seconds,
-                      r.watchdog_seconds == 1 ? "" : "s");
-        headline = buf;
-        std::snprintf(buf, sizeof buf,
-                      "no thread of the kernel finished for %g second%s, and this one was still running\n"
-                      "  when the emulator's watchdog stopped the kernel (CUEMU_WATCHDOG_SECONDS sets the\n"
-                      "  limit, %g seconds by default; 0 turns the watchdog off)",
-                      r.watchdog_seconds, r.watchdog_seconds == 1 ? "" : "s", default_watchdog_seconds);
-        detail = buf;
-        hint = "a loop that waits for a flag spins forever if no thread sets it, or if the block\n"
-               "        that sets it has not started: blocks are not guaranteed to run at the same time";
+        const double limit = r.watchdog_seconds;
+        const double waited = r.seconds_without_progress;
+        const char* setting =
+            "  (CUEMU_WATCHDOG_SECONDS sets the limit, %g seconds by default; 0 turns the watchdog off)";
+        if (r.timed_out_busy) {
+            // Working, as far as the emulator can see: say so, and how to let it run.
+            std::snprintf(buf, sizeof buf, "still running after %.0f seconds", waited);
+            headline = buf;
+            std::snprintf(buf, sizeof buf,
+                          "for %.0f seconds no CUDA thread of the kernel finished, passed a barrier "
+                          "or a warp function;\n"
+                          "  this one was still computing (its registers kept changing) when the "
+                          "emulator's watchdog\n"
+                          "  stopped it, at %g times CUEMU_WATCHDOG_SECONDS (%g seconds here)\n"
+                          "  to let it run longer: CUEMU_WATCHDOG_SECONDS=%g gives it %g seconds; "
+                          "0 turns the watchdog off",
+                          waited, busy_limit_factor, limit, limit * 10,
+                          limit * 10 * busy_limit_factor);
+            detail = buf;
+            hint = "the emulator is far slower than a GPU: try a smaller problem first. A loop "
+                   "whose end\n        condition is never met also runs forever";
+        } else {
+            std::snprintf(buf, sizeof buf, "no progress for %g second%s", limit, limit == 1 ? "" : "s");
+            headline = buf;
+            char setting_text[160];
+            std::snprintf(setting_text, sizeof setting_text, setting, default_watchdog_seconds);
+            std::snprintf(buf, sizeof buf,
+                          "for %g second%s no CUDA thread of the kernel finished, passed a barrier "
+                          "or a warp function,\n"
+                          "  and this one kept the same register values: it waits for something "
+                          "that does not change\n%s",
+                          limit, limit == 1 ? "" : "s", setting_text);
+            detail = buf;
+            hint = "a loop that waits for a flag spins forever if no thread sets it, or if the block\n"
+                   "        that sets it has not started: blocks are not guaranteed to run at the same time";
+        }
+        on_a_gpu = "a kernel that never ends may be stopped with cudaErrorLaunchTimeout only where\n"
+                   "  the GPU drives a display (its watchdog); elsewhere it runs until the program is killed";
     } else if (r.signal_number == 0) {
         error = cudaErrorLaunchFailure;
         headline = "C++ exception thrown";
         detail = "what(): " + r.exception_text;
         hint = "kernels cannot throw on a GPU; handle the error without exceptions";
+        on_a_gpu = "device code cannot throw: nvcc refuses to build it";
     } else if (r.signal_number == SIGFPE) {
         error = cudaErrorLaunchFailure;
         headline = "integer division by zero (or overflow)";
-        detail = "a GPU does not stop here: it silently produces an unspecified value. The "
-                 "emulator stops instead, because that value would be a bug anyway";
+        detail = "the emulator stops here, because the value a GPU would give is a bug anyway";
         hint = "check the divisor before dividing";
+        on_a_gpu = "integer division by zero gives an unspecified value, and the kernel goes on";
     } else if (r.signal_number == SIGILL) {
         error = cudaErrorIllegalInstruction;
         headline = "illegal instruction (a trap)";
+        on_a_gpu = "a trap stops the kernel with an error";
     } else if (r.stack_overflow) {
         headline = "stack overflow";
         detail = "this thread used more than its stack holds (deep recursion or a large local "
                  "array); a CUDA thread's stack is small (1 KiB by default on a GPU, 256 KiB here)";
         hint = "move large arrays to device memory (cudaMalloc) or shared memory";
+        on_a_gpu = "a stack overflow may stop the kernel with cudaErrorIllegalAddress or another\n"
+                   "  launch error, or corrupt other data";
     } else if (find_host_alias(r.address, &alias)) {
         headline = std::string("host pointer dereferenced (") + access_word(r.is_write) + ")";
         std::snprintf(buf, sizeof buf,
@@ -172,8 +209,10 @@ cudaError_t report_fault(const fault_report& r) {
                       alias.argument, alias.site.file, alias.site.line, alias.host_pointer,
                       offset_words(alias.offset).c_str());
         detail = buf;
-        hint = "a GPU cannot reach host memory: cudaMalloc a device buffer, cudaMemcpy the data "
+        hint = "kernels use device memory: cudaMalloc a device buffer, cudaMemcpy the data "
                "into it, and pass that pointer to the kernel";
+        on_a_gpu = "this usually stops the kernel with cudaErrorIllegalAddress; only on systems\n"
+                   "  with HMM or ATS, where a GPU may reach host memory, it may work";
     } else if (find_allocation(r.address, &alloc)) {
         detail = where_in_buffer(addr, alloc);
         if (alloc.freed) {
@@ -197,6 +236,7 @@ cudaError_t report_fault(const fault_report& r) {
         std::snprintf(buf, sizeof buf, "the address is %p, next to 0", r.address);
         detail = buf;
         hint = "a pointer passed to the kernel was never set: did a cudaMalloc go missing?";
+        on_a_gpu = "a null pointer access stops the kernel with cudaErrorIllegalAddress";
     } else {
         headline = std::string("invalid memory ") + access_word(r.is_write);
         std::snprintf(buf, sizeof buf, "the address %p is not inside any device buffer", r.address);
@@ -209,15 +249,16 @@ cudaError_t report_fault(const fault_report& r) {
     if (!line.empty()) std::fprintf(stderr, "  at %s\n", line.c_str());
     if (!detail.empty()) std::fprintf(stderr, "  %s\n", detail.c_str());
     if (!hint.empty()) std::fprintf(stderr, "  hint: %s\n", hint.c_str());
+    std::fprintf(stderr, "  On a GPU %s.\n", on_a_gpu);
     if (continue_after_fault() && !r.timed_out)
         std::fprintf(stderr,
-                     "  On a GPU this is %s (\"%s\"). CUEMU_ON_FAULT=continue: this thread is\n"
-                     "  ended, the rest of the launch runs, and no error is set.\n",
-                     cudaGetErrorName(error), cudaGetErrorString(error));
+                     "  CUEMU_ON_FAULT=continue: this thread is ended, the rest of the launch runs,\n"
+                     "  and no error is set (the emulator would stop with %s).\n",
+                     cudaGetErrorName(error));
     else
         std::fprintf(stderr,
-                     "  On a GPU this is %s (\"%s\"):\n"
-                     "  the kernel stops, and every later CUDA call returns that error.\n",
+                     "  The emulator stops the kernel with %s (\"%s\"),\n"
+                     "  and every later CUDA call returns that error.\n",
                      cudaGetErrorName(error), cudaGetErrorString(error));
     return error;
 }
@@ -482,9 +523,9 @@ void __asan_on_error() {
         std::fprintf(stderr, "cuemu: %s in host code\n", headline.c_str());
     std::fprintf(stderr, "  %s\n", where_in_buffer(addr, alloc).c_str());
     std::fprintf(stderr,
-                 "  On a GPU this is cudaErrorIllegalAddress (or silent corruption); "
-                 "AddressSanitizer's report\n  follows and ends the program. Its frame #0 is "
-                 "the line of the access.\n");
+                 "  On a GPU this may go unnoticed or stop the kernel with "
+                 "cudaErrorIllegalAddress; AddressSanitizer's\n  report follows and ends the "
+                 "program. Its frame #0 is the line of the access.\n");
     std::fflush(stderr);  // ASan ends the process without flushing stdio
 }
 }

@@ -27,6 +27,8 @@ struct fault_report {
     std::string exception_text;
     bool timed_out = false;       // stopped by the watchdog, not by a fault
     double watchdog_seconds = 0;  // its limit
+    bool timed_out_busy = false;  // stopped at the long limit: the thread was computing (watchdog.h)
+    double seconds_without_progress = 0;
 };
 
 // Prints the report to stderr and returns the error a GPU would give for it

@@ -65,6 +65,7 @@
 #include "diagnostics.h"
 #include "fiber_switch.h"
 #include "internal.h"
+#include "watchdog.h"
 
 namespace cuemu {
 __thread uint3 tls_thread_idx;
@@ -112,6 +113,8 @@ struct launch_job {
     double watchdog_seconds = 0;
     std::atomic<std::uint64_t> next_block{0};
     std::atomic<bool> timed_out{false};  // set by the watchdog
+    bool timed_out_busy = false;  // ... at its long limit, with registers still changing (watchdog.h)
+    double seconds_without_progress = 0;
     std::atomic<unsigned long long> fault_count{0};  // CUEMU_ON_FAULT=continue
     // Blocks numbered above this one are not started: report_block once a
     // report that stops the launch is kept, mirrored here so that workers
@@ -255,6 +258,16 @@ __thread bool tls_is_worker = false;     // a worker of the pool (for the fault 
 // from another thread; only this worker writes it, so a plain relaxed load and
 // store (no locked instruction) keeps the per-thread cost at about nothing.
 __thread std::atomic<std::uint64_t>* tls_progress = nullptr;
+// The register fingerprint of the CUDA thread the watchdog's signal last
+// interrupted on this worker (watchdog.h); written by the signal handler.
+__thread std::atomic<std::uint64_t>* tls_fingerprint = nullptr;
+__thread std::atomic<std::uint64_t>* tls_answered = nullptr;  // looks answered, ever
+
+// A barrier released, a warp function completed, a thread finished: the
+// kernel is moving, and the watchdog must leave it alone.
+inline void count_progress() {
+    tls_progress->store(tls_progress->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
 
 // ---- warp functions --------------------------------------------------------------
 // The value lane `lane` gets from a shuffle, PTX's rule: a source outside the
@@ -353,6 +366,7 @@ bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_
         }
     }
     w.arrived &= ~group;
+    count_progress();
     for (std::uint32_t g = group; g; g &= g - 1) {
         fiber_slot* member = w.lane[__builtin_ctz(g)];
         if (member != running) block.ready->push_back(member);
@@ -425,8 +439,7 @@ bctx::fiber make_fiber(fiber_slot* s) {
                     tls_thread_idx = s->thread_idx;
                     block->job->run_thread(block->job->ctx);
                     thread_exited(*block, s->linear);
-                    tls_progress->store(tls_progress->load(std::memory_order_relaxed) + 1,
-                                        std::memory_order_relaxed);
+                    count_progress();
                 }
                 s->state = fiber_state::idle;
             } catch (const bctx::detail::forced_unwind&) {
@@ -515,6 +528,8 @@ void report_and_fail(launch_job& job, fiber_slot& s) {
     r.exception_text = s.exception_text;
     r.timed_out = s.state == fiber_state::timed_out;
     r.watchdog_seconds = job.watchdog_seconds;
+    r.timed_out_busy = job.timed_out_busy;
+    r.seconds_without_progress = job.seconds_without_progress;
     const char* a = static_cast<const char*>(s.fault_address);
     r.stack_overflow = s.state == fiber_state::faulted && a && a >= s.stack_low &&
                        a < s.stack_high;
@@ -579,7 +594,14 @@ void on_fault(int sig, siginfo_t* info, void* raw_context) {
 void on_watchdog(int, siginfo_t*, void* raw_context) {
     fiber_slot* s = tls_slot;
     launch_job* job = tls_job;
-    if (!s || !job || !job->timed_out.load()) return;
+    if (!job || !job->timed_out.load()) {  // a look: the running CUDA thread's registers now
+        if (tls_fingerprint) {
+            tls_fingerprint->store(s ? register_fingerprint(raw_context) : 0);
+            tls_answered->store(tls_answered->load() + 1);
+        }
+        return;
+    }
+    if (!s) return;
     s->signal_number = 0;
     s->fault_address = nullptr;
     read_context(0, raw_context, &s->fault_pc, &s->fault_is_write);
@@ -834,6 +856,7 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
             if (schedule.kind == schedule_kind::reverse) std::reverse(leaving.begin(), leaving.end());
             if (schedule.kind == schedule_kind::shuffle) shuffle_with(leaving, mix(block_seed + round));
             ++round;
+            count_progress();
             w.ready.swap(leaving);
             leaving.clear();
             next_ready = 0;
@@ -917,24 +940,6 @@ schedule_setting configured_schedule() {
     std::exit(2);
 }
 
-// CUEMU_WATCHDOG_SECONDS: how long a launch may go without any CUDA thread
-// finishing before the emulator stops it, as a GPU's watchdog would stop a
-// kernel that runs too long. 0 turns the watchdog off.
-double configured_watchdog_seconds() {
-    const char* text = std::getenv("CUEMU_WATCHDOG_SECONDS");
-    if (!text || !*text) return default_watchdog_seconds;
-    char* end = nullptr;
-    double seconds = std::strtod(text, &end);
-    if (*end != '\0' || !(seconds >= 0) || seconds > 1e6) {
-        std::fprintf(stderr,
-                     "cuemu: CUEMU_WATCHDOG_SECONDS must be a number of seconds from 0 (off) to "
-                     "1000000, got '%s'\n",
-                     text);
-        std::exit(2);
-    }
-    return seconds;
-}
-
 class worker_pool {
 public:
     explicit worker_pool(int n)
@@ -943,7 +948,7 @@ public:
           progress_(new progress_counter[n]) {
         install_fault_handler_once();
         install_fork_guard_once();
-        for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { work(progress_[i].finished); });
+        for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { work(progress_[i]); });
     }
     ~worker_pool() {
         {
@@ -967,27 +972,32 @@ public:
         if (watchdog_seconds_ <= 0) {
             done_.wait(lock, all_done);
         } else {
-            // The watchdog: it fires when no CUDA thread has finished for
-            // watchdog_seconds_, so a slow but working kernel is never stopped.
-            // A spinning kernel never calls into the emulator, so its worker
-            // is interrupted with a signal; the signal is sent again until
-            // every worker has given up the launch.
+            // The watchdog (watchdog.cpp): each look counts the launch's
+            // progress and samples the registers of the running CUDA
+            // threads. A spinning kernel never calls into the emulator, so
+            // both the sampling and the stop are a signal to its worker; the
+            // stop is sent again until every worker has given up the launch.
             using clock = std::chrono::steady_clock;
             const auto limit = std::chrono::duration_cast<clock::duration>(
                 std::chrono::duration<double>(watchdog_seconds_));
             const clock::duration poll = std::min<clock::duration>(limit / 4, std::chrono::seconds(1));
-            std::uint64_t seen_progress = total_progress();
-            clock::time_point last_progress = clock::now();
+            watchdog_judge judge(watchdog_seconds_, clock::now());
+            std::vector<worker_sample> samples(threads_.size());
             while (!done_.wait_for(lock, poll, all_done)) {
-                clock::time_point now = clock::now();
-                if (std::uint64_t p = total_progress(); p != seen_progress) {
-                    seen_progress = p;
-                    last_progress = now;
+                const clock::time_point now = clock::now();
+                if (!job.timed_out) {
+                    for (std::size_t i = 0; i < threads_.size(); ++i)
+                        samples[i] = worker_sample{progress_[i].fingerprint.load(),
+                                                   progress_[i].answered.load()};
+                    const watchdog_verdict verdict = judge.look(now, total_progress(), samples);
+                    if (verdict != watchdog_verdict::running) {
+                        job.timed_out_busy = verdict == watchdog_verdict::too_long;
+                        job.seconds_without_progress = judge.seconds_without_progress(now);
+                        job.timed_out = true;
+                    }
                 }
-                if (now - last_progress < limit) continue;
-                job.timed_out = true;
+                // Sample again, or (once timed out) stop every worker.
                 for (auto& t : threads_) pthread_kill(t.native_handle(), watchdog_signal());
-                last_progress = now - limit + std::chrono::milliseconds(100);  // again soon
             }
         }
         job_ = nullptr;
@@ -995,7 +1005,9 @@ public:
 
 private:
     struct alignas(64) progress_counter {  // one cache line per worker
-        std::atomic<std::uint64_t> finished{0};
+        std::atomic<std::uint64_t> finished{0};     // threads finished, barriers, warp functions
+        std::atomic<std::uint64_t> fingerprint{0};  // registers at the watchdog's last look
+        std::atomic<std::uint64_t> answered{0};     // looks this worker's handler answered
     };
     std::uint64_t total_progress() const {
         std::uint64_t sum = 0;
@@ -1003,8 +1015,10 @@ private:
         return sum;
     }
 
-    void work(std::atomic<std::uint64_t>& progress) {
-        tls_progress = &progress;
+    void work(progress_counter& counter) {
+        tls_progress = &counter.finished;
+        tls_fingerprint = &counter.fingerprint;
+        tls_answered = &counter.answered;
         tls_is_worker = true;
         // A signal stack of our own: the fault handler must run even when a
         // fiber has overflowed its stack.
