@@ -368,3 +368,80 @@ TEST_CASE("watchdog-stops-an-endless-computation") {
     CHECK(!has(report, " hang"));
     check_sticky(cudaErrorLaunchTimeout);
 }
+
+// ---- fault reports name the learner's line at -O2 -----------------------------------------
+// The same kernel launched from two places (the copies the compiler makes of
+// it are identical), and an atomic (an emulator function, inlined into the
+// kernel) on a bad index: the report names the kernel's own line.
+__global__ void add_arrays_unchecked(const float* a, const float* b, float* c) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    c[i] = a[i] + b[i];  // no bounds check
+}
+constexpr int add_arrays_line = __LINE__ - 2;
+
+__global__ void count_unchecked(int* counts, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    atomicAdd(&counts[i], n);  // no bounds check
+}
+constexpr int count_line = __LINE__ - 2;
+
+static void launch_add(float* a, float* b, float* c, int blocks) {
+    add_arrays_unchecked<<<blocks, 256>>>(a, b, c);
+}
+static void launch_add_again(float* a, float* b, float* c, int blocks) {
+    add_arrays_unchecked<<<blocks, 256>>>(a, b, c);
+}
+static void add_past_the_end() {
+    float *a, *b, *c;
+    cudaMalloc(&a, 1000 * sizeof(float));
+    cudaMalloc(&b, 1000 * sizeof(float));
+    cudaMalloc(&c, 1000 * sizeof(float));
+    launch_add(a, b, c, 3);        // 768 threads: fine
+    launch_add_again(a, b, c, 4);  // 1024 threads: 24 too many
+    cudaDeviceSynchronize();
+}
+static void count_past_the_end() {
+    int* counts;
+    cudaMalloc(&counts, 1000 * sizeof(int));
+    count_unchecked<<<4, 256>>>(counts, 1);
+    cudaDeviceSynchronize();
+}
+TEST_CASE("fault-line-when-optimised") {
+    child_result r = run_in_child(add_past_the_end);
+    CHECK(has(r.err, "cuemu: out-of-bounds read in kernel 'add_arrays_unchecked'"));
+    CHECK(has(r.err, "  at " + at_line(add_arrays_line) + " in add_arrays_unchecked("));
+    CHECK(!has(r.err, "launch.h"));
+    r = run_in_child(count_past_the_end);
+    CHECK(has(r.err, "in kernel 'count_unchecked'"));
+    CHECK(has(r.err, "  at " + at_line(count_line) + " in count_unchecked("));
+    CHECK(!has(r.err, "builtins.h"));
+}
+
+// ---- misaligned vector access ----------------------------------------------------------------
+// Reads float4s starting one float into the buffer: 4 bytes past a multiple of 16.
+__global__ void sum_float4_from(const float* data, int first, float* out) {
+    const float4 v = *reinterpret_cast<const float4*>(data + first + 4 * threadIdx.x);
+    out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+constexpr int float4_line = __LINE__ - 3;
+
+TEST_CASE("misaligned-float4") {
+    float *data, *out;
+    REQUIRE(cudaMalloc(&data, 1024 * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&out, 64 * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMemset(data, 0, 1024 * sizeof(float)) == cudaSuccess);
+    sum_float4_from<<<1, 64>>>(data, 0, out);  // aligned: fine
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    stderr_capture capture;
+    const int launch_line = __LINE__ + 1;
+    sum_float4_from<<<1, 64>>>(data, 1, out);
+    CHECK(cudaDeviceSynchronize() == cudaErrorMisalignedAddress);
+    std::string report = capture.finish();
+    CHECK(has(report, "cuemu: misaligned memory access in kernel 'sum_float4_from' (launched at " +
+                      at_line(launch_line) + ")"));
+    CHECK(has(report, "thread (0,0,0) made the access at " + at_line(float4_line)));
+    CHECK(has(report, "'const struct float4' at address "));
+    CHECK(has(report, "it must be 16-byte aligned, and this address is 4 bytes\n  past a multiple of 16"));
+    CHECK(has(report, "cudaErrorMisalignedAddress (\"misaligned address\")"));
+    check_sticky(cudaErrorMisalignedAddress);
+}

@@ -34,8 +34,19 @@ std::string run_command(const std::string& command) {
     return out;
 }
 
+// True for a source file the learner did not write: the emulator's own
+// headers (the launch wrapper, the builtins) and the system's (std::apply).
+bool is_library_file(const std::string& file) {
+    static const std::string emulator_headers = CUEMU_INCLUDE_DIR "/";
+    return file.compare(0, emulator_headers.size(), emulator_headers) == 0 ||
+           file.compare(0, 5, "/usr/") == 0;
+}
+
 // "file.cu:31 in kernel(...)" for an instruction address, using the debug
-// line table through addr2line (binutils). Empty when unknown.
+// line table through addr2line (binutils). Empty when unknown. With inlining
+// (any optimisation level) one address belongs to several frames, innermost
+// first: a kernel inlined into the launch wrapper, an atomic inlined into the
+// kernel. The report names the innermost frame in the learner's own code.
 std::string source_line_of(const void* pc) {
     if (!pc) return "";
     Dl_info info{};
@@ -43,18 +54,28 @@ std::string source_line_of(const void* pc) {
     std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(pc) -
                             reinterpret_cast<std::uintptr_t>(info.dli_fbase);
     char command[1200];
-    std::snprintf(command, sizeof command, "addr2line -C -f -e '%s' 0x%zx 2>/dev/null",
+    std::snprintf(command, sizeof command, "addr2line -C -f -i -e '%s' 0x%zx 2>/dev/null",
                   info.dli_fname, static_cast<std::size_t>(offset));
-    std::string out = run_command(command);
-    std::size_t newline = out.find('\n');
-    if (newline == std::string::npos) return "";
-    std::string function = out.substr(0, newline);
-    std::string where = out.substr(newline + 1);
-    while (!where.empty() && (where.back() == '\n' || where.back() == '\r')) where.pop_back();
-    std::size_t discriminator = where.find(" (discriminator");
-    if (discriminator != std::string::npos) where.erase(discriminator);
-    if (where.empty() || where[0] == '?') return "";
-    return where + " in " + function;
+    const std::string out = run_command(command);
+    std::string chosen;
+    std::size_t at = 0;
+    while (at < out.size()) {  // pairs of lines: function, then file:line
+        const std::size_t end_function = out.find('\n', at);
+        if (end_function == std::string::npos) break;
+        const std::size_t end_where = out.find('\n', end_function + 1);
+        std::string function = out.substr(at, end_function - at);
+        std::string where = out.substr(end_function + 1, end_where == std::string::npos
+                                                              ? std::string::npos
+                                                              : end_where - end_function - 1);
+        at = end_where == std::string::npos ? out.size() : end_where + 1;
+        std::size_t discriminator = where.find(" (discriminator");
+        if (discriminator != std::string::npos) where.erase(discriminator);
+        if (where.empty() || where[0] == '?') continue;
+        const std::string line = where + " in " + function;
+        if (chosen.empty()) chosen = line;  // the innermost, if no frame is the learner's
+        if (!is_library_file(where.substr(0, where.rfind(':')))) return line;
+    }
+    return chosen;
 }
 
 const char* access_word(int is_write) {

@@ -792,7 +792,10 @@ bool resume(worker_state& w, fiber_slot* s) {
         case fiber_state::refused: {
             // Stops the launch whatever CUEMU_ON_FAULT says: going on would
             // be a guess at what the kernel meant.
-            std::string body = "  thread " + xyz(s->thread_idx) + " called it at " + s->refusal_file + ":" +
+            // A misaligned access is not a call.
+            const char* verb = s->refusal_error == cudaErrorMisalignedAddress ? " made the access at "
+                                                                             : " called it at ";
+            std::string body = "  thread " + xyz(s->thread_idx) + verb + s->refusal_file + ":" +
                                std::to_string(s->refusal_line) + "\n" + s->refusal_what + "\n";
             report_block_problem(w, *s->block->job, s->refusal_headline, body, s->refusal_hint,
                                  s->refusal_on_a_gpu, s->refusal_error);
