@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +28,7 @@
 #include <map>
 #include <mutex>
 
+#include "diagnostics.h"
 #include "internal.h"
 
 namespace cuemu::detail {
@@ -53,6 +55,9 @@ bool reserve_once() {
     heap_begin.store(begin);
     return true;
 }
+
+std::mutex memory_mutex;
+std::size_t in_use = 0;  // the sizes of the live buffers; guarded by memory_mutex
 
 // A value from /proc/meminfo, in bytes (0 when unknown).
 std::size_t meminfo_bytes(const char* key) {
@@ -131,6 +136,39 @@ std::size_t device_memory_capacity() {
 std::size_t machine_memory_available() {
     std::size_t available = meminfo_bytes("MemAvailable");
     return available ? available : physical_memory();
+}
+
+cudaError_t take_device_memory(std::size_t size, const char* how, const char* file, int line) {
+    constexpr std::size_t checked_from = std::size_t(16) << 20;  // below it, no /proc read
+    constexpr std::size_t headroom = std::size_t(256) << 20;     // left to the rest of the machine
+    const std::size_t capacity = device_memory_capacity();
+    {
+        std::lock_guard<std::mutex> lock(memory_mutex);
+        if (size > capacity - std::min(in_use, capacity)) {
+            explain_allocation_refused(how, size, capacity, in_use, file, line);
+            return record(cudaErrorMemoryAllocation);
+        }
+        in_use += size;
+    }
+    if (size >= checked_from) {
+        const std::size_t available = machine_memory_available();
+        if (size + headroom > available) {
+            give_back_device_memory(size);
+            explain_allocation_refused(how, size, 0, available, file, line);
+            return record(cudaErrorMemoryAllocation);
+        }
+    }
+    return cudaSuccess;
+}
+
+void give_back_device_memory(std::size_t size) {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    in_use -= size;
+}
+
+std::size_t device_memory_in_use() {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    return in_use;
 }
 
 }  // namespace cuemu::detail

@@ -119,7 +119,14 @@ bool in_device_address_range(const void* p);
 // much the machine could back now.
 std::size_t device_memory_capacity();
 std::size_t machine_memory_available();
-// Device memory allocated and not yet freed (memory.cpp).
+// Counts an allocation of `size` bytes against the device's memory, or
+// refuses it with cudaErrorMemoryAllocation (and a line saying why): more than
+// the device has left, or (from 16 MiB) more than the machine could back now.
+// The fill pattern touches every page at once, so an allocation the machine
+// cannot back would get the process killed instead of refused.
+cudaError_t take_device_memory(std::size_t size, const char* how, const char* file, int line);
+void give_back_device_memory(std::size_t size);
+// Device memory allocated and not yet freed.
 std::size_t device_memory_in_use();
 
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------

@@ -76,7 +76,6 @@ auto& by_base = *new std::map<const char*, mapping>;   // every mapping, live or
 auto& live = *new std::map<const char*, const char*>;  // buffer begin -> mapping base
 auto& quarantine = *new std::deque<const char*>;       // mapping bases, oldest first
 std::size_t quarantined_bytes = 0;
-std::size_t live_bytes = 0;  // the sizes of the live buffers, against the device's capacity
 auto& symbols = *new std::map<const char*, std::size_t>;  // __device__/__constant__ variables: begin -> size
 auto& pinned = *new std::map<const char*, std::size_t>;   // cudaMallocHost buffers: begin -> size
 
@@ -175,7 +174,7 @@ void release_locked(std::map<const char*, const char*>::iterator it, const char*
     m.info.freed_by = freed_by;
     m.info.free_file = file ? file : "";
     m.info.free_line = line;
-    live_bytes -= m.info.size;
+    give_back_device_memory(m.info.size);
     m.written.clear();
     m.page_open.clear();
     mprotect(m.base, m.length, PROT_NONE);
@@ -241,34 +240,6 @@ struct uninit_read {
 uninit_read pending_uninit;  // guarded by registry_mutex
 
 // ---- allocation ----------------------------------------------------------------------
-// Counts size against the device's memory, or refuses it: more than the device
-// has left, or (for a large buffer) more than the machine could back now. The
-// fill pattern touches every page at once, so an allocation the machine cannot
-// back would get the process killed instead of refused.
-cudaError_t reserve_capacity(std::size_t size, const char* how, const char* file, int line) {
-    constexpr std::size_t checked_from = std::size_t(16) << 20;  // below it, no /proc read
-    constexpr std::size_t headroom = std::size_t(256) << 20;     // left to the rest of the machine
-    const std::size_t capacity = device_memory_capacity();
-    {
-        std::lock_guard<std::mutex> lock(registry_mutex);
-        if (size > capacity - std::min(live_bytes, capacity)) {
-            explain_allocation_refused(how, size, capacity, live_bytes, file, line);
-            return record(cudaErrorMemoryAllocation);
-        }
-        live_bytes += size;
-    }
-    if (size >= checked_from) {
-        const std::size_t available = machine_memory_available();
-        if (size + headroom > available) {
-            std::lock_guard<std::mutex> lock(registry_mutex);
-            live_bytes -= size;
-            explain_allocation_refused(how, size, 0, available, file, line);
-            return record(cudaErrorMemoryAllocation);
-        }
-    }
-    return cudaSuccess;
-}
-
 cudaError_t allocate(void** out, std::size_t size, const char* how, const char* file,
                      int line) {
     if (!out) return record(cudaErrorInvalidValue);
@@ -295,11 +266,10 @@ cudaError_t allocate(void** out, std::size_t size, const char* how, const char* 
     if (body < size) return record(cudaErrorMemoryAllocation);
     const std::size_t length = lead + body + page;
     if (length < body) return record(cudaErrorMemoryAllocation);
-    if (cudaError_t e = reserve_capacity(size, how, file, line)) return e;
+    if (cudaError_t e = take_device_memory(size, how, file, line)) return e;
     char* b = carve_device_range(length);
     if (!b) {
-        std::lock_guard<std::mutex> lock(registry_mutex);
-        live_bytes -= size;
+        give_back_device_memory(size);
         explain_allocation_refused(how, size, 0, 0, file, line);
         return record(cudaErrorMemoryAllocation);
     }
@@ -371,7 +341,6 @@ struct alias_window {
 std::array<alias_window, alias_window_count> alias_windows;  // guarded by registry_mutex
 int next_alias_window = 0;
 
-
 // For reports: the mapping holding addr or, for an address of the device
 // range between mappings, the nearest one below it (an index past the end of
 // that buffer), else the nearest above.
@@ -407,11 +376,6 @@ bool is_device_range(const void* p, std::size_t n) {
     const mapping* m = live_mapping_at(p);
     if (!m) return in_symbol(p, n);
     return static_cast<std::size_t>(m->info.begin + m->info.size - static_cast<const char*>(p)) >= n;
-}
-
-std::size_t device_memory_in_use() {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    return live_bytes;
 }
 
 bool is_device_pointer(const void* p) {
@@ -697,13 +661,14 @@ cudaError_t check_copy(void* dst, const void* src, size_t count, cudaMemcpyKind 
     return cudaSuccess;
 }
 
-// Copies and fills are done by the device thread, in stream order (queue.cpp),
-// while device memory is open. Under CUEMU_CHECK=uninit the copy first checks
-// the bytes it carries out of device memory, and notes the bytes it writes.
 // The copy the device thread is doing, for the fault handler's report: a
 // host buffer smaller than the copy faults inside the memmove.
 thread_local copy_in_progress device_copy;
 thread_local bool device_copy_running = false;
+
+// Copies and fills are done by the device thread, in stream order (queue.cpp),
+// while device memory is open. Under CUEMU_CHECK=uninit the copy first checks
+// the bytes it carries out of device memory, and notes the bytes it writes.
 
 std::uint64_t queue_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                          cudaStream_t stream, const char* call, const char* file, int line) {

@@ -1212,25 +1212,38 @@ cudaError_t detail::check_launch(const launch_site& site, const launch_config& c
 
 bool detail::inside_kernel() { return detail::tls_slot != nullptr; }
 
-// Leaves the CUDA thread by a jump, as the fault handler does, not by
-// unwinding: the caller may be a noexcept function (__assert_fail), which an
-// unwind may not cross. `what` is copied: the jump abandons the caller's frame.
-void detail::stop_kernel_with(cudaError_t error, const char* headline, const char* what,
-                              const char* hint, const char* on_a_gpu, const char* file, int line) {
-    using namespace detail;
+namespace detail {
+namespace {
+// The running CUDA thread, told why the launch must stop (for resume()'s
+// report); outside a kernel there is nothing to stop, and the program ends.
+fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* what,
+                          const char* hint, const char* on_a_gpu, const char* file, int line) {
     fiber_slot* s = tls_slot;
     if (!s) {
         std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
         std::abort();
     }
     s->refusal_headline = headline;
-    s->refusal_text = what;
-    s->refusal_what = s->refusal_text.c_str();
+    s->refusal_what = what;
     s->refusal_hint = hint;
     s->refusal_on_a_gpu = on_a_gpu;
     s->refusal_file = file;
     s->refusal_line = line;
     s->refusal_error = error;
+    return s;
+}
+}  // namespace
+}  // namespace detail
+
+// Leaves the CUDA thread by a jump, as the fault handler does, not by
+// unwinding: the caller may be a noexcept function (__assert_fail), which an
+// unwind may not cross. `what` is copied: the jump abandons the caller's frame.
+void detail::stop_kernel_with(cudaError_t error, const char* headline, const char* what,
+                              const char* hint, const char* on_a_gpu, const char* file, int line) {
+    using namespace detail;
+    fiber_slot* s = refusing_slot(error, headline, what, hint, on_a_gpu, file, line);
+    s->refusal_text = what;
+    s->refusal_what = s->refusal_text.c_str();
     siglongjmp(s->fault_jump, 3);
 }
 
@@ -1297,18 +1310,7 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
 void kernel_cannot_go_on(const char* headline, const char* what, const char* hint,
                          const char* on_a_gpu, const char* file, int line) {
     using namespace detail;
-    fiber_slot* s = tls_slot;
-    if (!s) {
-        std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
-        std::abort();
-    }
-    s->refusal_headline = headline;
-    s->refusal_what = what;
-    s->refusal_hint = hint;
-    s->refusal_on_a_gpu = on_a_gpu;
-    s->refusal_file = file;
-    s->refusal_line = line;
-    s->refusal_error = cudaErrorLaunchFailure;
+    fiber_slot* s = refusing_slot(cudaErrorLaunchFailure, headline, what, hint, on_a_gpu, file, line);
     s->state = fiber_state::refused;
     yield_to_scheduler(s);
     // The block loop reports the launch and discards this fiber (unwinding
