@@ -1064,13 +1064,14 @@ private:
 };
 
 // Destroyed at exit (the workers are joined), except in a child made with
-// fork(): the workers are the parent's, and a condition variable they waited
-// on could never be destroyed there.
+// fork() (the workers are the parent's, and a condition variable they waited
+// on could never be destroyed there) and when exit() was called by a worker
+// or the device thread (it would wait for itself).
 worker_pool& pool() {
     static worker_pool* instance = [] {
         auto* p = new worker_pool(configured_workers());
         std::atexit([] {
-            if (!in_forked_child()) delete instance;
+            if (!in_forked_child() && !tls_is_worker && !on_device_thread()) delete instance;
         });
         return p;
     }();
