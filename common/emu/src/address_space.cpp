@@ -34,11 +34,14 @@
 namespace cuemu::detail {
 namespace {
 
-// The fences: 2^31 elements of 8 bytes either side.
-constexpr std::size_t fence_size = std::size_t(16) << 30;
-// Room for buffers: far more addresses than memory, so that freed buffers can
-// stay reserved (and be reported as freed) for a while.
-constexpr std::size_t heap_size = std::size_t(1) << 40;  // 1 TiB of addresses
+// The fences: 2^31 elements of 8 bytes either side. Room for buffers: far
+// more addresses than memory, so that freed buffers can stay reserved (and be
+// reported as freed) for a while. Where the process may not have that much
+// address space (ulimit -v), smaller fences and a smaller range are taken.
+constexpr std::size_t widest_fence = std::size_t(16) << 30;
+constexpr std::size_t largest_heap = std::size_t(1) << 40;  // 1 TiB of addresses
+constexpr std::size_t smallest_size = std::size_t(256) << 20;
+std::size_t fence_size = 0, heap_size = 0;  // set once, before heap_begin
 
 std::mutex range_mutex;
 // Set once, under range_mutex; read without it (a fault handler asks).
@@ -47,13 +50,20 @@ auto& free_ranges = *new std::map<char*, std::size_t>;  // begin -> length, guar
 
 bool reserve_once() {
     if (heap_begin.load()) return true;
-    void* base = mmap(nullptr, fence_size + heap_size + fence_size, PROT_NONE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED) return false;
-    char* begin = static_cast<char*>(base) + fence_size;
-    free_ranges[begin] = heap_size;
-    heap_begin.store(begin);
-    return true;
+    for (std::size_t fence = widest_fence; fence >= smallest_size; fence /= 16) {
+        for (std::size_t size = largest_heap; size >= smallest_size; size /= 4) {
+            void* base = mmap(nullptr, fence + size + fence, PROT_NONE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (base == MAP_FAILED) continue;
+            char* begin = static_cast<char*>(base) + fence;
+            fence_size = fence;
+            heap_size = size;
+            free_ranges[begin] = size;
+            heap_begin.store(begin);
+            return true;
+        }
+    }
+    return false;
 }
 
 std::mutex memory_mutex;
@@ -122,7 +132,7 @@ void release_device_range(char* begin, std::size_t length) {
 
 bool in_device_address_range(const void* p) {
     const char* c = static_cast<const char*>(p);
-    const char* begin = heap_begin.load();
+    const char* begin = heap_begin.load();  // the sizes are set before it
     return begin && c >= begin - fence_size && c < begin + heap_size + fence_size;
 }
 
