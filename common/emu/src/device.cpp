@@ -3,16 +3,13 @@
 // work queue are in queue.cpp.)
 //
 // The emulator is one device, number 0. Its properties describe it honestly:
-// the name says it is an emulator, the memory is the machine's, the
+// the name says it is an emulator, the memory is the share of the machine's
+// that the emulator can back (address_space.cpp), the
 // multiprocessor count is the worker-thread count, and the launch limits are
 // the real GPU ones (which the scheduler enforces). It reports compute
 // capability 7.5, the oldest that nvcc 13 builds for, so programs that
 // require a minimum architecture still run.
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/sysinfo.h>
-#endif
-
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -25,21 +22,6 @@ namespace {
 
 constexpr int emulated_major = 7, emulated_minor = 5;
 
-std::size_t physical_memory() {
-    return static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
-           static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
-std::size_t available_memory() {
-#ifdef __linux__
-    struct sysinfo si {};
-    sysinfo(&si);
-    return static_cast<std::size_t>(si.freeram) * si.mem_unit;
-#else
-    return physical_memory();  // no portable query: report the total
-#endif
-}
-
 cudaError_t check_device(int device) {
     return device == 0 ? cudaSuccess : record(cudaErrorInvalidDevice);
 }
@@ -51,6 +33,7 @@ using namespace cuemu::detail;
 
 cudaError_t cudaGetDeviceCount(int* count) {
     if (!count) return record(cudaErrorInvalidValue);
+    if (in_forked_child()) return forked_child_error();
     *count = 1;
     return cudaSuccess;
 }
@@ -68,10 +51,11 @@ cudaError_t cudaSetDevice(int device) {
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     if (!prop) return record(cudaErrorInvalidValue);
+    if (in_forked_child()) return forked_child_error();
     if (cudaError_t e = check_device(device)) return e;
     std::memset(prop, 0, sizeof *prop);
     std::strncpy(prop->name, emulator_device_name().c_str(), sizeof prop->name - 1);
-    prop->totalGlobalMem = physical_memory();
+    prop->totalGlobalMem = device_memory_capacity();
     prop->sharedMemPerBlock = 48 * 1024;
     prop->sharedMemPerBlockOptin = 48 * 1024;
     prop->sharedMemPerMultiprocessor = 48 * 1024;
@@ -159,7 +143,10 @@ cudaError_t cudaDriverGetVersion(int* version) { return cudaRuntimeGetVersion(ve
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     if (!free_bytes || !total_bytes) return record(cudaErrorInvalidValue);
     if (cudaError_t e = context_status()) return e;
-    *total_bytes = physical_memory();
-    *free_bytes = available_memory();
+    // What the emulator can back: the device's share of the machine's memory,
+    // less what is allocated, and never more than the machine has free now.
+    *total_bytes = device_memory_capacity();
+    *free_bytes = std::min(*total_bytes - std::min(device_memory_in_use(), *total_bytes),
+                           machine_memory_available());
     return cudaSuccess;
 }

@@ -19,6 +19,7 @@
 #include "cuemu/runtime.h"
 #include "diagnostics.h"
 #include "internal.h"
+#include "watchdog.h"
 
 namespace cuemu::detail {
 namespace {
@@ -33,9 +34,21 @@ std::string run_command(const std::string& command) {
     return out;
 }
 
+// True for a source file the learner did not write: the emulator's own
+// headers (the launch wrapper, the builtins) and the system's (std::apply).
+bool is_library_file(const std::string& file) {
+    static const std::string emulator_headers = CUEMU_INCLUDE_DIR "/";
+    return file.compare(0, emulator_headers.size(), emulator_headers) == 0 ||
+           file.compare(0, 5, "/usr/") == 0;
+}
+
 }  // namespace
 
-// Through addr2line (binutils).
+// "file.cu:31 in kernel(...)" for an instruction address, using the debug
+// line table through addr2line (binutils). Empty when unknown. With inlining
+// (any optimisation level) one address belongs to several frames, innermost
+// first: a kernel inlined into the launch wrapper, an atomic inlined into the
+// kernel. The report names the innermost frame in the learner's own code.
 std::string source_line_of(const void* pc) {
     if (!pc) return "";
     Dl_info info{};
@@ -43,18 +56,28 @@ std::string source_line_of(const void* pc) {
     std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(pc) -
                             reinterpret_cast<std::uintptr_t>(info.dli_fbase);
     char command[1200];
-    std::snprintf(command, sizeof command, "addr2line -C -f -e '%s' 0x%zx 2>/dev/null",
+    std::snprintf(command, sizeof command, "addr2line -C -f -i -e '%s' 0x%zx 2>/dev/null",
                   info.dli_fname, static_cast<std::size_t>(offset));
-    std::string out = run_command(command);
-    std::size_t newline = out.find('\n');
-    if (newline == std::string::npos) return "";
-    std::string function = out.substr(0, newline);
-    std::string where = out.substr(newline + 1);
-    while (!where.empty() && (where.back() == '\n' || where.back() == '\r')) where.pop_back();
-    std::size_t discriminator = where.find(" (discriminator");
-    if (discriminator != std::string::npos) where.erase(discriminator);
-    if (where.empty() || where[0] == '?') return "";
-    return where + " in " + function;
+    const std::string out = run_command(command);
+    std::string chosen;
+    std::size_t at = 0;
+    while (at < out.size()) {  // pairs of lines: function, then file:line
+        const std::size_t end_function = out.find('\n', at);
+        if (end_function == std::string::npos) break;
+        const std::size_t end_where = out.find('\n', end_function + 1);
+        std::string function = out.substr(at, end_function - at);
+        std::string where = out.substr(end_function + 1, end_where == std::string::npos
+                                                              ? std::string::npos
+                                                              : end_where - end_function - 1);
+        at = end_where == std::string::npos ? out.size() : end_where + 1;
+        std::size_t discriminator = where.find(" (discriminator");
+        if (discriminator != std::string::npos) where.erase(discriminator);
+        if (where.empty() || where[0] == '?') continue;
+        const std::string line = where + " in " + function;
+        if (chosen.empty()) chosen = line;  // the innermost, if no frame is the learner's
+        if (!is_library_file(where.substr(0, where.rfind(':')))) return line;
+    }
+    return chosen;
 }
 
 namespace {
@@ -130,6 +153,11 @@ cudaError_t report_fault(const fault_report& r) {
     const launch_site& site = *r.site;
     cudaError_t error = cudaErrorIllegalAddress;
     std::string headline, detail, hint;
+    // What a GPU may do, in words that do not claim more than it does: many
+    // bad accesses go unnoticed there, a watchdog exists only on some GPUs.
+    const char* on_a_gpu =
+        "a bad access may go unnoticed (memory near a buffer is often mapped), or stop\n"
+        "  the kernel with cudaErrorIllegalAddress";
 
     allocation_info alloc;
     host_alias_info alias;
@@ -137,36 +165,67 @@ cudaError_t report_fault(const fault_report& r) {
     char buf[512];
     if (r.timed_out) {
         error = cudaErrorLaunchTimeout;
-        std::snprintf(buf, sizeof buf, "no progress for %g second%s", r.watchdog_seconds,
-                      r.watchdog_seconds == 1 ? "" : "s");
-        headline = buf;
-        std::snprintf(buf, sizeof buf,
-                      "no thread of the kernel finished for %g second%s, and this one was still running\n"
-                      "  when the emulator's watchdog stopped the kernel (CUEMU_WATCHDOG_SECONDS sets the\n"
-                      "  limit, %g seconds by default; 0 turns the watchdog off)",
-                      r.watchdog_seconds, r.watchdog_seconds == 1 ? "" : "s", default_watchdog_seconds);
-        detail = buf;
-        hint = "a loop that waits for a flag spins forever if no thread sets it, or if the block\n"
-               "        that sets it has not started: blocks are not guaranteed to run at the same time";
+        const double limit = r.watchdog_seconds;
+        const double waited = r.seconds_without_progress;
+        const char* setting =
+            "  (CUEMU_WATCHDOG_SECONDS sets the limit, %g seconds by default; 0 turns the watchdog off)";
+        if (r.timed_out_busy) {
+            // Working, as far as the emulator can see: say so, and how to let it run.
+            std::snprintf(buf, sizeof buf, "still running after %.0f seconds", waited);
+            headline = buf;
+            std::snprintf(buf, sizeof buf,
+                          "for %.0f seconds no CUDA thread of the kernel finished, passed a barrier "
+                          "or a warp function;\n"
+                          "  this one was still computing (its registers kept changing) when the "
+                          "emulator's watchdog\n"
+                          "  stopped it, at %g times CUEMU_WATCHDOG_SECONDS (%g seconds here)\n"
+                          "  to let it run longer: CUEMU_WATCHDOG_SECONDS=%g gives it %g seconds; "
+                          "0 turns the watchdog off",
+                          waited, busy_limit_factor, limit, limit * 10,
+                          limit * 10 * busy_limit_factor);
+            detail = buf;
+            hint = "the emulator is far slower than a GPU: try a smaller problem first. A loop "
+                   "whose end\n        condition is never met also runs forever";
+        } else {
+            std::snprintf(buf, sizeof buf, "no progress for %g second%s", limit, limit == 1 ? "" : "s");
+            headline = buf;
+            char setting_text[160];
+            std::snprintf(setting_text, sizeof setting_text, setting, default_watchdog_seconds);
+            std::snprintf(buf, sizeof buf,
+                          "for %g second%s no CUDA thread of the kernel finished, passed a barrier "
+                          "or a warp function,\n"
+                          "  and this one kept the same register values: it waits for something "
+                          "that does not change\n%s",
+                          limit, limit == 1 ? "" : "s", setting_text);
+            detail = buf;
+            hint = "a loop that waits for a flag spins forever if no thread sets it, or if the block\n"
+                   "        that sets it has not started: blocks are not guaranteed to run at the same time";
+        }
+        on_a_gpu = "a kernel that never ends may be stopped with cudaErrorLaunchTimeout only where\n"
+                   "  the GPU drives a display (its watchdog); elsewhere it runs until the program is killed";
     } else if (r.signal_number == 0) {
         error = cudaErrorLaunchFailure;
         headline = "C++ exception thrown";
         detail = "what(): " + r.exception_text;
         hint = "kernels cannot throw on a GPU; handle the error without exceptions";
+        on_a_gpu = "device code cannot throw: nvcc refuses to build it";
     } else if (r.signal_number == SIGFPE) {
         error = cudaErrorLaunchFailure;
         headline = "integer division by zero (or overflow)";
-        detail = "a GPU does not stop here: it silently produces an unspecified value. The "
-                 "emulator stops instead, because that value would be a bug anyway";
+        detail = "the emulator stops here, because the value a GPU would give is a bug anyway";
         hint = "check the divisor before dividing";
+        on_a_gpu = "integer division by zero gives an unspecified value, and the kernel goes on";
     } else if (r.signal_number == SIGILL) {
         error = cudaErrorIllegalInstruction;
         headline = "illegal instruction (a trap)";
+        on_a_gpu = "a trap stops the kernel with an error";
     } else if (r.stack_overflow) {
         headline = "stack overflow";
         detail = "this thread used more than its stack holds (deep recursion or a large local "
                  "array); a CUDA thread's stack is small (1 KiB by default on a GPU, 256 KiB here)";
         hint = "move large arrays to device memory (cudaMalloc) or shared memory";
+        on_a_gpu = "a stack overflow may stop the kernel with cudaErrorIllegalAddress or another\n"
+                   "  launch error, or corrupt other data";
     } else if (find_host_alias(r.address, &alias)) {
         headline = std::string("host pointer dereferenced (") + access_word(r.is_write) + ")";
         std::snprintf(buf, sizeof buf,
@@ -175,8 +234,10 @@ cudaError_t report_fault(const fault_report& r) {
                       alias.argument, alias.site.file, alias.site.line, alias.host_pointer,
                       offset_words(alias.offset).c_str());
         detail = buf;
-        hint = "a GPU cannot reach host memory: cudaMalloc a device buffer, cudaMemcpy the data "
+        hint = "kernels use device memory: cudaMalloc a device buffer, cudaMemcpy the data "
                "into it, and pass that pointer to the kernel";
+        on_a_gpu = "this usually stops the kernel with cudaErrorIllegalAddress; only on systems\n"
+                   "  with HMM or ATS, where a GPU may reach host memory, it may work";
     } else if (find_allocation(r.address, &alloc)) {
         detail = where_in_buffer(addr, alloc);
         if (alloc.freed) {
@@ -200,6 +261,7 @@ cudaError_t report_fault(const fault_report& r) {
         std::snprintf(buf, sizeof buf, "the address is %p, next to 0", r.address);
         detail = buf;
         hint = "a pointer passed to the kernel was never set: did a cudaMalloc go missing?";
+        on_a_gpu = "a null pointer access stops the kernel with cudaErrorIllegalAddress";
     } else {
         headline = std::string("invalid memory ") + access_word(r.is_write);
         std::snprintf(buf, sizeof buf, "the address %p is not inside any device buffer", r.address);
@@ -212,15 +274,16 @@ cudaError_t report_fault(const fault_report& r) {
     if (!line.empty()) std::fprintf(stderr, "  at %s\n", line.c_str());
     if (!detail.empty()) std::fprintf(stderr, "  %s\n", detail.c_str());
     if (!hint.empty()) std::fprintf(stderr, "  hint: %s\n", hint.c_str());
+    std::fprintf(stderr, "  On a GPU %s.\n", on_a_gpu);
     if (continue_after_fault() && !r.timed_out)
         std::fprintf(stderr,
-                     "  On a GPU this is %s (\"%s\"). CUEMU_ON_FAULT=continue: this thread is\n"
-                     "  ended, the rest of the launch runs, and no error is set.\n",
-                     cudaGetErrorName(error), cudaGetErrorString(error));
+                     "  CUEMU_ON_FAULT=continue: this thread is ended, the rest of the launch runs,\n"
+                     "  and no error is set (the emulator would stop with %s).\n",
+                     cudaGetErrorName(error));
     else
         std::fprintf(stderr,
-                     "  On a GPU this is %s (\"%s\"):\n"
-                     "  the kernel stops, and every later CUDA call returns that error.\n",
+                     "  The emulator stops the kernel with %s (\"%s\"),\n"
+                     "  and every later CUDA call returns that error.\n",
                      cudaGetErrorName(error), cudaGetErrorString(error));
     return error;
 }
@@ -273,9 +336,51 @@ bool report_host_fault(int signal_number, const void* address, const void* pc, i
     return true;
 }
 
+namespace {
+// A fault inside a copy the device thread was doing: say which call, where,
+// and which of its buffers was too small.
+void report_copy_fault(const copy_in_progress& c, const void* address, int is_write) {
+    const char* a = static_cast<const char*>(address);
+    const bool in_dst = a >= static_cast<const char*>(c.dst) &&
+                        a < static_cast<const char*>(c.dst) + c.count;
+    const bool in_src = a >= static_cast<const char*>(c.src) &&
+                        a < static_cast<const char*>(c.src) + c.count;
+    const char* role = in_dst ? "destination" : in_src ? "source" : nullptr;
+    std::fprintf(stderr, "cuemu: %s at %s:%d (%s, %zu bytes) faulted %s address %p\n", c.call,
+                 c.file, c.line, c.kind_name, c.count,
+                 is_write == 1 ? "writing" : is_write == 0 ? "reading" : "at", address);
+    if (role) {
+        const long long offset = static_cast<long long>(
+            a - static_cast<const char*>(in_dst ? c.dst : static_cast<const void*>(c.src)));
+        std::fprintf(stderr,
+                     "  byte %lld of the %s %p: that host buffer is smaller than the %zu bytes "
+                     "the copy moves,\n"
+                     "  or was freed before the copy ran\n",
+                     offset, role, in_dst ? c.dst : c.src, c.count);
+    }
+    if (std::strcmp(c.call, "cudaMemcpyAsync") == 0)
+        std::fprintf(stderr,
+                     "  hint: host memory given to an asynchronous copy must stay valid until the "
+                     "copy has run:\n"
+                     "        synchronize (cudaStreamSynchronize) before freeing or reusing it\n");
+    else
+        std::fprintf(stderr,
+                     "  hint: the count is in bytes (n * sizeof(element)), and the host buffer "
+                     "must hold all of them\n");
+    std::fprintf(stderr, "  The program crashes here, as a GPU program's copy with a bad host "
+                         "buffer may.\n");
+}
+}  // namespace
+
 void report_device_thread_fault(int signal_number, const void* address, const void* pc,
                                 int is_write) {
     std::fflush(stdout);
+    copy_in_progress copy;
+    if (current_device_copy(&copy)) {
+        report_copy_fault(copy, address, is_write);
+        std::fflush(stderr);
+        return;
+    }
     std::fprintf(stderr,
                  "cuemu: the emulated device faulted (%s, %s address %p) while doing queued work:\n"
                  "  a copy (cudaMemcpyAsync), a fill (cudaMemsetAsync) or a cudaLaunchHostFunc function\n",
@@ -342,6 +447,37 @@ void explain_bad_copy(const char* call, const char* role, const char* kind_name,
     }
     std::fprintf(stderr, "cuemu: %s at %s:%d refused: %s\n  %s returns cudaErrorInvalidValue\n",
                  call, file, line, why.c_str(), call);
+}
+
+namespace {
+// "1.5 GiB" or "300 MiB": sizes a learner can compare at a glance.
+std::string size_words(std::size_t bytes) {
+    char buf[64];
+    if (bytes >= (std::size_t(1) << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
+    else if (bytes >= (std::size_t(1) << 20))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+    else
+        std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
+    return buf;
+}
+}  // namespace
+
+void explain_allocation_refused(const char* how, std::size_t size, std::size_t capacity,
+                                std::size_t in_use_or_available, const char* file, int line) {
+    std::string why;
+    if (capacity)
+        why = "the emulated device has " + size_words(capacity) + " of memory (three quarters of "
+              "this machine's), " + size_words(in_use_or_available) + " of it in use";
+    else if (in_use_or_available)
+        why = "this machine has only " + size_words(in_use_or_available) +
+              " of memory available now (other programs use the rest)";
+    else
+        why = "the device's address range is full";
+    std::fprintf(stderr,
+                 "cuemu: %s at %s:%d of %zu bytes (%s) refused: %s;\n"
+                 "  %s returns cudaErrorMemoryAllocation, as a GPU without enough free memory does\n",
+                 how, file, line, size, size_words(size).c_str(), why.c_str(), how);
 }
 
 void explain_unwritten_copy(const char* call, std::size_t count, std::size_t unwritten,
@@ -412,9 +548,9 @@ void __asan_on_error() {
         std::fprintf(stderr, "cuemu: %s in host code\n", headline.c_str());
     std::fprintf(stderr, "  %s\n", where_in_buffer(addr, alloc).c_str());
     std::fprintf(stderr,
-                 "  On a GPU this is cudaErrorIllegalAddress (or silent corruption); "
-                 "AddressSanitizer's report\n  follows and ends the program. Its frame #0 is "
-                 "the line of the access.\n");
+                 "  On a GPU this may go unnoticed or stop the kernel with "
+                 "cudaErrorIllegalAddress; AddressSanitizer's\n  report follows and ends the "
+                 "program. Its frame #0 is the line of the access.\n");
     std::fflush(stderr);  // ASan ends the process without flushing stdio
 }
 }

@@ -27,6 +27,8 @@ struct fault_report {
     std::string exception_text;
     bool timed_out = false;       // stopped by the watchdog, not by a fault
     double watchdog_seconds = 0;  // its limit
+    bool timed_out_busy = false;  // stopped at the long limit: the thread was computing (watchdog.h)
+    double seconds_without_progress = 0;
 };
 
 // Prints the report to stderr and returns the error a GPU would give for it
@@ -68,6 +70,11 @@ std::string source_line_of(const void* pc);
 void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line);
 void explain_bad_copy(const char* call, const char* role, const char* kind_name, const void* p,
                       std::size_t count, const allocation_info* known, const char* file, int line);
+// An allocation refused with cudaErrorMemoryAllocation: more than the device
+// has left (capacity and in_use given), more than the machine could back now
+// (capacity 0, available given), or no addresses left (both 0).
+void explain_allocation_refused(const char* how, std::size_t size, std::size_t capacity,
+                                std::size_t in_use_or_available, const char* file, int line);
 // CUEMU_CHECK=uninit reports.
 void explain_unwritten_copy(const char* call, std::size_t count, std::size_t unwritten,
                             std::size_t first_offset, const allocation_info& info,

@@ -40,6 +40,7 @@ void make_sticky(cudaError_t e) {
 }
 
 cudaError_t context_status() {
+    if (in_forked_child()) return forked_child_error();
     int s = sticky.load(std::memory_order_relaxed);
     return s == cudaSuccess ? cudaSuccess : record(static_cast<cudaError_t>(s));
 }

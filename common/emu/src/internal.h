@@ -30,6 +30,16 @@ cudaError_t context_status();
 // comma-separated list, or "none". A bad setting stops the program (exit 2).
 bool check_requested(const char* name);
 
+// ---- fork (fork_safety.cpp) --------------------------------------------------------
+// Registers the fork handler (once); the device queue and the worker pool call
+// it when they start, since only then is there anything a child must not wait for.
+void install_fork_guard_once();
+// True in a child made with fork() after the emulator started: its threads
+// are gone, so exit handlers must not wait for them.
+bool in_forked_child();
+// The error every CUDA call returns in such a child (with one line saying why).
+cudaError_t forked_child_error();
+
 // ---- memory (memory.cpp) ---------------------------------------------------------
 struct allocation_info {
     const char* begin = nullptr;  // what the program got back
@@ -74,6 +84,19 @@ struct host_alias_info {
 };
 bool find_host_alias(const void* addr, host_alias_info* out);
 
+// The copy the device thread is doing now (for a fault report): false when
+// it is doing something else. Safe in a signal handler on the device thread.
+struct copy_in_progress {
+    const char* call = "";  // "cudaMemcpy", "cudaMemcpyAsync"
+    const char* file = "";
+    int line = 0;
+    const char* kind_name = "";
+    void* dst = nullptr;
+    const void* src = nullptr;
+    std::size_t count = 0;
+};
+bool current_device_copy(copy_in_progress* out);
+
 // CUEMU_CHECK=uninit: a kernel that reads device memory nothing wrote. Called
 // by the fault handler for a fault inside a kernel; true when the fault was
 // the check's own (the page is opened and the access can be retried).
@@ -87,6 +110,29 @@ void free_all_allocations();
 void register_symbol(const void* begin, std::size_t size);
 // True when [p, p + n) lies inside one live cudaMallocManaged allocation.
 bool is_managed_range(const void* p, std::size_t n);
+
+// ---- the device's address range and its memory (address_space.cpp) -------------------
+// Maps `length` bytes (readable and writable) at addresses inside the
+// device's own range; nullptr when no room is left.
+char* carve_device_range(std::size_t length);
+// Gives the memory back; the addresses stay reserved (inaccessible) for reuse.
+void release_device_range(char* begin, std::size_t length);
+// True for any address in the device's range or the fences around it: no host
+// object can be there.
+bool in_device_address_range(const void* p);
+// How much memory the emulated device has (fixed for the process), and how
+// much the machine could back now.
+std::size_t device_memory_capacity();
+std::size_t machine_memory_available();
+// Counts an allocation of `size` bytes against the device's memory, or
+// refuses it with cudaErrorMemoryAllocation (and a line saying why): more than
+// the device has left, or (from 16 MiB) more than the machine could back now.
+// The fill pattern touches every page at once, so an allocation the machine
+// cannot back would get the process killed instead of refused.
+cudaError_t take_device_memory(std::size_t size, const char* how, const char* file, int line);
+void give_back_device_memory(std::size_t size);
+// Device memory allocated and not yet freed.
+std::size_t device_memory_in_use();
 
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------
 // Installs the SIGSEGV/SIGBUS/SIGFPE/SIGILL handler (once); memory.cpp calls
@@ -109,6 +155,11 @@ cudaError_t run_launch(const launch_site& site, const launch_config& config,
                        void (*run_thread)(void*), void* ctx);
 // True on a worker thread while it runs a CUDA thread.
 bool inside_kernel();
+// Stops the launch from inside a kernel with a report (see
+// kernel_cannot_go_on in builtins.h) and the given sticky error.
+[[noreturn]] void stop_kernel_with(cudaError_t error, const char* headline, const char* what,
+                                   const char* hint, const char* on_a_gpu, const char* file,
+                                   int line);
 
 // ---- the device queue (queue.cpp) -------------------------------------------------
 // One piece of device work. It runs on the device thread and returns a sticky

@@ -4,7 +4,8 @@
 // allocation registry the diagnostics use, and the traps that make memory
 // bugs visible.
 //
-// Each device allocation is its own mapping, placed so that the buffer ends
+// Each device allocation is its own mapping inside the device's address range
+// (address_space.cpp), placed so that the buffer ends
 // exactly where a PROT_NONE guard page begins. Reading or writing even one
 // element past the end then faults at once, and the fault handler can name
 // the buffer. Because the end is page-aligned, the start is aligned to the
@@ -31,6 +32,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -99,6 +101,7 @@ bool tracks_writes(const mapping& m) { return !m.written.empty(); }
 
 // The mapping that contains addr (buffer or guard page), or nullptr.
 mapping* mapping_at(const void* addr) {
+    if (!in_device_address_range(addr)) return nullptr;
     const char* a = static_cast<const char*>(addr);
     auto it = by_base.upper_bound(a);
     if (it == by_base.begin()) return nullptr;
@@ -165,9 +168,11 @@ void release_locked(std::map<const char*, const char*>::iterator it, const char*
     m.info.freed_by = freed_by;
     m.info.free_file = file ? file : "";
     m.info.free_line = line;
+    give_back_device_memory(m.info.size);
     m.written.clear();
     m.page_open.clear();
     mprotect(m.base, m.length, PROT_NONE);
+    madvise(m.base, m.length, MADV_DONTNEED);  // the memory goes back now; the addresses stay
 #ifdef CUEMU_ASAN
     ASAN_UNPOISON_MEMORY_REGION(m.base, m.length);  // the page fault reports it now
 #endif
@@ -177,7 +182,7 @@ void release_locked(std::map<const char*, const char*>::iterator it, const char*
         auto old = by_base.find(quarantine.front());
         quarantine.pop_front();
         quarantined_bytes -= old->second.length;
-        munmap(old->second.base, old->second.length);
+        release_device_range(old->second.base, old->second.length);
         by_base.erase(old);
     }
 }
@@ -254,10 +259,14 @@ cudaError_t allocate(void** out, std::size_t size, const char* how, const char* 
     const std::size_t body = (rounded + page - 1) / page * page;
     if (body < size) return record(cudaErrorMemoryAllocation);
     const std::size_t length = lead + body + page;
-    void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED) return record(cudaErrorMemoryAllocation);
-    char* b = static_cast<char*>(base);
+    if (length < body) return record(cudaErrorMemoryAllocation);
+    if (cudaError_t e = take_device_memory(size, how, file, line)) return e;
+    char* b = carve_device_range(length);
+    if (!b) {
+        give_back_device_memory(size);
+        explain_allocation_refused(how, size, 0, 0, file, line);
+        return record(cudaErrorMemoryAllocation);
+    }
     char* guard = b + lead + body;
     mprotect(guard, page, PROT_NONE);
     char* begin = guard - rounded;
@@ -326,11 +335,22 @@ struct alias_window {
 std::array<alias_window, alias_window_count> alias_windows;  // guarded by registry_mutex
 int next_alias_window = 0;
 
+// For reports: the mapping holding addr or, for an address of the device
+// range between mappings, the nearest one below it (an index past the end of
+// that buffer), else the nearest above.
+const mapping* mapping_for_report(const void* addr) {
+    if (const mapping* m = mapping_at(addr)) return m;
+    if (!in_device_address_range(addr) || by_base.empty()) return nullptr;
+    auto it = by_base.upper_bound(static_cast<const char*>(addr));
+    if (it != by_base.begin()) --it;
+    return &it->second;
+}
+
 }  // namespace
 
 bool find_allocation(const void* addr, allocation_info* out) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    const mapping* m = mapping_at(addr);
+    const mapping* m = mapping_for_report(addr);
     if (!m) return false;
     *out = m->info;
     return true;
@@ -339,7 +359,7 @@ bool find_allocation(const void* addr, allocation_info* out) {
 bool find_allocation_in_signal(const void* addr, allocation_info* out) {
     std::unique_lock<std::mutex> lock(registry_mutex, std::try_to_lock);
     if (!lock.owns_lock()) return false;
-    const mapping* m = mapping_at(addr);
+    const mapping* m = mapping_for_report(addr);
     if (!m) return false;
     *out = m->info;
     return true;
@@ -460,7 +480,8 @@ void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
     if (!p) return p;  // a null pointer is reported as one if it is used
     {
         std::lock_guard<std::mutex> lock(registry_mutex);
-        if (mapping_at(p)) return p;  // device or managed memory, live or freed
+        // Device or managed memory, live or freed: anything in the device's range.
+        if (in_device_address_range(p)) return p;
         auto it = pinned.upper_bound(static_cast<const char*>(p));
         if (it != pinned.begin()) {
             --it;  // cudaMallocHost memory is mapped into the device, as on a GPU
@@ -535,11 +556,24 @@ cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int, const char* fil
     return cudaMallocHost(ptr, size, file, line);
 }
 
-cudaError_t cudaFreeHost(void* ptr) {
+// Only the start of a live cudaMallocHost buffer may be freed here; anything
+// else (a second free, malloc or device memory) is refused with
+// cudaErrorInvalidValue, as the real runtime refuses it, instead of reaching free().
+cudaError_t cudaFreeHost(void* ptr, const char* file, int line) {
     if (cudaError_t e = synchronize_device()) return e;  // like cudaFree
+    if (!ptr) return cudaSuccess;
     {
         std::lock_guard<std::mutex> lock(registry_mutex);
-        pinned.erase(static_cast<const char*>(ptr));
+        if (pinned.erase(static_cast<const char*>(ptr)) == 0) {
+            std::fprintf(stderr,
+                         "cuemu: cudaFreeHost at %s:%d was given %p, which is not the start of a "
+                         "live buffer\n"
+                         "  from cudaMallocHost or cudaHostAlloc (freed already, or memory from "
+                         "malloc, new or cudaMalloc);\n"
+                         "  cudaFreeHost returns cudaErrorInvalidValue\n",
+                         file, line, ptr);
+            return record(cudaErrorInvalidValue);
+        }
     }
     std::free(ptr);
     return cudaSuccess;
@@ -621,14 +655,28 @@ cudaError_t check_copy(void* dst, const void* src, size_t count, cudaMemcpyKind 
     return cudaSuccess;
 }
 
+// The copy the device thread is doing, for the fault handler's report: a
+// host buffer smaller than the copy faults inside the memmove.
+thread_local copy_in_progress device_copy;
+thread_local bool device_copy_running = false;
+
 // Copies and fills are done by the device thread, in stream order (queue.cpp),
 // while device memory is open. Under CUEMU_CHECK=uninit the copy first checks
 // the bytes it carries out of device memory, and notes the bytes it writes.
-std::uint64_t queue_copy(void* dst, const void* src, size_t count, cudaStream_t stream,
-                         const char* call, const char* file, int line) {
+
+std::uint64_t queue_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                         cudaStream_t stream, const char* call, const char* file, int line) {
+    const char* kind_name = copy_kind_name(kind);
     return enqueue(stream, [=](std::uint64_t) {
         check_copied_bytes(src, count, call, file, line);
+        device_copy = copy_in_progress{call, file, line, kind_name, dst, src, count};
+        device_copy_running = true;
+        // The fault handler reads these: the compiler must not drop the
+        // stores around a memmove it knows touches only dst and src.
+        std::atomic_signal_fence(std::memory_order_seq_cst);
         std::memmove(dst, src, count);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        device_copy_running = false;
         mark_written(dst, count);
         return cudaSuccess;
     });
@@ -652,6 +700,12 @@ cudaError_t queue_fill(void* dev_ptr, int value, size_t count, cudaStream_t stre
 }
 }  // namespace
 
+bool cuemu::detail::current_device_copy(copy_in_progress* out) {
+    if (!device_copy_running) return false;
+    *out = device_copy;
+    return true;
+}
+
 // Waits for the work before it and for the copy itself, so a fault in an
 // earlier kernel is returned here (a GPU returns it from cudaMemcpy too). A
 // refused copy is explained and refused here, before anything is queued.
@@ -660,7 +714,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
     if (cudaError_t e = context_status()) return e;
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpy", file, line)) return e;
     if (count == 0) return cudaSuccess;
-    return wait_for(queue_copy(dst, src, count, 0, "cudaMemcpy", file, line));
+    return wait_for(queue_copy(dst, src, count, kind, 0, "cudaMemcpy", file, line));
 }
 
 // Returns at once; the host memory must stay valid until the copy has run.
@@ -670,7 +724,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpyAsync", file, line))
         return e;
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    if (count) queue_copy(dst, src, count, stream, "cudaMemcpyAsync", file, line);
+    if (count) queue_copy(dst, src, count, kind, stream, "cudaMemcpyAsync", file, line);
     return cudaSuccess;
 }
 

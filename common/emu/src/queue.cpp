@@ -90,6 +90,7 @@ public:
         // Start the worker pool first: statics are destroyed in reverse order
         // of construction, so the pool then outlives this queue at exit.
         worker_count();
+        install_fork_guard_once();
         live_streams_.insert(&default_stream_);
         std::thread([this] { serve(); }).detach();
     }
@@ -124,6 +125,7 @@ public:
     }
 
     cudaError_t wait(std::uint64_t seq, const char* what) {
+        if (in_forked_child()) return forked_child_error();  // no device thread to wait for
         refuse_wait_from_device(what);
         std::unique_lock<std::mutex> lock(mutex_);
         done_.wait(lock, [&] { return completed_ >= seq; });
@@ -133,6 +135,7 @@ public:
     // cudaSuccess when the work up to seq is done (and did not fault),
     // cudaErrorNotReady while it is pending.
     cudaError_t query(std::uint64_t seq) {
+        if (in_forked_child()) return forked_child_error();
         std::unique_lock<std::mutex> lock(mutex_);
         if (completed_ < seq) return cudaErrorNotReady;
         return observe_locked(lock, seq);
@@ -152,6 +155,14 @@ public:
 
     std::mutex mutex_;  // also guards streams and events
     std::unordered_set<CUstream_st*> live_streams_;
+    // Events created and not yet destroyed: a handle is checked against this
+    // set before it is used, so a destroyed (or made-up) event is refused
+    // instead of read after it was freed.
+    std::unordered_set<CUevent_st*> live_events_;
+    bool is_live(cudaEvent_t e) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return e && live_events_.count(e) != 0;
+    }
     std::uint64_t completed_ = 0;
 
 private:
@@ -210,9 +221,9 @@ device_queue& queue();
 
 // At exit: let the device finish what was queued. Not when exit was called
 // by the device's own work (a host function or a kernel): it would wait for
-// itself.
+// itself. Nor in a child made with fork(): it has no device thread.
 void finish_at_exit() {
-    if (is_device_thread || inside_kernel()) return;
+    if (is_device_thread || inside_kernel() || in_forked_child()) return;
     device_queue& q = queue();
     q.wait(q.last_issued(), "exit");
 }
@@ -292,6 +303,7 @@ cudaError_t cudaStreamCreate(cudaStream_t* stream) {
 // As on a GPU, destroying a stream with work pending returns at once; the
 // work still runs (it does not refer to the stream object).
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    if (in_forked_child()) return forked_child_error();
     device_queue& q = queue();
     {
         std::lock_guard<std::mutex> lock(q.mutex_);
@@ -324,9 +336,9 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
 // Work runs in issue order, so whatever the event recorded has finished
 // before anything queued after this call starts: nothing is left to do.
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-    if (!event) return record(cudaErrorInvalidResourceHandle);
     if (flags > 1) return record(cudaErrorInvalidValue);  // cudaEventWaitDefault, ...External
     if (cudaError_t e = context_status()) return e;
+    if (!queue().is_live(event)) return record(cudaErrorInvalidResourceHandle);
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
     return cudaSuccess;
 }
@@ -362,7 +374,10 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
     if (flags & ~unsigned(cudaEventBlockingSync | cudaEventDisableTiming | 0x04))
         return record(cudaErrorInvalidValue);  // 0x04: cudaEventInterprocess
     if (cudaError_t e = context_status()) return e;
+    device_queue& q = queue();
+    std::lock_guard<std::mutex> lock(q.mutex_);
     *event = new CUevent_st{flags, false, 0, 0.0, false};
+    q.live_events_.insert(*event);
     return cudaSuccess;
 }
 
@@ -371,9 +386,9 @@ cudaError_t cudaEventCreate(cudaEvent_t* event) {
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-    if (!event) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
+    if (!q.is_live(event)) return record(cudaErrorInvalidResourceHandle);
     CUstream_st* s = q.find(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     q.push(
@@ -404,17 +419,17 @@ std::uint64_t record_seq(device_queue& q, cudaEvent_t event) {
 }  // namespace
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-    if (!event) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
+    if (!q.is_live(event)) return record(cudaErrorInvalidResourceHandle);
     return q.wait(record_seq(q, event), "cudaEventSynchronize");
 }
 
 // cudaErrorNotReady is returned, not recorded (see cudaStreamQuery).
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-    if (!event) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
+    if (!q.is_live(event)) return record(cudaErrorInvalidResourceHandle);
     return q.query(record_seq(q, event));
 }
 
@@ -423,9 +438,9 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
 // but not yet reached gives cudaErrorNotReady (returned, not recorded).
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
     if (!ms) return record(cudaErrorInvalidValue);
-    if (!start || !end) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
+    if (!q.is_live(start) || !q.is_live(end)) return record(cudaErrorInvalidResourceHandle);
     std::lock_guard<std::mutex> lock(q.mutex_);
     if ((start->flags | end->flags) & cudaEventDisableTiming)
         return record(cudaErrorInvalidResourceHandle);
@@ -436,11 +451,13 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
 }
 
 // As on a GPU, an event may be destroyed while its record is pending: the
-// device thread frees it when it gets there.
+// device thread frees it when it gets there. Destroying it a second time (or
+// an event never created) is refused with cudaErrorInvalidResourceHandle.
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-    if (!event) return record(cudaErrorInvalidResourceHandle);
+    if (in_forked_child()) return forked_child_error();
     device_queue& q = queue();
     std::lock_guard<std::mutex> lock(q.mutex_);
+    if (!event || !q.live_events_.erase(event)) return record(cudaErrorInvalidResourceHandle);
     if (event->recorded && q.completed_ < event->seq)
         event->destroyed = true;
     else

@@ -66,6 +66,7 @@
 #include "fiber_switch.h"
 #include "internal.h"
 #include "race_detector.h"
+#include "watchdog.h"
 
 namespace cuemu {
 __thread uint3 tls_thread_idx;
@@ -113,6 +114,8 @@ struct launch_job {
     double watchdog_seconds = 0;
     std::atomic<std::uint64_t> next_block{0};
     std::atomic<bool> timed_out{false};  // set by the watchdog
+    bool timed_out_busy = false;  // ... at its long limit, with registers still changing (watchdog.h)
+    double seconds_without_progress = 0;
     std::atomic<unsigned long long> fault_count{0};  // CUEMU_ON_FAULT=continue
     // Blocks numbered above this one are not started: report_block once a
     // report that stops the launch is kept, mirrored here so that workers
@@ -211,6 +214,8 @@ struct fiber_slot {
     const char* refusal_on_a_gpu = "";
     const char* refusal_file = "";
     int refusal_line = 0;
+    cudaError_t refusal_error = cudaErrorLaunchFailure;  // a failed device-side assert: cudaErrorAssert
+    std::string refusal_text;  // stop_kernel_with's `what`, kept here (its caller's frame is gone)
     // For AddressSanitizer's fiber annotations (fiber_switch.h).
     stack_span own_stack, scheduler_stack;
     void* fake_stack = nullptr;
@@ -257,6 +262,16 @@ __thread bool tls_is_worker = false;     // a worker of the pool (for the fault 
 // from another thread; only this worker writes it, so a plain relaxed load and
 // store (no locked instruction) keeps the per-thread cost at about nothing.
 __thread std::atomic<std::uint64_t>* tls_progress = nullptr;
+// The register fingerprint of the CUDA thread the watchdog's signal last
+// interrupted on this worker (watchdog.h); written by the signal handler.
+__thread std::atomic<std::uint64_t>* tls_fingerprint = nullptr;
+__thread std::atomic<std::uint64_t>* tls_answered = nullptr;  // looks answered, ever
+
+// A barrier released, a warp function completed, a thread finished: the
+// kernel is moving, and the watchdog must leave it alone.
+inline void count_progress() {
+    tls_progress->store(tls_progress->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
 
 // ---- warp functions --------------------------------------------------------------
 // The value lane `lane` gets from a shuffle, PTX's rule: a source outside the
@@ -356,6 +371,7 @@ bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_
     }
     w.arrived &= ~group;
     race_warp_synchronized(static_cast<unsigned>(&w - block.warps));
+    count_progress();
     for (std::uint32_t g = group; g; g &= g - 1) {
         fiber_slot* member = w.lane[__builtin_ctz(g)];
         if (member != running) block.ready->push_back(member);
@@ -405,7 +421,10 @@ bctx::fiber make_fiber(fiber_slot* s) {
             // kernel. By default this fiber is never resumed again and the
             // worker discards it; with CUEMU_ON_FAULT=continue, after a fault
             // (not the watchdog), it goes on with the next thread.
-            s->state = how == 2 ? fiber_state::timed_out : fiber_state::faulted;
+            // 3: stop_kernel_with (a failed device-side assert).
+            s->state = how == 2   ? fiber_state::timed_out
+                       : how == 3 ? fiber_state::refused
+                                  : fiber_state::faulted;
             unblock_watchdog_signal();  // on_fault blocks it, and siglongjmp kept the mask
             yield_to_scheduler(s);
         }
@@ -425,8 +444,7 @@ bctx::fiber make_fiber(fiber_slot* s) {
                     tls_thread_idx = s->thread_idx;
                     block->job->run_thread(block->job->ctx);
                     thread_exited(*block, s->linear);
-                    tls_progress->store(tls_progress->load(std::memory_order_relaxed) + 1,
-                                        std::memory_order_relaxed);
+                    count_progress();
                 }
                 s->state = fiber_state::idle;
             } catch (const bctx::detail::forced_unwind&) {
@@ -516,6 +534,8 @@ void report_and_fail(launch_job& job, fiber_slot& s) {
     r.exception_text = s.exception_text;
     r.timed_out = s.state == fiber_state::timed_out;
     r.watchdog_seconds = job.watchdog_seconds;
+    r.timed_out_busy = job.timed_out_busy;
+    r.seconds_without_progress = job.seconds_without_progress;
     const char* a = static_cast<const char*>(s.fault_address);
     r.stack_overflow = s.state == fiber_state::faulted && a && a >= s.stack_low &&
                        a < s.stack_high;
@@ -580,7 +600,14 @@ void on_fault(int sig, siginfo_t* info, void* raw_context) {
 void on_watchdog(int, siginfo_t*, void* raw_context) {
     fiber_slot* s = tls_slot;
     launch_job* job = tls_job;
-    if (!s || !job || !job->timed_out.load()) return;
+    if (!job || !job->timed_out.load()) {  // a look: the running CUDA thread's registers now
+        if (tls_fingerprint) {
+            tls_fingerprint->store(s ? register_fingerprint(raw_context) : 0);
+            tls_answered->store(tls_answered->load() + 1);
+        }
+        return;
+    }
+    if (!s) return;
     s->signal_number = 0;
     s->fault_address = nullptr;
     read_context(0, raw_context, &s->fault_pc, &s->fault_is_write);
@@ -637,14 +664,15 @@ std::string describe_threads(std::vector<unsigned> linear, dim3 dim) {
 // Reports a synchronization bug in the current block (one report per launch)
 // and fails the launch with cudaErrorLaunchFailure.
 void report_block_problem(worker_state& w, launch_job& job, const std::string& headline,
-                          const std::string& body, const char* hint, const char* on_a_gpu) {
+                          const std::string& body, const char* hint, const char* on_a_gpu,
+                          cudaError_t error = cudaErrorLaunchFailure) {
     {
         std::lock_guard<std::mutex> lock(job.report_mutex);
         std::string text = "  block " + xyz(tls_block_idx) + " of grid " + xyz(job.config->grid) +
                            ", block size " + xyz(job.config->block) + "\n" + body;
         const launch_site* site = job.site;
-        keep_report(job, /*stops=*/true, [site, headline, text, hint, on_a_gpu] {
-            return report_kernel_problem(*site, headline, text, hint, on_a_gpu, cudaErrorLaunchFailure);
+        keep_report(job, /*stops=*/true, [site, headline, text, hint, on_a_gpu, error] {
+            return report_kernel_problem(*site, headline, text, hint, on_a_gpu, error);
         });
     }
     discard_all_fibers(w);
@@ -775,12 +803,15 @@ bool resume(worker_state& w, fiber_slot* s) {
             // Stops the launch whatever CUEMU_ON_FAULT says: going on would
             // be a guess at what the kernel meant.
             // No file: `what` names the threads and lines itself (a race report).
-            std::string body = *s->refusal_file ? "  thread " + xyz(s->thread_idx) + " called it at " +
+            // A misaligned access is not a call.
+            const char* verb = s->refusal_error == cudaErrorMisalignedAddress ? " made the access at "
+                                                                             : " called it at ";
+            std::string body = *s->refusal_file ? "  thread " + xyz(s->thread_idx) + verb +
                                                       s->refusal_file + ":" + std::to_string(s->refusal_line) + "\n"
                                                 : "";
             body += s->refusal_what + std::string(*s->refusal_file ? "\n" : "");
             report_block_problem(w, *s->block->job, s->refusal_headline, body, s->refusal_hint,
-                                 s->refusal_on_a_gpu);
+                                 s->refusal_on_a_gpu, s->refusal_error);
             return false;
         }
         default:
@@ -852,6 +883,7 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
             if (schedule.kind == schedule_kind::shuffle) shuffle_with(leaving, mix(block_seed + round));
             ++round;
             race_barrier_released(leaving.front()->barrier_file, leaving.front()->barrier_line);
+            count_progress();
             w.ready.swap(leaving);
             leaving.clear();
             next_ready = 0;
@@ -936,24 +968,6 @@ schedule_setting configured_schedule() {
     std::exit(2);
 }
 
-// CUEMU_WATCHDOG_SECONDS: how long a launch may go without any CUDA thread
-// finishing before the emulator stops it, as a GPU's watchdog would stop a
-// kernel that runs too long. 0 turns the watchdog off.
-double configured_watchdog_seconds() {
-    const char* text = std::getenv("CUEMU_WATCHDOG_SECONDS");
-    if (!text || !*text) return default_watchdog_seconds;
-    char* end = nullptr;
-    double seconds = std::strtod(text, &end);
-    if (*end != '\0' || !(seconds >= 0) || seconds > 1e6) {
-        std::fprintf(stderr,
-                     "cuemu: CUEMU_WATCHDOG_SECONDS must be a number of seconds from 0 (off) to "
-                     "1000000, got '%s'\n",
-                     text);
-        std::exit(2);
-    }
-    return seconds;
-}
-
 class worker_pool {
 public:
     explicit worker_pool(int n)
@@ -961,7 +975,8 @@ public:
           watchdog_seconds_(configured_watchdog_seconds()),
           progress_(new progress_counter[n]) {
         install_fault_handler_once();
-        for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { work(progress_[i].finished); });
+        install_fork_guard_once();
+        for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { work(progress_[i]); });
     }
     ~worker_pool() {
         {
@@ -985,27 +1000,32 @@ public:
         if (watchdog_seconds_ <= 0) {
             done_.wait(lock, all_done);
         } else {
-            // The watchdog: it fires when no CUDA thread has finished for
-            // watchdog_seconds_, so a slow but working kernel is never stopped.
-            // A spinning kernel never calls into the emulator, so its worker
-            // is interrupted with a signal; the signal is sent again until
-            // every worker has given up the launch.
+            // The watchdog (watchdog.cpp): each look counts the launch's
+            // progress and samples the registers of the running CUDA
+            // threads. A spinning kernel never calls into the emulator, so
+            // both the sampling and the stop are a signal to its worker; the
+            // stop is sent again until every worker has given up the launch.
             using clock = std::chrono::steady_clock;
             const auto limit = std::chrono::duration_cast<clock::duration>(
                 std::chrono::duration<double>(watchdog_seconds_));
             const clock::duration poll = std::min<clock::duration>(limit / 4, std::chrono::seconds(1));
-            std::uint64_t seen_progress = total_progress();
-            clock::time_point last_progress = clock::now();
+            watchdog_judge judge(watchdog_seconds_, clock::now());
+            std::vector<worker_sample> samples(threads_.size());
             while (!done_.wait_for(lock, poll, all_done)) {
-                clock::time_point now = clock::now();
-                if (std::uint64_t p = total_progress(); p != seen_progress) {
-                    seen_progress = p;
-                    last_progress = now;
+                const clock::time_point now = clock::now();
+                if (!job.timed_out) {
+                    for (std::size_t i = 0; i < threads_.size(); ++i)
+                        samples[i] = worker_sample{progress_[i].fingerprint.load(),
+                                                   progress_[i].answered.load()};
+                    const watchdog_verdict verdict = judge.look(now, total_progress(), samples);
+                    if (verdict != watchdog_verdict::running) {
+                        job.timed_out_busy = verdict == watchdog_verdict::too_long;
+                        job.seconds_without_progress = judge.seconds_without_progress(now);
+                        job.timed_out = true;
+                    }
                 }
-                if (now - last_progress < limit) continue;
-                job.timed_out = true;
+                // Sample again, or (once timed out) stop every worker.
                 for (auto& t : threads_) pthread_kill(t.native_handle(), watchdog_signal());
-                last_progress = now - limit + std::chrono::milliseconds(100);  // again soon
             }
         }
         job_ = nullptr;
@@ -1013,7 +1033,9 @@ public:
 
 private:
     struct alignas(64) progress_counter {  // one cache line per worker
-        std::atomic<std::uint64_t> finished{0};
+        std::atomic<std::uint64_t> finished{0};     // threads finished, barriers, warp functions
+        std::atomic<std::uint64_t> fingerprint{0};  // registers at the watchdog's last look
+        std::atomic<std::uint64_t> answered{0};     // looks this worker's handler answered
     };
     std::uint64_t total_progress() const {
         std::uint64_t sum = 0;
@@ -1021,8 +1043,10 @@ private:
         return sum;
     }
 
-    void work(std::atomic<std::uint64_t>& progress) {
-        tls_progress = &progress;
+    void work(progress_counter& counter) {
+        tls_progress = &counter.finished;
+        tls_fingerprint = &counter.fingerprint;
+        tls_answered = &counter.answered;
         tls_is_worker = true;
         // A signal stack of our own: the fault handler must run even when a
         // fiber has overflowed its stack.
@@ -1064,9 +1088,19 @@ private:
     bool quit_ = false;
 };
 
+// Destroyed at exit (the workers are joined), except in a child made with
+// fork() (the workers are the parent's, and a condition variable they waited
+// on could never be destroyed there) and when exit() was called by a worker
+// or the device thread (it would wait for itself).
 worker_pool& pool() {
-    static worker_pool instance(configured_workers());
-    return instance;
+    static worker_pool* instance = [] {
+        auto* p = new worker_pool(configured_workers());
+        std::atexit([] {
+            if (!in_forked_child() && !tls_is_worker && !on_device_thread()) delete instance;
+        });
+        return p;
+    }();
+    return *instance;
 }
 
 std::mutex launch_mutex;  // one launch at a time, as on the default stream
@@ -1205,6 +1239,41 @@ cudaError_t detail::check_launch(const launch_site& site, const launch_config& c
 
 bool detail::inside_kernel() { return detail::tls_slot != nullptr; }
 
+namespace detail {
+namespace {
+// The running CUDA thread, told why the launch must stop (for resume()'s
+// report); outside a kernel there is nothing to stop, and the program ends.
+fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* what,
+                          const char* hint, const char* on_a_gpu, const char* file, int line) {
+    fiber_slot* s = tls_slot;
+    if (!s) {
+        std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
+        std::abort();
+    }
+    s->refusal_headline = headline;
+    s->refusal_what = what;
+    s->refusal_hint = hint;
+    s->refusal_on_a_gpu = on_a_gpu;
+    s->refusal_file = file;
+    s->refusal_line = line;
+    s->refusal_error = error;
+    return s;
+}
+}  // namespace
+}  // namespace detail
+
+// Leaves the CUDA thread by a jump, as the fault handler does, not by
+// unwinding: the caller may be a noexcept function (__assert_fail), which an
+// unwind may not cross. `what` is copied: the jump abandons the caller's frame.
+void detail::stop_kernel_with(cudaError_t error, const char* headline, const char* what,
+                              const char* hint, const char* on_a_gpu, const char* file, int line) {
+    using namespace detail;
+    fiber_slot* s = refusing_slot(error, headline, what, hint, on_a_gpu, file, line);
+    s->refusal_text = what;
+    s->refusal_what = s->refusal_text.c_str();
+    siglongjmp(s->fault_jump, 3);
+}
+
 // Runs a checked launch to the end, on the device thread (queue.cpp). Returns
 // the error a fault inside the kernel gives (sticky), or cudaSuccess.
 cudaError_t detail::run_launch(const launch_site& site, const launch_config& config,
@@ -1268,17 +1337,7 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
 void kernel_cannot_go_on(const char* headline, const char* what, const char* hint,
                          const char* on_a_gpu, const char* file, int line) {
     using namespace detail;
-    fiber_slot* s = tls_slot;
-    if (!s) {
-        std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
-        std::abort();
-    }
-    s->refusal_headline = headline;
-    s->refusal_what = what;
-    s->refusal_hint = hint;
-    s->refusal_on_a_gpu = on_a_gpu;
-    s->refusal_file = file;
-    s->refusal_line = line;
+    fiber_slot* s = refusing_slot(cudaErrorLaunchFailure, headline, what, hint, on_a_gpu, file, line);
     s->state = fiber_state::refused;
     yield_to_scheduler(s);
     // The block loop reports the launch and discards this fiber (unwinding

@@ -39,7 +39,7 @@ cudaError_t cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags = 
 cudaError_t cudaMallocHost(void** ptr, size_t size, CUEMU_CALLER);
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags, CUEMU_CALLER);
 cudaError_t cudaFree(void* dev_ptr, CUEMU_CALLER);
-cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaFreeHost(void* ptr, CUEMU_CALLER);
 // cudaMemcpy waits for earlier work and for the copy; the Async forms and
 // cudaMemset only queue (cudaMemset is asynchronous on a GPU too). Their
 // arguments are checked, and a refusal explained, at the call.

@@ -1,0 +1,184 @@
+// address_space.cpp - the device's own address range, and how much memory the
+// emulated device has.
+//
+// Every cudaMalloc and cudaMallocManaged buffer is carved out of one range of
+// addresses reserved at the first allocation (PROT_NONE, no memory behind it).
+// Only the pages of live buffers are ever accessible, and the range is fenced
+// on both sides by a wide band of addresses that are never handed out. So an
+// access relative to a device pointer that misses every live buffer (an index
+// far out of range, a freed buffer) lands in the device range, faults, and is
+// reported; it can never reach host memory, whatever the index (the fences
+// cover any 32-bit index of elements up to 8 bytes). And "is this a device
+// pointer?" is a range test.
+//
+// Memory: new buffers are filled with a pattern, so every page of a buffer is
+// touched at once. An allocation the machine cannot back would get the
+// process killed by the kernel's OOM killer, so the device's memory is a
+// fixed share of the machine's (device_memory_capacity), and an allocation is
+// also refused while the machine has too little memory available right now.
+// Both refusals are cudaErrorMemoryAllocation, as a GPU that is out of memory.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "diagnostics.h"
+#include "internal.h"
+
+namespace cuemu::detail {
+namespace {
+
+// The fences: 2^31 elements of 8 bytes either side. Room for buffers: far
+// more addresses than memory, so that freed buffers can stay reserved (and be
+// reported as freed) for a while. Where the process may not have that much
+// address space (ulimit -v), smaller fences and a smaller range are taken.
+constexpr std::size_t widest_fence = std::size_t(16) << 30;
+constexpr std::size_t largest_heap = std::size_t(1) << 40;  // 1 TiB of addresses
+constexpr std::size_t smallest_size = std::size_t(256) << 20;
+std::size_t fence_size = 0, heap_size = 0;  // set once, before heap_begin
+
+std::mutex range_mutex;
+// Set once, under range_mutex; read without it (a fault handler asks).
+std::atomic<char*> heap_begin{nullptr};
+auto& free_ranges = *new std::map<char*, std::size_t>;  // begin -> length, guarded by range_mutex
+
+bool reserve_once() {
+    if (heap_begin.load()) return true;
+    for (std::size_t fence = widest_fence; fence >= smallest_size; fence /= 16) {
+        for (std::size_t size = largest_heap; size >= smallest_size; size /= 4) {
+            void* base = mmap(nullptr, fence + size + fence, PROT_NONE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (base == MAP_FAILED) continue;
+            char* begin = static_cast<char*>(base) + fence;
+            fence_size = fence;
+            heap_size = size;
+            free_ranges[begin] = size;
+            heap_begin.store(begin);
+            return true;
+        }
+    }
+    return false;
+}
+
+std::mutex memory_mutex;
+std::size_t in_use = 0;  // the sizes of the live buffers; guarded by memory_mutex
+
+// A value from /proc/meminfo, in bytes (0 when unknown).
+std::size_t meminfo_bytes(const char* key) {
+    FILE* f = std::fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    std::size_t kib = 0;
+    const std::size_t key_length = std::strlen(key);
+    while (std::fgets(line, sizeof line, f)) {
+        if (std::strncmp(line, key, key_length) == 0 && line[key_length] == ':') {
+            kib = std::strtoull(line + key_length + 1, nullptr, 10);
+            break;
+        }
+    }
+    std::fclose(f);
+    return kib * 1024;
+}
+
+std::size_t physical_memory() {
+    return static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+           static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+char* carve_device_range(std::size_t length) {
+    std::lock_guard<std::mutex> lock(range_mutex);
+    if (!reserve_once()) return nullptr;
+    for (auto it = free_ranges.begin(); it != free_ranges.end(); ++it) {
+        if (it->second < length) continue;
+        char* begin = it->first;
+        const std::size_t rest = it->second - length;
+        free_ranges.erase(it);
+        if (rest) free_ranges[begin + length] = rest;
+        void* mapped = mmap(begin, length, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        if (mapped == MAP_FAILED) return nullptr;
+        return begin;
+    }
+    return nullptr;
+}
+
+void release_device_range(char* begin, std::size_t length) {
+    std::lock_guard<std::mutex> lock(range_mutex);
+    // A fresh PROT_NONE mapping in its place gives the memory back and keeps
+    // the addresses reserved.
+    mmap(begin, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    auto next = free_ranges.lower_bound(begin);
+    if (next != free_ranges.end() && begin + length == next->first) {
+        length += next->second;
+        next = free_ranges.erase(next);
+    }
+    if (next != free_ranges.begin()) {
+        auto previous = std::prev(next);
+        if (previous->first + previous->second == begin) {
+            previous->second += length;
+            return;
+        }
+    }
+    free_ranges[begin] = length;
+}
+
+bool in_device_address_range(const void* p) {
+    const char* c = static_cast<const char*>(p);
+    const char* begin = heap_begin.load();  // the sizes are set before it
+    return begin && c >= begin - fence_size && c < begin + heap_size + fence_size;
+}
+
+// Three quarters of the machine's memory: what the emulated device may hold
+// in all (cudaGetDeviceProperties' totalGlobalMem, cudaMemGetInfo's total).
+std::size_t device_memory_capacity() {
+    static const std::size_t capacity = physical_memory() / 4 * 3;
+    return capacity;
+}
+
+std::size_t machine_memory_available() {
+    std::size_t available = meminfo_bytes("MemAvailable");
+    return available ? available : physical_memory();
+}
+
+cudaError_t take_device_memory(std::size_t size, const char* how, const char* file, int line) {
+    constexpr std::size_t checked_from = std::size_t(16) << 20;  // below it, no /proc read
+    constexpr std::size_t headroom = std::size_t(256) << 20;     // left to the rest of the machine
+    const std::size_t capacity = device_memory_capacity();
+    {
+        std::lock_guard<std::mutex> lock(memory_mutex);
+        if (size > capacity - std::min(in_use, capacity)) {
+            explain_allocation_refused(how, size, capacity, in_use, file, line);
+            return record(cudaErrorMemoryAllocation);
+        }
+        in_use += size;
+    }
+    if (size >= checked_from) {
+        const std::size_t available = machine_memory_available();
+        if (size + headroom > available) {
+            give_back_device_memory(size);
+            explain_allocation_refused(how, size, 0, available, file, line);
+            return record(cudaErrorMemoryAllocation);
+        }
+    }
+    return cudaSuccess;
+}
+
+void give_back_device_memory(std::size_t size) {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    in_use -= size;
+}
+
+std::size_t device_memory_in_use() {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    return in_use;
+}
+
+}  // namespace cuemu::detail

@@ -1,0 +1,99 @@
+// watchdog.cpp - when a launch that runs long is stopped. A GPU has no such
+// rule of its own (only a GPU that drives a display has a watchdog), but an
+// emulated kernel that never ends would hang a learner's program and its
+// tests, so the emulator stops one that is stuck, and says what it saw.
+//
+// Progress is anything the emulator sees a kernel do: a CUDA thread
+// finishing, a __syncthreads releasing its block, a warp function
+// completing. A kernel that makes progress is never stopped, however long it
+// runs. Without progress, the watchdog looks at the registers of the running
+// CUDA threads (a signal samples them once per look): a thread spinning on a
+// flag nobody sets has the same registers every time, and is stopped after
+// CUEMU_WATCHDOG_SECONDS; a thread computing in a long loop changes them, and
+// is stopped only after busy_limit_factor times that, with a message that
+// says it was still running (not that it hung) and how to raise the limit.
+#include "watchdog.h"
+
+#include <ucontext.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "diagnostics.h"
+
+namespace cuemu::detail {
+
+double configured_watchdog_seconds() {
+    const char* text = std::getenv("CUEMU_WATCHDOG_SECONDS");
+    if (!text || !*text) return default_watchdog_seconds;
+    char* end = nullptr;
+    double seconds = std::strtod(text, &end);
+    if (*end != '\0' || !(seconds >= 0) || seconds > 1e6) {
+        std::fprintf(stderr,
+                     "cuemu: CUEMU_WATCHDOG_SECONDS must be a number of seconds from 0 (off) to "
+                     "1000000, got '%s'\n",
+                     text);
+        std::exit(2);
+    }
+    return seconds;
+}
+
+namespace {
+// FNV-1a over raw bytes: cheap, and enough to tell "changed" from "the same".
+std::uint64_t mix_bytes(std::uint64_t h, const void* data, std::size_t n) {
+    const unsigned char* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+}  // namespace
+
+std::uint64_t register_fingerprint(const void* signal_context) {
+    if (!signal_context) return 0;
+    std::uint64_t h = 0xcbf29ce484222325ull;
+#if defined(__linux__) && defined(__x86_64__)
+    const auto* uc = static_cast<const ucontext_t*>(signal_context);
+    for (int r = REG_R8; r <= REG_RCX; ++r)  // r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx
+        h = mix_bytes(h, &uc->uc_mcontext.gregs[r], sizeof(greg_t));
+    h = mix_bytes(h, &uc->uc_mcontext.gregs[REG_RSP], sizeof(greg_t));
+    if (uc->uc_mcontext.fpregs)
+        h = mix_bytes(h, uc->uc_mcontext.fpregs->_xmm, sizeof uc->uc_mcontext.fpregs->_xmm);
+#elif defined(__linux__) && defined(__aarch64__)
+    const auto* uc = static_cast<const ucontext_t*>(signal_context);
+    h = mix_bytes(h, uc->uc_mcontext.regs, sizeof uc->uc_mcontext.regs);
+    h = mix_bytes(h, &uc->uc_mcontext.sp, sizeof uc->uc_mcontext.sp);
+#else
+    return 0;
+#endif
+    return h ? h : 1;
+}
+
+watchdog_judge::watchdog_judge(double limit_seconds, clock::time_point start)
+    : limit_(std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(limit_seconds))),
+      last_progress_(start),
+      last_change_(start) {}
+
+watchdog_verdict watchdog_judge::look(clock::time_point now, std::uint64_t progress,
+                                      const std::vector<worker_sample>& samples) {
+    if (progress != progress_) {
+        progress_ = progress;
+        last_progress_ = last_change_ = now;
+    }
+    bool all_answered = samples.size() == samples_.size();
+    bool same_registers = all_answered;
+    for (std::size_t i = 0; all_answered && i < samples.size(); ++i) {
+        all_answered = samples[i].answered != samples_[i].answered;
+        same_registers = same_registers && samples[i].fingerprint == samples_[i].fingerprint;
+    }
+    if (!all_answered || !same_registers) last_change_ = now;
+    samples_ = samples;
+    if (now - last_change_ >= limit_) return watchdog_verdict::stuck;
+    if (now - last_progress_ >= limit_ * busy_limit_factor) return watchdog_verdict::too_long;
+    return watchdog_verdict::running;
+}
+
+double watchdog_judge::seconds_without_progress(clock::time_point now) const {
+    return std::chrono::duration<double>(now - last_progress_).count();
+}
+
+}  // namespace cuemu::detail
