@@ -60,10 +60,17 @@ int line_of(const std::string& text, const std::string& needle) {
     return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
 }
 
+// The second lambda of a launch: the kernel's address (cuemu/launch.h).
+std::string ref_of(const std::string& callee) {
+    return ", ::cuemu::kernel_ref{[=](auto cuemu_fp_) -> decltype(static_cast<typename "
+           "decltype(cuemu_fp_)::type>(" + callee + ")) { return static_cast<typename "
+           "decltype(cuemu_fp_)::type>(" + callee + "); }}";
+}
+
 std::string launch_of(const std::string& callee, const std::string& cfg, const std::string& args) {
     return "::cuemu::launch(::cuemu::launch_site{\"" + callee +
            "\", __FILE__, __LINE__}, ::cuemu::launch_config(" + cfg +
-           "), [=](auto&&... cuemu_args_) { " + callee + "(cuemu_args_...); }" +
+           "), [=](auto&&... cuemu_args_) { " + callee + "(cuemu_args_...); }" + ref_of(callee) +
            (args.empty() ? "" : ", " + args) + ")";
 }
 
@@ -132,7 +139,7 @@ TEST_CASE("a launch without arguments has no trailing comma") {
     CHECK(body("k<<<1,1>>>();") == launch_of("k", "1,1", "") + ";");
     CHECK(body("k<<<1,1>>>( /* none */ );") ==
           "::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, ::cuemu::launch_config(1,1), "
-          "[=](auto&&... cuemu_args_) { k(cuemu_args_...); } /* none */ );");
+          "[=](auto&&... cuemu_args_) { k(cuemu_args_...); }" + ref_of("k") + " /* none */ );");
 }
 
 TEST_CASE("spaces around <<< and >>> are allowed") {
@@ -173,7 +180,7 @@ TEST_CASE("a three-line launch in the common layout") {
         "next();\n";
     const std::string out = body(source);
     CHECK(out == "::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, ::cuemu::launch_config(blocks,\n"
-                 "    threads), [=](auto&&... cuemu_args_) { k(cuemu_args_...); }, a,\n"
+                 "    threads), [=](auto&&... cuemu_args_) { k(cuemu_args_...); }" + ref_of("k") + ", a,\n"
                  "               b);\n"
                  "next();\n");
 }
@@ -316,11 +323,11 @@ TEST_CASE("a launch inside a #define keeps its line continuations") {
     const std::string out = body(source);
     CHECK(out ==
           "#define LAUNCH(n) ::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, "
-          "::cuemu::launch_config((n), 32), [=](auto&&... cuemu_args_) { k(cuemu_args_...); },  \\\n"
+          "::cuemu::launch_config((n), 32), [=](auto&&... cuemu_args_) { k(cuemu_args_...); }" + ref_of("k") + ",  \\\n"
           "    out, (n))\n"
           "#define LAUNCH2 ::cuemu::launch(::cuemu::launch_site{\"k2\", __FILE__, __LINE__}, "
           "::cuemu::launch_config(\\\n"
-          "1, 1), [=](auto&&... cuemu_args_) { k2(cuemu_args_...); })\n"
+          "1, 1), [=](auto&&... cuemu_args_) { k2(cuemu_args_...); }" + ref_of("k2") + ")\n"
           "int after;\n");
 }
 
@@ -342,7 +349,7 @@ TEST_CASE("preprocessor conditionals inside the arguments stay on their lines") 
     CHECK(line_of(out, "#ifdef WITH_B") == 2);
     CHECK(line_of(out, "#endif") == 4);
     CHECK(line_of(out, "int after") == 6);
-    CHECK(contains(out, "{ k(cuemu_args_...); }, a,\n#ifdef"));
+    CHECK(contains(out, "{ k(cuemu_args_...); }" + ref_of("k") + ", a,\n#ifdef"));
 }
 
 TEST_CASE("operator<<<T> is not a launch") {
