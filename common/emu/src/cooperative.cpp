@@ -14,7 +14,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <thread>
 
 #include "cuemu/runtime.h"
@@ -24,14 +23,15 @@
 namespace cuemu::detail {
 namespace {
 
+// Atomics only, no lock: the watchdog's signal may leave a waiting thread's
+// frame at any point, and must not leave a lock held behind it.
 struct grid_barrier {
     std::atomic<bool> cooperative{false};  // the running launch is a cooperative one
-    std::mutex mutex;
-    std::uint64_t total_blocks = 0;
-    std::uint64_t arrived = 0;     // blocks waiting at the barrier now
-    std::uint64_t finished = 0;    // blocks that have ended
-    std::uint64_t generation = 0;  // barriers passed so far
-    bool failed = false;           // a block stopped with an error
+    std::atomic<std::uint64_t> total_blocks{0};
+    std::atomic<std::uint64_t> arrived{0};     // blocks waiting at the barrier now
+    std::atomic<std::uint64_t> finished{0};    // blocks that have ended
+    std::atomic<std::uint64_t> generation{0};  // barriers passed so far
+    std::atomic<bool> failed{false};           // a block stopped with an error
 };
 grid_barrier& barrier() {
     static grid_barrier instance;
@@ -40,50 +40,48 @@ grid_barrier& barrier() {
 
 }  // namespace
 
+// Called on the device thread before the workers start and after they are done.
 void cooperative_launch_begin(const launch_config& config, std::uint64_t total_blocks) {
     grid_barrier& b = barrier();
-    std::lock_guard<std::mutex> lock(b.mutex);
     b.total_blocks = total_blocks;
-    b.arrived = b.finished = 0;
+    b.arrived = 0;
+    b.finished = 0;
     b.failed = false;
-    b.cooperative.store(config.cooperative);
+    b.cooperative = config.cooperative;
 }
 
-void cooperative_launch_end() { barrier().cooperative.store(false); }
+void cooperative_launch_end() { barrier().cooperative = false; }
 
 void cooperative_block_finished(bool failed) {
     grid_barrier& b = barrier();
-    if (!b.cooperative.load()) return;
-    std::lock_guard<std::mutex> lock(b.mutex);
-    ++b.finished;
+    if (!b.cooperative) return;
     if (failed) b.failed = true;
+    ++b.finished;
 }
 
 }  // namespace cuemu::detail
 
 using namespace cuemu::detail;
 
-bool cuemu::grid_is_cooperative() { return barrier().cooperative.load(); }
+bool cuemu::grid_is_cooperative() { return barrier().cooperative; }
 
+// The last block to arrive opens the barrier (arrived is reset before the
+// generation moves on, so a block that sees the new generation and arrives
+// at the next barrier counts from zero). A block that ended without arriving
+// can never arrive: once every block has either arrived or ended, the
+// waiters know the barrier will not open.
 cuemu::grid_wait cuemu::grid_barrier_wait() {
     grid_barrier& b = barrier();
-    std::uint64_t generation;
-    {
-        std::lock_guard<std::mutex> lock(b.mutex);
-        if (b.failed) return grid_wait::launch_failed;
-        generation = b.generation;
-        ++b.arrived;
-        if (b.arrived + b.finished == b.total_blocks && b.finished == 0) {
-            b.arrived = 0;
-            ++b.generation;
-            return grid_wait::passed;
-        }
+    if (b.failed) return grid_wait::launch_failed;
+    const std::uint64_t generation = b.generation;
+    const std::uint64_t arrived = ++b.arrived;
+    if (arrived + b.finished == b.total_blocks && b.finished == 0) {
+        b.arrived = 0;
+        ++b.generation;
+        return grid_wait::passed;
     }
-    // Polled rather than a condition variable: the watchdog's signal may
-    // leave this frame, which must then hold no lock and be inside no wait.
     for (;;) {
         std::this_thread::sleep_for(std::chrono::microseconds(20));
-        std::lock_guard<std::mutex> lock(b.mutex);
         if (b.generation != generation) return grid_wait::passed;
         if (b.failed) return grid_wait::launch_failed;
         if (b.arrived + b.finished == b.total_blocks) return grid_wait::blocks_ended;

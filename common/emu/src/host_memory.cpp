@@ -249,8 +249,8 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
     return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream, file, line);
 }
 
-// A device is not its own peer: the answer is 0, and enabling access to it
-// is cudaErrorInvalidDevice, as the real runtime answers.
+// A device is not its own peer: the answer is 0, and asking for access to a
+// peer gets cudaErrorInvalidDevice, since there is no other device.
 cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device) {
     if (!can_access) return record(cudaErrorInvalidValue);
     if (device != 0 || peer_device != 0) return record(cudaErrorInvalidDevice);
