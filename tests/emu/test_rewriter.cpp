@@ -573,6 +573,7 @@ TEST_CASE("rewritten output compiles with g++ against a stub of the emulator hea
     fs::create_directories(dir);
 
     const std::string stub = R"(#include <cstddef>
+#include <type_traits>
 #define __global__
 #define __device__
 #define __host__
@@ -588,8 +589,18 @@ struct launch_site { const char* kernel; const char* file; int line; };
 struct launch_config {
     launch_config(dim3, dim3, std::size_t = 0, cudaStream_t = nullptr) {}
 };
-template <typename F, typename... A>
-void launch(launch_site, launch_config, F&& f, A&&... a) { f(a...); }
+template <class R>
+struct kernel_ref { R resolve; };
+template <class R>
+kernel_ref(R) -> kernel_ref<R>;
+template <class P>
+struct kernel_pointer_request { using type = P; };
+template <typename F, typename R, typename... A>
+void launch(launch_site, launch_config, F&& f, kernel_ref<R> ref, A&&... a) {
+    using pointer = void (*)(std::decay_t<A>...);
+    (void)ref.resolve(kernel_pointer_request<pointer>{});  // the kernel's address resolves
+    f(a...);
+}
 inline void* dynamic_shared_memory() { return nullptr; }
 }
 )";

@@ -431,3 +431,23 @@ TEST_CASE("cudaLaunchCooperativeKernel: grid.sync() waits for every block") {
     CHECK(cudaFree(partial) == cudaSuccess);
     CHECK(cudaFree(total) == cudaSuccess);
 }
+
+// Block 1 returns before the grid barrier that block 0 waits at: a GPU hangs.
+__global__ void early_exit_before_grid_sync(int* out) {
+    cg::grid_group grid = cg::this_grid();
+    if (blockIdx.x == 1) return;
+    grid.sync();
+    out[blockIdx.x] = 1;
+}
+
+TEST_CASE("process: a block that ends before grid.sync() stops the cooperative launch") {
+    int sms = 0;
+    REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+    if (sms < 2) return;  // one worker holds one block: nothing to wait for
+    int* out = nullptr;
+    REQUIRE(cudaMalloc(&out, 2 * sizeof(int)) == cudaSuccess);
+    void* args[] = {&out};
+    REQUIRE(cudaLaunchCooperativeKernel(early_exit_before_grid_sync, dim3(2), dim3(32), args, 0, 0) ==
+            cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
