@@ -360,6 +360,28 @@ TEST_CASE("a by-value argument with a destructor: copied as bytes, destroyed on 
     CHECK(destructions_off_host == 0);
 }
 
+// A functor with no default constructor (like a lambda), passed by value.
+struct times {
+    int factor;
+    explicit times(int f) : factor(f) {}
+    __device__ int operator()(int x) const { return x * factor; }
+};
+template <class F>
+__global__ void apply_functor(F f, int* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = f(i);
+}
+
+TEST_CASE("a by-value argument without a default constructor") {
+    int* out = nullptr;
+    REQUIRE(cudaMallocManaged(&out, 100 * sizeof(int)) == cudaSuccess);
+    apply_functor<<<1, 128>>>(times(3), out, 100);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(out[99] == 297);
+    CHECK(cudaFree(out) == cudaSuccess);
+}
+
 // ---- launches without <<<...>>> -------------------------------------------------------------
 __global__ void axpy(float a, const float* x, float* y, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;

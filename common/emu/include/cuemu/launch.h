@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -128,9 +129,9 @@ using abi_param_t = std::conditional_t<trivial_for_calls<P>, P, opaque_param<P>>
 template <class P>
 abi_param_t<P> param_from_bytes(const param_bytes<P>& b) {
     if constexpr (trivial_for_calls<P>) {
-        P value;
-        std::memcpy(static_cast<void*>(&value), &b, sizeof(P));
-        return value;
+        // The bytes are a P: its copying is trivial (it may have no default
+        // constructor, as a lambda has none).
+        return *std::launder(reinterpret_cast<const P*>(&b));
     } else {
         return opaque_param<P>(b);
     }
