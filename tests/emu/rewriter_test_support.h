@@ -59,10 +59,17 @@ inline int line_of(const std::string& text, const std::string& needle) {
     return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
 }
 
+// The second lambda of a launch: the kernel's address (cuemu/launch.h).
+inline std::string ref_of(const std::string& callee) {
+    return ", ::cuemu::kernel_ref{[=](auto cuemu_fp_) -> decltype(static_cast<typename "
+           "decltype(cuemu_fp_)::type>(" + callee + ")) { return static_cast<typename "
+           "decltype(cuemu_fp_)::type>(" + callee + "); }}";
+}
+
 inline std::string launch_of(const std::string& callee, const std::string& cfg, const std::string& args) {
     return "::cuemu::launch(::cuemu::launch_site{\"" + callee +
            "\", __FILE__, __LINE__}, ::cuemu::launch_config(" + cfg +
-           "), [=](auto&&... cuemu_args_) { " + callee + "(cuemu_args_...); }" +
+           "), [=](auto&&... cuemu_args_) { " + callee + "(cuemu_args_...); }" + ref_of(callee) +
            (args.empty() ? "" : ", " + args) + ")";
 }
 
@@ -73,6 +80,7 @@ inline bool contains(const std::string& text, const std::string& needle) {
 // Just enough of the emulator's header for rewritten code to compile with
 // g++ -fsyntax-only.
 inline const char* const kEmulatorStub = R"(#include <cstddef>
+#include <type_traits>
 #define __global__
 #define __device__
 #define __host__
@@ -88,8 +96,18 @@ struct launch_site { const char* kernel; const char* file; int line; };
 struct launch_config {
     launch_config(dim3, dim3, std::size_t = 0, cudaStream_t = nullptr) {}
 };
-template <typename F, typename... A>
-void launch(launch_site, launch_config, F&& f, A&&... a) { f(a...); }
+template <class R>
+struct kernel_ref { R resolve; };
+template <class R>
+kernel_ref(R) -> kernel_ref<R>;
+template <class P>
+struct kernel_pointer_request { using type = P; };
+template <typename F, typename R, typename... A>
+void launch(launch_site, launch_config, F&& f, kernel_ref<R> ref, A&&... a) {
+    using pointer = void (*)(std::decay_t<A>...);
+    (void)ref.resolve(kernel_pointer_request<pointer>{});  // the kernel's address resolves
+    f(a...);
+}
 inline void* dynamic_shared_memory() { return nullptr; }
 inline bool in_device_code() { return false; }
 }

@@ -77,7 +77,7 @@ TEST_CASE("a launch without arguments has no trailing comma") {
     CHECK(body("k<<<1,1>>>();") == launch_of("k", "1,1", "") + ";");
     CHECK(body("k<<<1,1>>>( /* none */ );") ==
           "::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, ::cuemu::launch_config(1,1), "
-          "[=](auto&&... cuemu_args_) { k(cuemu_args_...); } /* none */ );");
+          "[=](auto&&... cuemu_args_) { k(cuemu_args_...); }" + ref_of("k") + " /* none */ );");
 }
 
 TEST_CASE("spaces around <<< and >>> are allowed") {
@@ -118,7 +118,7 @@ TEST_CASE("a three-line launch in the common layout") {
         "next();\n";
     const std::string out = body(source);
     CHECK(out == "::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, ::cuemu::launch_config(blocks,\n"
-                 "    threads), [=](auto&&... cuemu_args_) { k(cuemu_args_...); }, a,\n"
+                 "    threads), [=](auto&&... cuemu_args_) { k(cuemu_args_...); }" + ref_of("k") + ", a,\n"
                  "               b);\n"
                  "next();\n");
 }
@@ -272,11 +272,11 @@ TEST_CASE("a launch inside a #define keeps its line continuations") {
     const std::string out = body(source);
     CHECK(out ==
           "#define LAUNCH(n) ::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, "
-          "::cuemu::launch_config((n), 32), [=](auto&&... cuemu_args_) { k(cuemu_args_...); },  \\\n"
+          "::cuemu::launch_config((n), 32), [=](auto&&... cuemu_args_) { k(cuemu_args_...); }" + ref_of("k") + ",  \\\n"
           "    out, (n))\n"
           "#define LAUNCH2 ::cuemu::launch(::cuemu::launch_site{\"k2\", __FILE__, __LINE__}, "
           "::cuemu::launch_config(\\\n"
-          "1, 1), [=](auto&&... cuemu_args_) { k2(cuemu_args_...); })\n"
+          "1, 1), [=](auto&&... cuemu_args_) { k2(cuemu_args_...); }" + ref_of("k2") + ")\n"
           "int after;\n");
 }
 
@@ -298,7 +298,7 @@ TEST_CASE("preprocessor conditionals inside the arguments stay on their lines") 
     CHECK(line_of(out, "#ifdef WITH_B") == 2);
     CHECK(line_of(out, "#endif") == 4);
     CHECK(line_of(out, "int after") == 6);
-    CHECK(contains(out, "{ k(cuemu_args_...); }, a,\n#ifdef"));
+    CHECK(contains(out, "{ k(cuemu_args_...); }" + ref_of("k") + ", a,\n#ifdef"));
 }
 
 TEST_CASE("operator<<<T> is not a launch") {

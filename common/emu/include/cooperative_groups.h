@@ -60,12 +60,36 @@ struct group_access;
     ::cuemu::kernel_cannot_go_on(
         "this_grid().sync() needs a cooperative launch",
         "  a grid-wide barrier needs every block of the grid running at once, which only a\n"
-        "  launch with cudaLaunchCooperativeKernel guarantees; a <<<...>>> launch does not, and\n"
-        "  the emulator has no cooperative launch at all (this_grid().is_valid() is false here)",
-        "split the kernel in two at the barrier and launch both halves one after the\n"
-        "        other: the end of a kernel is a barrier for the whole grid",
+        "  launch with cudaLaunchCooperativeKernel guarantees; a <<<...>>> launch does not\n"
+        "  (this_grid().is_valid() is false in it)",
+        "launch the kernel with cudaLaunchCooperativeKernel, with no more blocks than the\n"
+        "        device holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor times the\n"
+        "        multiprocessor count), or split it in two at the barrier and launch both\n"
+        "        halves one after the other: the end of a kernel is a barrier for the whole grid",
         "a kernel launched with <<<...>>> gets an invalid grid group: grid.sync() traps\n"
         "  (__trap()) and the launch fails with an error", file, line);
+}
+
+[[noreturn]] inline void grid_sync_not_reached(const char* file, int line) {
+    ::cuemu::kernel_cannot_go_on(
+        "this_grid().sync() not reached by every block of the grid",
+        "  this block waits at the grid barrier, but another block of the cooperative launch\n"
+        "  has ended without reaching it, so the barrier can never be passed",
+        "every thread of every block must call grid.sync() the same number of times:\n"
+        "        do not return early before it, or call it inside a branch only some blocks take",
+        "the blocks wait for ever: the kernel hangs", file, line);
+}
+
+// A cooperative launch's grid barrier: the block's threads meet, its first
+// thread waits for the other blocks (src/cooperative.cpp), and the block's
+// threads meet again, so nothing after the barrier runs before every thread
+// of the grid has reached it.
+inline void grid_sync(const char* file, int line) {
+    if (!::cuemu::grid_is_cooperative()) grid_sync_without_cooperative_launch(file, line);
+    __syncthreads(file, line);
+    if (block_rank() == 0 && ::cuemu::grid_barrier_wait() == ::cuemu::grid_wait::blocks_ended)
+        grid_sync_not_reached(file, line);
+    __syncthreads(file, line);
 }
 }  // namespace details
 
@@ -110,8 +134,7 @@ public:
     void sync(CUEMU_CG_SITE) const {
         switch (kind_) {
             case details::group_kind::block: __syncthreads(CUEMU_CG_SITE_ARGS); break;
-            case details::group_kind::grid:
-                details::grid_sync_without_cooperative_launch(CUEMU_CG_SITE_ARGS);
+            case details::group_kind::grid: details::grid_sync(CUEMU_CG_SITE_ARGS); break;
             default: __syncwarp(mask_, CUEMU_CG_SITE_ARGS); break;
         }
     }
@@ -136,16 +159,16 @@ public:
 inline thread_block this_thread_block() { return thread_block(); }
 
 // ---- the grid --------------------------------------------------------------------
-// Its ranks and sizes work. Its sync() needs a cooperative launch, which the
-// emulator does not have: is_valid() is false, as for a <<<...>>> launch on a
-// GPU, and sync() stops the launch with a report.
+// Its ranks and sizes work. Its sync() needs a cooperative launch
+// (cudaLaunchCooperativeKernel): in a <<<...>>> launch is_valid() is false, as
+// on a GPU, and sync() stops the launch with a report.
 class grid_group : public thread_group {
     friend grid_group this_grid();
     grid_group() : thread_group(details::group_kind::grid) {}
 
 public:
-    bool is_valid() const { return false; }
-    void sync(CUEMU_CG_SITE) const { details::grid_sync_without_cooperative_launch(CUEMU_CG_SITE_ARGS); }
+    bool is_valid() const { return ::cuemu::grid_is_cooperative(); }
+    void sync(CUEMU_CG_SITE) const { details::grid_sync(CUEMU_CG_SITE_ARGS); }
     static dim3 dim_blocks() { return gridDim; }
     static dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
     static unsigned long long num_blocks() {

@@ -483,7 +483,8 @@ private:
     //   k<<<CFG>>>(ARGS)  ->
     //   ::cuemu::launch(::cuemu::launch_site{"k", __FILE__, __LINE__},
     //                   ::cuemu::launch_config(CFG),
-    //                   [=](auto&&... cuemu_args_) { k(cuemu_args_...); }, ARGS)
+    //                   [=](auto&&... cuemu_args_) { k(cuemu_args_...); },
+    //                   ::cuemu::kernel_ref{RESOLVER}, ARGS)
     // all on the line of 'k'. CFG and ARGS keep their own newlines; the ones
     // inside a multi-line kernel name (and before <<<) come back right after
     // 'launch_config(', those between >>> and '(' right after its ')'.
@@ -497,6 +498,10 @@ private:
         out += ")";
         out += newlines(src_.newlines_between(launch.close, launch.paren_open), in_directive);
         out += ", [=](auto&&... cuemu_args_) { " + callee + "(cuemu_args_...); }";
+        // The kernel's address for the parameters-as-bytes launch (launch.h).
+        out += ", ::cuemu::kernel_ref{[=](auto cuemu_fp_) -> decltype(static_cast<typename "
+               "decltype(cuemu_fp_)::type>(" + callee + ")) { return static_cast<typename "
+               "decltype(cuemu_fp_)::type>(" + callee + "); }}";
         const std::size_t first_arg = src_.next_code(launch.paren_open + 1);
         if (first_arg < launch.paren_close && src_.is_ident(first_arg, "__VA_ARGS__") && in_directive) {
             // A launch macro's arguments may be empty: then no comma either.

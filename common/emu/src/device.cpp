@@ -1,4 +1,5 @@
-// device.cpp - the "device": its count, properties and attributes,
+// device.cpp - the "device": its count, its main properties (attributes.cpp
+// has the rest, and cudaDeviceGetAttribute),
 // synchronization and reset, and version queries. (Streams, events and the
 // work queue are in queue.cpp.)
 //
@@ -81,39 +82,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->unifiedAddressing = 1;
     prop->managedMemory = 1;
     prop->concurrentManagedAccess = 1;
-    return cudaSuccess;
-}
-
-cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
-    if (!value) return record(cudaErrorInvalidValue);
-    cudaDeviceProp p;
-    if (cudaError_t e = cudaGetDeviceProperties(&p, device)) return e;
-    switch (attr) {
-        case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-        case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-        case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-        case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-        case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-        case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-        case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-        case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
-        case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
-        case cudaDevAttrWarpSize: *value = p.warpSize; break;
-        case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-        case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-        case cudaDevAttrIntegrated: *value = p.integrated; break;
-        case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
-        case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
-        case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-        case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
-        case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-        case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-        case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); break;
-        case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
-        case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
-        case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
-        default: return record(cudaErrorInvalidValue);
-    }
+    fill_more_properties(*prop);  // the rest: attributes.cpp
     return cudaSuccess;
 }
 

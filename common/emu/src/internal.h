@@ -161,6 +161,24 @@ bool inside_kernel();
                                    const char* hint, const char* on_a_gpu, const char* file,
                                    int line);
 
+// ---- the device's properties beyond device.cpp's (attributes.cpp) ---------------
+void fill_more_properties(cudaDeviceProp& prop);
+
+// ---- host registration (host_memory.cpp) --------------------------------------------
+// True when p lies inside memory registered with cudaHostRegister: a kernel may use it.
+bool is_registered_host_memory(const void* p);
+// cudaHostAlloc's flags, for cudaHostGetFlags (cudaHostAllocDefault forgets them).
+void note_host_alloc_flags(const void* p, unsigned int flags);
+// True when p lies inside cudaMallocHost/cudaHostAlloc memory (memory.cpp);
+// its start in *base when base is not null.
+bool is_pinned_host_memory(const void* p, const void** base);
+
+// ---- cooperative launches (cooperative.cpp) ---------------------------------------------
+// Around a launch on the device thread, and after each block a worker ran.
+void cooperative_launch_begin(const launch_config& config, std::uint64_t total_blocks);
+void cooperative_launch_end();
+void cooperative_block_finished(bool failed);
+
 // ---- the device queue (queue.cpp) -------------------------------------------------
 // One piece of device work. It runs on the device thread and returns a sticky
 // error (a fault in a kernel) or cudaSuccess; seq is its place in the queue.

@@ -488,6 +488,7 @@ void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
             if (static_cast<const char*>(p) < it->first + it->second) return p;
         }
     }
+    if (is_registered_host_memory(p)) return p;  // cudaHostRegister (host_memory.cpp)
     if (is_static_data(p)) return p;
     std::lock_guard<std::mutex> lock(registry_mutex);
     alias_window& w = alias_windows[next_alias_window];
@@ -552,8 +553,23 @@ cudaError_t cudaMallocHost(void** ptr, size_t size, const char*, int) {
     return cudaSuccess;
 }
 
-cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int, const char* file, int line) {
-    return cudaMallocHost(ptr, size, file, line);
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags, const char* file, int line) {
+    if (flags & ~static_cast<unsigned int>(cudaHostAllocPortable | cudaHostAllocMapped |
+                                           cudaHostAllocWriteCombined))
+        return record(cudaErrorInvalidValue);
+    cudaError_t e = cudaMallocHost(ptr, size, file, line);
+    if (e == cudaSuccess && *ptr) note_host_alloc_flags(*ptr, flags);
+    return e;
+}
+
+bool cuemu::detail::is_pinned_host_memory(const void* p, const void** base) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto it = pinned.upper_bound(static_cast<const char*>(p));
+    if (it == pinned.begin()) return false;
+    --it;
+    if (static_cast<const char*>(p) >= it->first + it->second) return false;
+    if (base) *base = it->first;
+    return true;
 }
 
 // Only the start of a live cudaMallocHost buffer may be freed here; anything
@@ -575,6 +591,7 @@ cudaError_t cudaFreeHost(void* ptr, const char* file, int line) {
             return record(cudaErrorInvalidValue);
         }
     }
+    note_host_alloc_flags(ptr, cudaHostAllocDefault);
     std::free(ptr);
     return cudaSuccess;
 }

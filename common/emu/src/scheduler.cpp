@@ -921,6 +921,7 @@ void run_blocks(worker_state& w, launch_job& job) {
         // launch still reports its first failing block (see the top comment).
         if (b > job.lowest_failed_block.load()) break;
         run_block(w, job, b);
+        cooperative_block_finished(job.lowest_failed_block.load() <= b);  // cooperative.cpp
     }
     race_worker_idle();
     tls_job = nullptr;
@@ -1291,7 +1292,9 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
         // The device queue has opened device memory (queue.cpp); these only
         // bracket the kernel for CUEMU_CHECK=uninit (memory.cpp).
         device_memory_kernel_begin();
+        cooperative_launch_begin(config, job.total_blocks);  // cooperative.cpp
         pool().run(job);
+        cooperative_launch_end();
         device_memory_kernel_end();
     }
     if (job.report) {

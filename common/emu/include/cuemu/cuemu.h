@@ -33,6 +33,17 @@
 #define __CUDACC__ 1
 #endif
 
+// The guards and versions of the real headers, which programs test (NVIDIA's
+// samples define their error-checking helpers only when __CUDA_RUNTIME_H__ or
+// __DRIVER_TYPES_H__ is defined). Like nvcc, which includes cuda_runtime.h in
+// every .cu, the emulator defines them in every program; CUDA_VERSION belongs
+// to the driver API's <cuda.h> and is defined only there (include/cuda.h).
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define CUDART_VERSION 13000
+#define __CUDART_API_VERSION CUDART_VERSION
+
 #include "types.h"
 #include "runtime.h"
 #include "builtins.h"
@@ -41,5 +52,7 @@
 #include "intrinsics_round.h"
 #include "math_api.h"
 #include "launch.h"
+#include "runtime_extra.h"
+#include "not_emulated.h"
 
 #endif

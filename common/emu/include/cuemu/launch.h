@@ -3,16 +3,37 @@
 // cuemu-rewrite turns   k<<<grid, block, shmem, stream>>>(a, b)   into
 //   ::cuemu::launch(::cuemu::launch_site{"k", __FILE__, __LINE__},
 //                   ::cuemu::launch_config(grid, block, shmem, stream),
-//                   [=](auto&&... cuemu_args_) { k(cuemu_args_...); }, a, b)
-// The arguments are copied once, as a GPU copies them into parameter memory,
-// pointers into host memory are screened (below), and every CUDA thread calls
-// the kernel with them. The launch returns before the kernel runs: launches
-// are asynchronous, as on a GPU. The lambda lets C++ pick
-// overloads and deduce template kernels exactly as a direct call would.
+//                   [=](auto&&... cuemu_args_) { k(cuemu_args_...); },
+//                   ::cuemu::kernel_ref([=](auto cuemu_fp_) -> decltype(...) {...}), a, b)
+// The launch returns before the kernel runs: launches are asynchronous, as on
+// a GPU. Pointers into host memory among the arguments are screened (below).
+//
+// Kernel parameters are passed as CUDA passes them (CUDA C++ Programming
+// Guide, "__global__ function argument processing"): the host makes its copy
+// of each argument (copy constructors run on the host, as nvcc's launch stub
+// copies them by value), then the copy's BYTES become the kernel's parameter
+// memory, and the host copies are destroyed on the host, possibly before the
+// kernel has run. On the device no constructor or destructor of a parameter
+// ever runs: every CUDA thread gets the bytes. The kernel is called through
+// its address with each parameter that is not trivially copyable handed over
+// as a stand-in of the same size whose destructor does nothing; the
+// platform's C++ ABI (Itanium: x86-64, AArch64) passes both by the address of
+// a caller-owned object and leaves destroying it to the caller, so the kernel
+// reads the bytes and nothing destroys them.
+//
+// The kernel_ref lambda gives the kernel's address when the argument types,
+// decayed, are exactly its parameter types (overloads and templates resolve
+// as for a call). Otherwise (a float* passed for a const float*, an int for
+// a size_t) the first lambda calls the kernel as C++ would: right for every
+// trivially copyable argument, which is all a mismatch can involve in
+// practice; only then a parameter's copy constructor and destructor run for
+// each CUDA thread.
 #ifndef CUEMU_LAUNCH_H
 #define CUEMU_LAUNCH_H
 
 #include <cstddef>
+#include <cstring>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -31,6 +52,7 @@ struct launch_config {
     dim3 grid, block;
     std::size_t shared_bytes;
     cudaStream_t stream;
+    bool cooperative = false;  // cudaLaunchCooperativeKernel: every block at once
     launch_config(dim3 g, dim3 b, std::size_t shmem = 0, cudaStream_t s = 0)
         : grid(g), block(b), shared_bytes(shmem), stream(s) {}
 };
@@ -62,6 +84,148 @@ void screen_argument(T*& p, int argument, const launch_site& site) {
 template <class Tuple, std::size_t... I>
 void screen_arguments(Tuple& args, const launch_site& site, std::index_sequence<I...>) {
     (screen_argument(std::get<I>(args), static_cast<int>(I) + 1, site), ...);
+}
+
+// As enqueue_launch, returning the launch's own error instead of leaving it
+// for cudaGetLastError alone (cudaLaunchKernel, cudaLaunchCooperativeKernel;
+// src/cooperative.cpp). A cooperative launch is checked against what the
+// device holds at once here too.
+cudaError_t enqueue_launch_returning(const launch_site& site, const launch_config& config,
+                                     void (*run_thread)(void*), void* ctx, void (*destroy)(void*));
+
+// The grid-wide barrier of a cooperative launch (src/cooperative.cpp), for
+// this_grid() in cooperative_groups.h.
+bool grid_is_cooperative();
+enum class grid_wait { passed, launch_failed, blocks_ended };
+grid_wait grid_barrier_wait();
+
+// ---- parameters as bytes (see the top comment) -------------------------------------
+template <class P>
+struct param_bytes {
+    alignas(P) unsigned char bytes[sizeof(P)];
+};
+
+// True when the ABI passes P itself in registers or on the stack: its
+// copying and destruction are trivial, so a byte copy IS a copy.
+template <class P>
+constexpr bool trivial_for_calls =
+    std::is_trivially_destructible_v<P> && std::is_trivially_copy_constructible_v<P> &&
+    std::is_trivially_move_constructible_v<P>;
+
+// The stand-in for a parameter that is not trivial_for_calls: same size and
+// alignment, made from the bytes, and (having a user-provided destructor)
+// passed by address like P, whose destructor is never called.
+template <class P>
+struct opaque_param {
+    param_bytes<P> storage;
+    explicit opaque_param(const param_bytes<P>& b) { std::memcpy(&storage, &b, sizeof(P)); }
+    opaque_param(const opaque_param& o) { std::memcpy(&storage, &o.storage, sizeof(P)); }
+    ~opaque_param() {}
+};
+
+template <class P>
+using abi_param_t = std::conditional_t<trivial_for_calls<P>, P, opaque_param<P>>;
+
+template <class P>
+abi_param_t<P> param_from_bytes(const param_bytes<P>& b) {
+    if constexpr (trivial_for_calls<P>) {
+        // The bytes are a P: its copying is trivial (it may have no default
+        // constructor, as a lambda has none).
+        return *std::launder(reinterpret_cast<const P*>(&b));
+    } else {
+        return opaque_param<P>(b);
+    }
+}
+
+template <class... P>
+void call_with_param_bytes(void (*kernel)(P...), const std::tuple<param_bytes<P>...>& params) {
+    auto call = reinterpret_cast<void (*)(abi_param_t<P>...)>(kernel);
+    std::apply([call](const auto&... bytes) { call(param_from_bytes(bytes)...); }, params);
+}
+
+// A pointer parameter is screened in parameter memory (pointers are trivially
+// copyable: their bytes are their value).
+template <class P>
+void screen_param_bytes(param_bytes<P>& b, int argument, const launch_site& site) {
+    if constexpr (std::is_pointer_v<P>) {
+        P p;
+        std::memcpy(&p, &b, sizeof p);
+        screen_argument(p, argument, site);
+        std::memcpy(&b, &p, sizeof p);
+    }
+}
+
+// Queues a launch of kernel with parameter memory copied from sources[i],
+// the address of a host object of the i-th parameter's type.
+template <class... P, std::size_t... I>
+cudaError_t launch_with_param_bytes(const launch_site& site, const launch_config& config,
+                                    void (*kernel)(P...), bool returning,
+                                    const void* const* sources, std::index_sequence<I...>) {
+    struct context {
+        void (*kernel)(P...);
+        std::tuple<param_bytes<P>...> params;
+    };
+    auto* ctx = new context{kernel, {}};
+    (std::memcpy(&std::get<I>(ctx->params), sources[I], sizeof(P)), ...);
+    // Screened here, at the launch, so the report names the argument as the
+    // program passed it.
+    (screen_param_bytes(std::get<I>(ctx->params), static_cast<int>(I) + 1, site), ...);
+    auto run = [](void* p) {
+        auto* c = static_cast<context*>(p);
+        call_with_param_bytes(c->kernel, c->params);
+    };
+    auto destroy = [](void* p) { delete static_cast<context*>(p); };
+    if (returning) return enqueue_launch_returning(site, config, run, ctx, destroy);
+    enqueue_launch(site, config, run, ctx, destroy);
+    return cudaSuccess;
+}
+
+// cudaLaunchKernel's way in: args[i] points at the i-th argument, which is
+// copied as bytes, with no constructor, as the real call does.
+template <class... P>
+cudaError_t launch_kernel_pointer(const launch_site& site, const launch_config& config,
+                                  void (*kernel)(P...), void** args) {
+    if (!kernel) return cudaErrorInvalidDeviceFunction;
+    if (sizeof...(P) > 0 && !args) return cudaErrorInvalidValue;
+    return launch_with_param_bytes(site, config, kernel, true,
+                                   const_cast<const void* const*>(args),
+                                   std::index_sequence_for<P...>{});
+}
+
+// The second lambda of a rewritten launch: called with a
+// kernel_pointer_request<void (*)(A...)>, it returns the kernel's address as
+// that type when it can (SFINAE in its return type when it cannot).
+template <class FunctionPointer>
+struct kernel_pointer_request {
+    using type = FunctionPointer;
+};
+template <class Resolver>
+struct kernel_ref {
+    Resolver resolve;
+};
+template <class Resolver>
+kernel_ref(Resolver) -> kernel_ref<Resolver>;
+
+template <class Body, class Resolver, class... Args>
+void launch(const launch_site& site, const launch_config& config, Body body,
+            kernel_ref<Resolver> ref, Args&&... args) {
+    using pointer = void (*)(std::decay_t<Args>...);
+    if constexpr (std::is_invocable_r_v<pointer, Resolver, kernel_pointer_request<pointer>>) {
+        // The host's copies, made with the arguments' copy constructors, as
+        // nvcc's stub makes them; destroyed on the host when this returns.
+        std::tuple<std::decay_t<Args>...> host_copies(std::forward<Args>(args)...);
+        const void* sources[sizeof...(Args) + 1] = {};
+        std::apply(
+            [&](const auto&... copies) {
+                int i = 0;
+                ((sources[i++] = static_cast<const void*>(&copies)), ...);
+            },
+            host_copies);
+        launch_with_param_bytes(site, config, ref.resolve(kernel_pointer_request<pointer>{}),
+                                false, sources, std::index_sequence_for<Args...>{});
+    } else {
+        launch(site, config, body, std::forward<Args>(args)...);
+    }
 }
 
 template <class Body, class... Args>

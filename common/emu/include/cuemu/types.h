@@ -1,7 +1,7 @@
 // cuemu/types.h - the CUDA types a program names: dim3 and the vector types
 // (from <vector_types.h>), cudaError_t with the real runtime's codes,
-// cudaMemcpyKind, cudaDeviceProp, cudaDeviceAttr, the opaque stream and event
-// handles, and managed-memory locations and advice.
+// cudaMemcpyKind, the opaque stream and event handles, and managed-memory
+// locations and advice; the rest of the runtime's types are in device_types.h.
 //
 // Numbers are the real runtime's (CUDA 13.0), so code that prints or compares
 // them behaves the same on a GPU and here.
@@ -73,68 +73,7 @@ enum cudaMemoryAdvise {
     cudaMemAdviseUnsetAccessedBy = 6
 };
 
-// ---- the device ----------------------------------------------------------------
-// The fields programs commonly read, with the real names and types (fields
-// CUDA 13 removed, such as clockRate, are absent here too).
-struct cudaDeviceProp {
-    char name[256];
-    size_t totalGlobalMem;
-    size_t sharedMemPerBlock;
-    int regsPerBlock;
-    int warpSize;
-    size_t memPitch;
-    int maxThreadsPerBlock;
-    int maxThreadsDim[3];
-    int maxGridSize[3];
-    size_t totalConstMem;
-    int major;
-    int minor;
-    int multiProcessorCount;
-    int integrated;
-    int canMapHostMemory;
-    int concurrentKernels;
-    int ECCEnabled;
-    int pciBusID;
-    int pciDeviceID;
-    int pciDomainID;
-    int asyncEngineCount;
-    int unifiedAddressing;
-    int memoryBusWidth;
-    int l2CacheSize;
-    int maxThreadsPerMultiProcessor;
-    size_t sharedMemPerMultiprocessor;
-    int regsPerMultiprocessor;
-    int managedMemory;
-    int isMultiGpuBoard;
-    int concurrentManagedAccess;
-    size_t sharedMemPerBlockOptin;
-    int maxBlocksPerMultiProcessor;
-};
-
-enum cudaDeviceAttr {
-    cudaDevAttrMaxThreadsPerBlock = 1,
-    cudaDevAttrMaxBlockDimX = 2,
-    cudaDevAttrMaxBlockDimY = 3,
-    cudaDevAttrMaxBlockDimZ = 4,
-    cudaDevAttrMaxGridDimX = 5,
-    cudaDevAttrMaxGridDimY = 6,
-    cudaDevAttrMaxGridDimZ = 7,
-    cudaDevAttrMaxSharedMemoryPerBlock = 8,
-    cudaDevAttrTotalConstantMemory = 9,
-    cudaDevAttrWarpSize = 10,
-    cudaDevAttrMaxRegistersPerBlock = 12,
-    cudaDevAttrMultiProcessorCount = 16,
-    cudaDevAttrIntegrated = 18,
-    cudaDevAttrConcurrentKernels = 31,
-    cudaDevAttrL2CacheSize = 38,
-    cudaDevAttrMaxThreadsPerMultiProcessor = 39,
-    cudaDevAttrUnifiedAddressing = 41,
-    cudaDevAttrComputeCapabilityMajor = 75,
-    cudaDevAttrComputeCapabilityMinor = 76,
-    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
-    cudaDevAttrManagedMemory = 83,
-    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-    cudaDevAttrMaxBlocksPerMultiprocessor = 106
-};
+// ---- the device, flags, kernel and pointer attributes ---------------------------
+#include "device_types.h"
 
 #endif

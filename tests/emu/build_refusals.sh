@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# build_refusals.sh WORKDIR - calls that must not build under bin/nvcc-emu,
+# each with a message naming the call (and, for what CUDA 13 removed, its
+# replacement): a program using one stops at build time instead of running
+# with a call that silently does nothing.
+set -uo pipefail
+work=$1
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+mkdir -p "$work"
+failures=0
+refused() {  # NAME EXPECTED-MESSAGE-REGEX BODY
+    local name=$1 expected=$2 body=$3
+    printf '#include <cuda_runtime.h>\n__global__ void k(int* p) { *p = 1; }\nint main() {\n%s\nreturn 0;\n}\n' \
+        "$body" >"$work/$name.cu"
+    local output
+    if output=$("$root/bin/nvcc-emu" "$work/$name.cu" -o "$work/$name" 2>&1); then
+        echo "FAIL: $name built"; failures=$((failures + 1)); return
+    fi
+    if ! grep -Eq -- "$expected" <<<"$output"; then
+        echo "FAIL: $name: no message matching '$expected' in:"; printf '%s\n' "$output" | head -20
+        failures=$((failures + 1)); return
+    fi
+    echo "ok: $name refused"
+}
+refused thread-synchronize "cudaThreadSynchronize was removed in CUDA 13.*cudaDeviceSynchronize" \
+    'cudaThreadSynchronize();'
+refused prefetch-int-device "cudaMemPrefetchAsync\(ptr, bytes, int device, stream\) was removed in CUDA 13.*cudaMemLocation" \
+    'int* p; cudaMallocManaged(&p, 4); cudaMemPrefetchAsync(p, 4, 0, 0);'
+refused advise-int-device "cudaMemAdvise\(ptr, bytes, advice, int device\) was removed in CUDA 13" \
+    'int* p; cudaMallocManaged(&p, 4); cudaMemAdvise(p, 4, cudaMemAdviseSetReadMostly, 0);'
+refused clock-rate-field "clockRate" \
+    'cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return prop.clockRate;'
+refused graphs "cuemu does not emulate cudaGraphCreate" \
+    'cudaGraphCreate(nullptr, 0);'
+refused texture-objects "cuemu does not emulate cudaCreateTextureObject" \
+    'cudaCreateTextureObject(nullptr, nullptr, nullptr, nullptr);'
+refused launch-through-void-pointer "cuemu cannot launch a kernel through a void pointer" \
+    'int* p = nullptr; void* args[] = {&p}; cudaLaunchKernel((const void*)k, dim3(1), dim3(1), args, 0, 0);'
+refused driver-api "cuMemAlloc" \
+    'cuMemAlloc(nullptr, 4);'
+[ "$failures" -eq 0 ] || { echo "FAIL: $failures refusals missing"; exit 1; }
+echo "PASS: every refusal names its call"

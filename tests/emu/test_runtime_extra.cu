@@ -1,0 +1,475 @@
+// test_runtime_extra.cu - the runtime API beyond the core (issue 8's "runtime
+// breadth"): the macros sample helpers test for, device flags, every device
+// attribute, host registration and mapped memory, the typed cudaHostAlloc,
+// pitched memory, pointer attributes, stream callbacks, occupancy, kernel
+// attributes, limits, one-device peers, cudaLaunchKernel, cooperative launches
+// with grid.sync(), and kernel parameters passed as bytes as CUDA passes them.
+// Each answer is checked against what CUDA documents (and, where libcudart
+// answers without a GPU, against it). Compiled by nvcc too.
+#include <cooperative_groups.h>
+#include <cuda_profiler_api.h>
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+#include <driver_types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace cg = cooperative_groups;
+
+// ---- the names NVIDIA's sample helpers test for ------------------------------------
+#if !defined(__CUDA_RUNTIME_H__) || !defined(__DRIVER_TYPES_H__)
+#error "the guards of cuda_runtime.h and driver_types.h must be defined"
+#endif
+static_assert(CUDART_VERSION == 13000, "CUDA 13.0's runtime version");
+
+TEST_CASE("sample helpers: compute mode, clock rate, version") {
+    int mode = -1, clock_khz = 0, version = 0;
+    REQUIRE(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0) == cudaSuccess);
+    CHECK(mode != cudaComputeModeProhibited);
+    CHECK(mode == cudaComputeModeDefault);
+    REQUIRE(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0) == cudaSuccess);
+    CHECK(clock_khz > 0);
+    REQUIRE(cudaRuntimeGetVersion(&version) == cudaSuccess);
+    CHECK(version == CUDART_VERSION);
+    CHECK(cudaProfilerStart() == cudaSuccess);
+    CHECK(cudaProfilerStop() == cudaSuccess);
+}
+
+// ---- every device attribute ---------------------------------------------------------
+// The numbers CUDA 13.0's cudaDeviceAttr leaves out; every other one from 1
+// to 147 is an attribute and must be answered.
+bool is_attribute_gap(int n) {
+    for (int gap : {44, 102, 103, 104, 105, 107, 110, 136, 137, 146})
+        if (n == gap) return true;
+    return false;
+}
+
+TEST_CASE("every cudaDeviceGetAttribute is answered, consistently with cudaGetDeviceProperties") {
+    for (int n = 1; n <= 147; ++n) {
+        int value = 0;
+        const cudaError_t e = cudaDeviceGetAttribute(&value, static_cast<cudaDeviceAttr>(n), 0);
+        CAPTURE(n);
+        CHECK(e == (is_attribute_gap(n) ? cudaErrorInvalidValue : cudaSuccess));
+    }
+    (void)cudaGetLastError();
+    cudaDeviceProp p;
+    REQUIRE(cudaGetDeviceProperties(&p, 0) == cudaSuccess);
+    auto attr = [](cudaDeviceAttr a) {
+        int v = -12345;
+        REQUIRE(cudaDeviceGetAttribute(&v, a, 0) == cudaSuccess);
+        return v;
+    };
+    CHECK(attr(cudaDevAttrMaxThreadsPerBlock) == p.maxThreadsPerBlock);
+    CHECK(attr(cudaDevAttrMaxBlockDimZ) == p.maxThreadsDim[2]);
+    CHECK(attr(cudaDevAttrMaxGridDimY) == p.maxGridSize[1]);
+    CHECK(attr(cudaDevAttrMultiProcessorCount) == p.multiProcessorCount);
+    CHECK(attr(cudaDevAttrCanMapHostMemory) == p.canMapHostMemory);
+    CHECK(attr(cudaDevAttrL2CacheSize) == p.l2CacheSize);
+    CHECK(attr(cudaDevAttrMaxRegistersPerMultiprocessor) == p.regsPerMultiprocessor);
+    CHECK(attr(cudaDevAttrCooperativeLaunch) == p.cooperativeLaunch);
+    CHECK(attr(cudaDevAttrMaxBlocksPerMultiprocessor) == p.maxBlocksPerMultiProcessor);
+    CHECK(attr(cudaDevAttrMaxSharedMemoryPerBlockOptin) == static_cast<int>(p.sharedMemPerBlockOptin));
+    CHECK(attr(cudaDevAttrHostRegisterSupported) == p.hostRegisterSupported);
+    CHECK(attr(cudaDevAttrComputeCapabilityMajor) * 10 + attr(cudaDevAttrComputeCapabilityMinor) ==
+          p.major * 10 + p.minor);
+}
+
+// ---- device flags -------------------------------------------------------------------
+TEST_CASE("cudaSetDeviceFlags and cudaGetDeviceFlags") {
+    REQUIRE(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost) == cudaSuccess);
+    unsigned int flags = 0;
+    REQUIRE(cudaGetDeviceFlags(&flags) == cudaSuccess);
+    CHECK((flags & cudaDeviceScheduleMask) == cudaDeviceScheduleBlockingSync);
+    CHECK((flags & cudaDeviceMapHost) != 0);
+    CHECK(cudaSetDeviceFlags(0x100) == cudaErrorInvalidValue);
+    CHECK(cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceScheduleYield) == cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    REQUIRE(cudaSetDeviceFlags(cudaDeviceScheduleAuto) == cudaSuccess);
+}
+
+// ---- host memory the device may use -------------------------------------------------
+__global__ void add_one(int* data, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] += 1;
+}
+
+TEST_CASE("cudaHostRegister: a kernel uses registered host memory through its device pointer") {
+    std::vector<int> host(1000, 41);
+    REQUIRE(cudaHostRegister(host.data(), host.size() * sizeof(int), cudaHostRegisterMapped) ==
+            cudaSuccess);
+    CHECK(cudaHostRegister(host.data(), 4, cudaHostRegisterDefault) ==
+          cudaErrorHostMemoryAlreadyRegistered);
+    (void)cudaGetLastError();
+    int* device_view = nullptr;
+    REQUIRE(cudaHostGetDevicePointer(&device_view, host.data(), 0) == cudaSuccess);
+    add_one<<<4, 256>>>(device_view, 1000);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(host[0] == 42);
+    CHECK(host[999] == 42);
+    cudaPointerAttributes a;
+    REQUIRE(cudaPointerGetAttributes(&a, host.data() + 10) == cudaSuccess);
+    CHECK(a.type == cudaMemoryTypeHost);
+    REQUIRE(cudaHostUnregister(host.data()) == cudaSuccess);
+    CHECK(cudaHostUnregister(host.data()) == cudaErrorHostMemoryNotRegistered);
+    CHECK(cudaHostGetDevicePointer(&device_view, host.data(), 0) == cudaErrorInvalidValue);
+    CHECK(cudaHostRegister(nullptr, 16, 0) == cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+}
+
+TEST_CASE("typed cudaHostAlloc with its flags, zero-copy in a kernel") {
+    int* mapped = nullptr;
+    REQUIRE(cudaHostAlloc(&mapped, 300 * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable) ==
+            cudaSuccess);
+    unsigned int flags = 0;
+    REQUIRE(cudaHostGetFlags(&flags, mapped) == cudaSuccess);
+    CHECK(flags == (cudaHostAllocMapped | cudaHostAllocPortable));
+    for (int i = 0; i < 300; ++i) mapped[i] = i;
+    int* device_view = nullptr;
+    REQUIRE(cudaHostGetDevicePointer(&device_view, mapped, 0) == cudaSuccess);
+    add_one<<<2, 256>>>(device_view, 300);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(mapped[299] == 300);
+    CHECK(cudaHostAlloc(&mapped, 16, 0x80) == cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    REQUIRE(cudaFreeHost(mapped) == cudaSuccess);
+}
+
+TEST_CASE("cudaPointerGetAttributes tells device, managed, pinned and pageable memory apart") {
+    float *device = nullptr, *managed = nullptr, *pinned = nullptr;
+    REQUIRE(cudaMalloc(&device, 64) == cudaSuccess);
+    REQUIRE(cudaMallocManaged(&managed, 64) == cudaSuccess);
+    REQUIRE(cudaMallocHost(&pinned, 64) == cudaSuccess);
+    float pageable[4];
+    cudaPointerAttributes a;
+    REQUIRE(cudaPointerGetAttributes(&a, device + 3) == cudaSuccess);
+    CHECK(a.type == cudaMemoryTypeDevice);
+    CHECK(a.device == 0);
+    CHECK(a.devicePointer == device + 3);
+    REQUIRE(cudaPointerGetAttributes(&a, managed) == cudaSuccess);
+    CHECK(a.type == cudaMemoryTypeManaged);
+    REQUIRE(cudaPointerGetAttributes(&a, pinned) == cudaSuccess);
+    CHECK(a.type == cudaMemoryTypeHost);
+    CHECK(a.hostPointer == pinned);
+    REQUIRE(cudaPointerGetAttributes(&a, pageable) == cudaSuccess);
+    CHECK(a.type == cudaMemoryTypeUnregistered);
+    CHECK(cudaFree(device) == cudaSuccess);
+    CHECK(cudaFree(managed) == cudaSuccess);
+    CHECK(cudaFreeHost(pinned) == cudaSuccess);
+}
+
+// ---- pitched memory ---------------------------------------------------------------------
+__global__ void scale_rows(float* rows, size_t pitch, int width, int height, float factor) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < width && y < height) {
+        float* row = reinterpret_cast<float*>(reinterpret_cast<char*>(rows) + y * pitch);
+        row[x] *= factor;
+    }
+}
+
+TEST_CASE("cudaMallocPitch, cudaMemcpy2D, cudaMemset2D") {
+    const int width = 100, height = 37;
+    std::vector<float> host(width * height);
+    for (int i = 0; i < width * height; ++i) host[i] = static_cast<float>(i);
+    float* rows = nullptr;
+    size_t pitch = 0;
+    REQUIRE(cudaMallocPitch(&rows, &pitch, width * sizeof(float), height) == cudaSuccess);
+    CHECK(pitch >= width * sizeof(float));
+    REQUIRE(cudaMemcpy2D(rows, pitch, host.data(), width * sizeof(float), width * sizeof(float),
+                         height, cudaMemcpyHostToDevice) == cudaSuccess);
+    scale_rows<<<dim3(1, height), 128>>>(rows, pitch, width, height, 2.0f);
+    std::vector<float> back(width * height);
+    REQUIRE(cudaMemcpy2D(back.data(), width * sizeof(float), rows, pitch, width * sizeof(float),
+                         height, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int i = 0; i < width * height; i += 97) CHECK(back[i] == 2.0f * host[i]);
+    REQUIRE(cudaMemset2D(rows, pitch, 0, width * sizeof(float), height) == cudaSuccess);
+    REQUIRE(cudaMemcpy2D(back.data(), width * sizeof(float), rows, pitch, width * sizeof(float),
+                         height, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(back[width * height - 1] == 0.0f);
+    // A row wider than the pitch, and a rectangle past the allocation.
+    CHECK(cudaMemcpy2D(rows, 8, host.data(), 8, 16, 2, cudaMemcpyHostToDevice) ==
+          cudaErrorInvalidPitchValue);
+    CHECK(cudaMemcpy2D(rows, pitch, host.data(), 4, 4, height + 1, cudaMemcpyHostToDevice) ==
+          cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    CHECK(cudaFree(rows) == cudaSuccess);
+}
+
+// ---- streams: callbacks and priorities ---------------------------------------------------
+struct callback_log {
+    std::vector<int> order;
+    cudaError_t status = cudaErrorUnknown;
+};
+void CUDART_CB note_callback(cudaStream_t, cudaError_t status, void* user_data) {
+    auto* log = static_cast<callback_log*>(user_data);
+    log->status = status;
+    log->order.push_back(2);
+}
+void CUDART_CB note_host_func(void* user_data) { static_cast<callback_log*>(user_data)->order.push_back(3); }
+
+TEST_CASE("cudaStreamAddCallback runs after the work before it, in stream order") {
+    cudaStream_t stream;
+    int least = -1, greatest = -1;
+    REQUIRE(cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest) == cudaSuccess);
+    int priority = 99;
+    REQUIRE(cudaStreamGetPriority(stream, &priority) == cudaSuccess);
+    CHECK(priority >= greatest);
+    CHECK(priority <= least);
+    int* data = nullptr;
+    REQUIRE(cudaMallocManaged(&data, sizeof(int)) == cudaSuccess);
+    *data = 0;
+    callback_log log;
+    add_one<<<1, 1, 0, stream>>>(data, 1);
+    REQUIRE(cudaStreamAddCallback(stream, note_callback, &log, 0) == cudaSuccess);
+    REQUIRE(cudaLaunchHostFunc(stream, note_host_func, &log) == cudaSuccess);
+    CHECK(cudaStreamAddCallback(stream, note_callback, &log, 1) == cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    CHECK(*data == 1);
+    CHECK(log.order == std::vector<int>{2, 3});
+    CHECK(log.status == cudaSuccess);
+    CHECK(cudaStreamDestroy(stream) == cudaSuccess);
+    CHECK(cudaFree(data) == cudaSuccess);
+}
+
+// ---- occupancy, kernel attributes, limits ------------------------------------------------
+__global__ void plain_kernel(float* out) { out[threadIdx.x] = 1.0f; }
+
+TEST_CASE("occupancy answers follow the device's properties") {
+    cudaDeviceProp p;
+    REQUIRE(cudaGetDeviceProperties(&p, 0) == cudaSuccess);
+    int blocks = -1;
+    REQUIRE(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, plain_kernel, 256, 0) == cudaSuccess);
+    CHECK(blocks >= 1);
+    CHECK(blocks <= p.maxBlocksPerMultiProcessor);
+    CHECK(blocks * 256 <= p.maxThreadsPerMultiProcessor);
+    REQUIRE(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, plain_kernel, 256,
+                                                          p.sharedMemPerBlockOptin + 1) == cudaSuccess);
+    CHECK(blocks == 0);
+    int min_grid = 0, block = 0;
+    REQUIRE(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, plain_kernel) == cudaSuccess);
+    CHECK(block > 0);
+    CHECK(block <= p.maxThreadsPerBlock);
+    CHECK(block % p.warpSize == 0);
+    REQUIRE(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, plain_kernel, block, 0) == cudaSuccess);
+    CHECK(min_grid == blocks * p.multiProcessorCount);
+    REQUIRE(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, plain_kernel, 0, 100) == cudaSuccess);
+    CHECK(block <= 100);
+}
+
+TEST_CASE("cudaFuncGetAttributes, cudaFuncSetAttribute, cache configs and limits") {
+    cudaFuncAttributes a;
+    REQUIRE(cudaFuncGetAttributes(&a, plain_kernel) == cudaSuccess);
+    CHECK(a.maxThreadsPerBlock >= 1);
+    CHECK(a.maxThreadsPerBlock <= 1024);
+    int optin = 0;
+    REQUIRE(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+    CHECK(cudaFuncSetAttribute(plain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) ==
+          cudaSuccess);
+    CHECK(cudaFuncSetAttribute(plain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin + 1) ==
+          cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    CHECK(cudaFuncSetCacheConfig(plain_kernel, cudaFuncCachePreferShared) == cudaSuccess);
+    CHECK(cudaDeviceSetCacheConfig(cudaFuncCachePreferL1) == cudaSuccess);
+    cudaFuncCache cache;
+    REQUIRE(cudaDeviceGetCacheConfig(&cache) == cudaSuccess);
+    CHECK(cache == cudaFuncCachePreferL1);
+    size_t fifo = 0;
+    REQUIRE(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 4 << 20) == cudaSuccess);
+    REQUIRE(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize) == cudaSuccess);
+    CHECK(fifo == size_t(4) << 20);
+    CHECK(cudaDeviceGetLimit(&fifo, static_cast<cudaLimit>(7)) == cudaErrorUnsupportedLimit);
+    (void)cudaGetLastError();
+}
+
+TEST_CASE("one device: no peers, cudaMemcpyPeer copies within it") {
+    int can = -1;
+    REQUIRE(cudaDeviceCanAccessPeer(&can, 0, 0) == cudaSuccess);
+    CHECK(can == 0);
+    CHECK(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaErrorInvalidDevice);
+    CHECK(cudaDeviceEnablePeerAccess(0, 0) == cudaErrorInvalidDevice);
+    (void)cudaGetLastError();
+    int *a = nullptr, *b = nullptr, v = 7, w = 0;
+    REQUIRE(cudaMalloc(&a, sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&b, sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMemcpy(a, &v, sizeof v, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpyPeer(b, 0, a, 0, sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMemcpy(&w, b, sizeof w, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(w == 7);
+    CHECK(cudaMemcpyPeer(b, 1, a, 0, sizeof(int)) == cudaErrorInvalidDevice);
+    (void)cudaGetLastError();
+    CHECK(cudaFree(a) == cudaSuccess);
+    CHECK(cudaFree(b) == cudaSuccess);
+}
+
+// ---- kernel parameters as CUDA passes them -------------------------------------------------
+// An RAII wrapper: owns device memory, frees it in its destructor; its copies
+// (the ones a launch makes) do not own. CUDA copies a kernel's parameters as
+// bytes: no constructor and no destructor runs on the device, and the host's
+// copies are destroyed on the host.
+std::atomic<int> wrapper_copies{0}, wrapper_destructions{0}, destructions_off_host{0};
+std::thread::id host_thread;
+
+struct owning_buffer {
+    int* data = nullptr;
+    int n = 0;
+    bool owner = true;
+    explicit owning_buffer(int count) : n(count) { cudaMalloc(&data, n * sizeof(int)); }
+    owning_buffer(const owning_buffer& o) : data(o.data), n(o.n), owner(false) { ++wrapper_copies; }
+    owning_buffer& operator=(const owning_buffer&) = delete;
+    ~owning_buffer() {
+        ++wrapper_destructions;
+        if (std::this_thread::get_id() != host_thread) ++destructions_off_host;
+        if (owner) cudaFree(data);
+    }
+};
+
+__global__ void fill_owned(owning_buffer buffer, int value) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < buffer.n) buffer.data[i] = value + (buffer.owner ? 1000 : 0);
+}
+
+TEST_CASE("a by-value argument with a destructor: copied as bytes, destroyed on the host only") {
+    host_thread = std::this_thread::get_id();
+    std::vector<int> back(2000);
+    {
+        owning_buffer buffer(2000);
+        wrapper_copies = 0;
+        wrapper_destructions = 0;
+        fill_owned<<<8, 256>>>(buffer, 5);
+        REQUIRE(cudaGetLastError() == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        // nvcc's launch stub copies the argument "one or more times" on the
+        // host; 2048 CUDA threads must not each copy and destroy it.
+        CHECK(wrapper_copies >= 1);
+        CHECK(wrapper_copies <= 4);
+        CHECK(wrapper_destructions == wrapper_copies);
+        CHECK(destructions_off_host == 0);
+        REQUIRE(cudaMemcpy(back.data(), buffer.data, back.size() * sizeof(int),
+                           cudaMemcpyDeviceToHost) == cudaSuccess);
+    }
+    // The kernel saw the bytes of a host copy (owner == false), never a
+    // constructor of its own.
+    CHECK(back[0] == 5);
+    CHECK(back[1999] == 5);
+    CHECK(destructions_off_host == 0);
+}
+
+// A functor with no default constructor (like a lambda), passed by value.
+struct times {
+    int factor;
+    explicit times(int f) : factor(f) {}
+    __device__ int operator()(int x) const { return x * factor; }
+};
+template <class F>
+__global__ void apply_functor(F f, int* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = f(i);
+}
+
+TEST_CASE("a by-value argument without a default constructor") {
+    int* out = nullptr;
+    REQUIRE(cudaMallocManaged(&out, 100 * sizeof(int)) == cudaSuccess);
+    apply_functor<<<1, 128>>>(times(3), out, 100);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(out[99] == 297);
+    CHECK(cudaFree(out) == cudaSuccess);
+}
+
+// ---- launches without <<<...>>> -------------------------------------------------------------
+__global__ void axpy(float a, const float* x, float* y, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] += a * x[i];
+}
+
+TEST_CASE("cudaLaunchKernel with void** arguments, and its launch errors") {
+    const int n = 1000;
+    float *x = nullptr, *y = nullptr;
+    REQUIRE(cudaMallocManaged(&x, n * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMallocManaged(&y, n * sizeof(float)) == cudaSuccess);
+    for (int i = 0; i < n; ++i) x[i] = static_cast<float>(i), y[i] = 1.0f;
+    float a = 2.0f;
+    const float* cx = x;
+    int count = n;
+    void* args[] = {&a, &cx, &y, &count};
+    REQUIRE(cudaLaunchKernel(axpy, dim3((n + 127) / 128), dim3(128), args, 0, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(y[999] == 1.0f + 2.0f * 999.0f);
+    CHECK(cudaLaunchKernel(axpy, dim3(1), dim3(2048), args, 0, 0) == cudaErrorInvalidConfiguration);
+    CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+    CHECK(cudaFree(x) == cudaSuccess);
+    CHECK(cudaFree(y) == cudaSuccess);
+}
+
+// ---- cooperative launches ---------------------------------------------------------------------
+// Each block sums its part; after grid.sync() block 0 adds the partial sums.
+__global__ void grid_sum(const int* in, int n, int* partial, int* total) {
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ int block_sum;
+    if (block.thread_rank() == 0) block_sum = 0;
+    block.sync();
+    for (unsigned long long i = grid.thread_rank(); i < static_cast<unsigned long long>(n);
+         i += grid.size())
+        atomicAdd(&block_sum, in[i]);
+    block.sync();
+    if (block.thread_rank() == 0) partial[blockIdx.x] = block_sum;
+    grid.sync();
+    if (grid.thread_rank() == 0) {
+        int sum = 0;
+        for (unsigned b = 0; b < gridDim.x; ++b) sum += partial[b];
+        *total = sum;
+    }
+}
+
+TEST_CASE("cudaLaunchCooperativeKernel: grid.sync() waits for every block") {
+    int per_sm = 0, sms = 0, supported = 0;
+    REQUIRE(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, 0) == cudaSuccess);
+    REQUIRE(supported == 1);
+    REQUIRE(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_sum, 128, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+    const int blocks = per_sm * sms, n = 100003;
+    int *in = nullptr, *partial = nullptr, *total = nullptr;
+    REQUIRE(cudaMallocManaged(&in, n * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMallocManaged(&partial, blocks * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMallocManaged(&total, sizeof(int)) == cudaSuccess);
+    long long expected = 0;
+    for (int i = 0; i < n; ++i) expected += in[i] = i % 7;
+    int count = n;
+    void* args[] = {&in, &count, &partial, &total};
+    REQUIRE(cudaLaunchCooperativeKernel(grid_sum, dim3(blocks), dim3(128), args, 0, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(*total == expected);
+    CHECK(cudaLaunchCooperativeKernel(grid_sum, dim3(blocks + 1), dim3(128), args, 0, 0) ==
+          cudaErrorCooperativeLaunchTooLarge);
+    CHECK(cudaGetLastError() == cudaErrorCooperativeLaunchTooLarge);
+    CHECK(cudaFree(in) == cudaSuccess);
+    CHECK(cudaFree(partial) == cudaSuccess);
+    CHECK(cudaFree(total) == cudaSuccess);
+}
+
+// Block 1 returns before the grid barrier that block 0 waits at: a GPU hangs.
+__global__ void early_exit_before_grid_sync(int* out) {
+    cg::grid_group grid = cg::this_grid();
+    if (blockIdx.x == 1) return;
+    grid.sync();
+    out[blockIdx.x] = 1;
+}
+
+TEST_CASE("process: a block that ends before grid.sync() stops the cooperative launch") {
+    int sms = 0;
+    REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+    if (sms < 2) return;  // one worker holds one block: nothing to wait for
+    int* out = nullptr;
+    REQUIRE(cudaMalloc(&out, 2 * sizeof(int)) == cudaSuccess);
+    void* args[] = {&out};
+    REQUIRE(cudaLaunchCooperativeKernel(early_exit_before_grid_sync, dim3(2), dim3(32), args, 0, 0) ==
+            cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
