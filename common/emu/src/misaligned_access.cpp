@@ -55,6 +55,17 @@ extern "C" void __ubsan_handle_type_mismatch_v1(type_mismatch_data* data, std::u
     using namespace cuemu::detail;
     if (!inside_kernel() || pointer == 0) return;  // host code: the CPU copes
     const std::uintptr_t alignment = std::uintptr_t(1) << data->log_alignment;
+    // cudaMalloc on a GPU returns addresses aligned to at least 256 bytes; the
+    // emulator places a buffer so that it ends at its guard page, which may
+    // align its start less (memory.cpp). What a GPU would see is the offset
+    // from the allocation's start: a __half2 at an even element of a __half
+    // array is aligned there, whatever the array's length.
+    allocation_info owner;
+    const char* address = reinterpret_cast<const char*>(pointer);
+    if (find_allocation(address, &owner) && !owner.freed && address >= owner.begin &&
+        address < owner.begin + owner.size) {
+        if (static_cast<std::uintptr_t>(address - owner.begin) % alignment == 0) return;
+    }
     char what[512];
     // The type's name comes quoted ('const struct float4').
     std::snprintf(what, sizeof what,

@@ -588,7 +588,7 @@ void on_fault(int sig, siginfo_t* info, void* raw_context) {
     if (sig == SIGSEGV && handle_uninit_fault(info->si_addr, is_write)) return;
     s->signal_number = sig;
     s->fault_address = info->si_addr;
-    s->fault_pc = pc;
+    s->fault_pc = kernel_pc_of(pc);  // an atomic faults inside its hook: name the kernel's line
     s->fault_is_write = is_write;
     siglongjmp(s->fault_jump, 1);
 }

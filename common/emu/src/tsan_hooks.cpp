@@ -62,42 +62,54 @@ inline void marked_volatile(const void* p, std::size_t n, bool write, const void
 
 // The atomic operations, for the sizes GCC instruments (1 to 8 bytes).
 #define CUEMU_TSAN_ATOMIC(BITS, T)                                                                \
-    T __tsan_atomic##BITS##_load(const volatile T* a, int) {                                      \
+    CUEMU_HOOK T __tsan_atomic##BITS##_load(const volatile T* a, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                              \
     }                                                                                             \
-    void __tsan_atomic##BITS##_store(volatile T* a, T v, int) {                                   \
+    CUEMU_HOOK void __tsan_atomic##BITS##_store(volatile T* a, T v, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                 \
     }                                                                                             \
-    T __tsan_atomic##BITS##_exchange(volatile T* a, T v, int) {                                   \
+    CUEMU_HOOK T __tsan_atomic##BITS##_exchange(volatile T* a, T v, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                       \
     }                                                                                             \
-    T __tsan_atomic##BITS##_fetch_add(volatile T* a, T v, int) {                                  \
+    CUEMU_HOOK T __tsan_atomic##BITS##_fetch_add(volatile T* a, T v, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                        \
     }                                                                                             \
-    T __tsan_atomic##BITS##_fetch_sub(volatile T* a, T v, int) {                                  \
+    CUEMU_HOOK T __tsan_atomic##BITS##_fetch_sub(volatile T* a, T v, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                        \
     }                                                                                             \
-    T __tsan_atomic##BITS##_fetch_and(volatile T* a, T v, int) {                                  \
+    CUEMU_HOOK T __tsan_atomic##BITS##_fetch_and(volatile T* a, T v, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                        \
     }                                                                                             \
-    T __tsan_atomic##BITS##_fetch_or(volatile T* a, T v, int) {                                   \
+    CUEMU_HOOK T __tsan_atomic##BITS##_fetch_or(volatile T* a, T v, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                         \
     }                                                                                             \
-    T __tsan_atomic##BITS##_fetch_xor(volatile T* a, T v, int) {                                  \
+    CUEMU_HOOK T __tsan_atomic##BITS##_fetch_xor(volatile T* a, T v, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                        \
     }                                                                                             \
-    T __tsan_atomic##BITS##_fetch_nand(volatile T* a, T v, int) {                                 \
+    CUEMU_HOOK T __tsan_atomic##BITS##_fetch_nand(volatile T* a, T v, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                       \
     }                                                                                             \
-    int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) { \
+    CUEMU_HOOK int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST,               \
                                            __ATOMIC_SEQ_CST);                                     \
     }                                                                                             \
-    int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) {  \
+    CUEMU_HOOK int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         return __atomic_compare_exchange_n(a, expected, v, true, __ATOMIC_SEQ_CST,                \
                                            __ATOMIC_SEQ_CST);                                     \
     }                                                                                             \
-    T __tsan_atomic##BITS##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {      \
+    CUEMU_HOOK T __tsan_atomic##BITS##_compare_exchange_val(volatile T* a, T expected, T v, int, int) { \
+        cuemu::detail::tls_hook_caller = __builtin_return_address(0); \
         __atomic_compare_exchange_n(a, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
         return expected;                                                                          \
     }

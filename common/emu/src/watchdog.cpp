@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "diagnostics.h"
+#include "race_detector.h"
 
 namespace cuemu::detail {
 
@@ -53,6 +54,8 @@ std::uint64_t register_fingerprint(const void* signal_context) {
     std::uint64_t h = 0xcbf29ce484222325ull;
 #if defined(__linux__) && defined(__x86_64__)
     const auto* uc = static_cast<const ucontext_t*>(signal_context);
+    const void* pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+    if (kernel_pc_of(pc) != pc) return fingerprint_in_access_hook;
     for (int r = REG_R8; r <= REG_RCX; ++r)  // r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx
         h = mix_bytes(h, &uc->uc_mcontext.gregs[r], sizeof(greg_t));
     h = mix_bytes(h, &uc->uc_mcontext.gregs[REG_RSP], sizeof(greg_t));
@@ -81,12 +84,14 @@ watchdog_verdict watchdog_judge::look(clock::time_point now, std::uint64_t progr
     }
     bool all_answered = samples.size() == samples_.size();
     bool same_registers = all_answered;
+    std::vector<worker_sample> kept = samples;
     for (std::size_t i = 0; all_answered && i < samples.size(); ++i) {
         all_answered = samples[i].answered != samples_[i].answered;
-        same_registers = same_registers && samples[i].fingerprint == samples_[i].fingerprint;
+        if (kept[i].fingerprint == fingerprint_in_access_hook) kept[i].fingerprint = samples_[i].fingerprint;
+        same_registers = same_registers && kept[i].fingerprint == samples_[i].fingerprint;
     }
     if (!all_answered || !same_registers) last_change_ = now;
-    samples_ = samples;
+    samples_ = std::move(kept);
     if (now - last_change_ >= limit_) return watchdog_verdict::stuck;
     if (now - last_progress_ >= limit_ * busy_limit_factor) return watchdog_verdict::too_long;
     return watchdog_verdict::running;

@@ -24,6 +24,11 @@ constexpr double busy_limit_factor = 6;
 // fingerprint; a thread that computes changes it (a counter, an
 // accumulator). Safe in a signal handler; 0 where unknown.
 std::uint64_t register_fingerprint(const void* signal_context);
+// What register_fingerprint gives when the thread was inside one of the race
+// check's access hooks (tsan_hooks.cpp): a spin loop that reads memory calls
+// one on every turn, and its registers there are not the loop's. Such a look
+// counts as "unchanged".
+constexpr std::uint64_t fingerprint_in_access_hook = 2;
 
 enum class watchdog_verdict {
     running,   // keep going
