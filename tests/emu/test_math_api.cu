@@ -205,6 +205,9 @@ struct glibc_limit {
 static const glibc_limit glibc_double_limits[] = {
     {fn_tanh, 3, 0}, {fn_exp10, 3, 0}, {fn_cbrt, 4, 0},
     {fn_j0, 0, 2e-15}, {fn_j1, 0, 2e-15}, {fn_y0, 0, 2e-15}, {fn_y1, 0, 2e-15}};
+// In single precision: glibc's tgammaf, for negative arguments, was measured at
+// 5.7 ulp (CUDA: 5); glibc's own table of known errors allows it 8.
+static const glibc_limit glibc_float_limits[] = {{fn_tgamma, 8, 0}};
 
 template <class T>
 static void check_function(const math_case& c) {
@@ -230,6 +233,9 @@ static void check_function(const math_case& c) {
     const glibc_limit* limit = nullptr;
     if (!is_float)
         for (const glibc_limit& g : glibc_double_limits)
+            if (g.fn == c.fn) limit = &g;
+    if (is_float)
+        for (const glibc_limit& g : glibc_float_limits)
             if (g.fn == c.fn) limit = &g;
     double absolute_beyond = c.absolute_beyond;
     double ulp_promise = ulp_bound;
