@@ -34,6 +34,7 @@ DIAGRAMS = {
     "08": "img/coalescing.svg",          # coalesced vs strided access
     "09": "img/tile-sliding.svg",        # a tile sliding along A and down B
     "10": "img/dense-layer.svg",         # Y = sigmoid(W X + b)
+    "13": "img/blelloch-sweeps.svg",     # the up-sweep and down-sweep of a work-efficient scan
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.
