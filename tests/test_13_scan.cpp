@@ -41,39 +41,42 @@ static std::vector<float> as_floats(const std::vector<int>& v, int n) {
         REQUIRE_ALL_CLOSE((got_name), got_f_.data(), ref_f_.data(), (size_t)(n), 0.0, 0.0); \
     } while (0)
 
+// One scan of whole numbers per (n, block) case, compared exactly with the
+// CPU's loop; the first failing case ends the test case.
+struct ScanCase {
+    int n, block;
+};
+template <size_t kCount, class GpuScan, class CpuScan>
+static void check_int_scans(const ScanCase (&cases)[kCount], GpuScan gpu_scan, CpuScan cpu_scan,
+                            const char* got_name) {
+    for (const ScanCase& c : cases) {
+        CAPTURE(c.n);
+        CAPTURE(c.block);
+        auto in = random_counts(c.n);
+        auto ref = poisoned_ints(c.n), got = poisoned_ints(c.n);
+        cpu_scan(in.data(), ref.data(), c.n);
+        gpu_scan(in.data(), got.data(), c.n, c.block);
+        REQUIRE_INTS_EQUAL(got_name, got, ref, c.n);
+    }
+}
+
 TEST_CASE("Hillis-Steele: the inclusive scan of one block matches the CPU") {
     // (n, block): a single element; a full block of 1024; 1000 and 1023 in a
     // 1024-thread block (threads past the end); a block of 7 (not a power of
     // two: Hillis-Steele does not need one).
-    const int kCases[][2] = {{1, 1}, {1, 256}, {1000, 1024}, {1023, 1024}, {1024, 1024}, {7, 7}, {5, 7}};
-    for (const auto& c : kCases) {
-        const int n = c[0], block = c[1];
-        CAPTURE(n);
-        CAPTURE(block);
-        auto in = random_counts(n);
-        auto ref = poisoned_ints(n), got = poisoned_ints(n);
-        cpu_inclusive_scan_ints(in.data(), ref.data(), n);
-        inclusive_scan_hillis_steele_one_block_on_gpu(in.data(), got.data(), n, block);
-        REQUIRE_INTS_EQUAL("your inclusive scan", got, ref, n);
-    }
+    const ScanCase kCases[] = {{1, 1}, {1, 256}, {1000, 1024}, {1023, 1024}, {1024, 1024}, {7, 7}, {5, 7}};
+    check_int_scans(kCases, inclusive_scan_hillis_steele_one_block_on_gpu, cpu_inclusive_scan_ints,
+                    "your inclusive scan");
 }
 
 TEST_CASE("Blelloch: the exclusive scan of one block matches the CPU") {
     // (n, block): the block holds 2 * block elements; a full block and one
     // element short for several powers of two; 1, 1000, 1023 and 2048 in the
     // largest block.
-    const int kCases[][2] = {{1, 1},      {2, 1},      {1, 1024},   {1000, 1024}, {1023, 1024},
-                             {2048, 1024}, {2047, 1024}, {64, 32},  {63, 32},     {3, 2}};
-    for (const auto& c : kCases) {
-        const int n = c[0], block = c[1];
-        CAPTURE(n);
-        CAPTURE(block);
-        auto in = random_counts(n);
-        auto ref = poisoned_ints(n), got = poisoned_ints(n);
-        cpu_exclusive_scan_ints(in.data(), ref.data(), n);
-        exclusive_scan_blelloch_one_block_on_gpu(in.data(), got.data(), n, block);
-        REQUIRE_INTS_EQUAL("your exclusive scan", got, ref, n);
-    }
+    const ScanCase kCases[] = {{1, 1},       {2, 1},       {1, 1024}, {1000, 1024}, {1023, 1024},
+                               {2048, 1024}, {2047, 1024}, {64, 32},  {63, 32},     {3, 2}};
+    check_int_scans(kCases, exclusive_scan_blelloch_one_block_on_gpu, cpu_exclusive_scan_ints,
+                    "your exclusive scan");
 }
 
 TEST_CASE("the multi-block exclusive scan of whole numbers matches the CPU exactly") {
@@ -81,18 +84,11 @@ TEST_CASE("the multi-block exclusive scan of whole numbers matches the CPU exact
     // 1000 and 1023; 100003 needs 196 blocks of 512 and a second pass; with
     // 8 threads (16 elements per block) 100003 takes four levels of block
     // totals (6251 -> 391 -> 25 -> 2), so the offsets of every level count.
-    const int kCases[][2] = {{1, 256}, {512, 256}, {513, 256}, {1000, 256}, {1023, 256},
-                             {100003, 256}, {100003, 8}, {5000, 1024}};
-    for (const auto& c : kCases) {
-        const int n = c[0], block = c[1];
-        CAPTURE(n);
-        CAPTURE(block);
-        auto in = random_counts(n);
-        auto ref = poisoned_ints(n), got = poisoned_ints(n);
-        cpu_exclusive_scan_ints(in.data(), ref.data(), n);
-        exclusive_scan_on_gpu(in.data(), got.data(), n, block);
-        REQUIRE_INTS_EQUAL("your exclusive scan", got, ref, n);
-    }
+    const ScanCase kCases[] = {{1, 256},    {512, 256},    {513, 256}, {1000, 256},
+                               {1023, 256}, {100003, 256}, {100003, 8}, {5000, 1024}};
+    // The int overload of the launcher (it also has one for float).
+    void (*int_scan)(const int*, int*, int, int) = exclusive_scan_on_gpu;
+    check_int_scans(kCases, int_scan, cpu_exclusive_scan_ints, "your exclusive scan");
 }
 
 TEST_CASE("the multi-block exclusive scan of floats matches the CPU within rounding") {
