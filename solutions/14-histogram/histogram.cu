@@ -13,7 +13,7 @@
 // per pixel. A grid-stride loop lets a fixed number of blocks each count many
 // pixels, so there are fewer blocks to merge.
 //
-// Build and run:   ./tutorial run 14 [--n 1000000] [--block 256] [--blocks 32] [--skewed]
+// Build and run:   ./tutorial run 14 [--n 1000000] [--block 256] [--blocks B] [--skewed]
 //                  ./tutorial run 14 --bench        (every kernel, uniform and skewed)
 //                  ./tutorial check 14              (the exercise's test)
 //                  ./tutorial solution 14           (the finished version)
@@ -177,25 +177,36 @@ struct Variant {
     int blocks;  // 0: one pixel per thread
 };
 
-static const char* where_it_ran() {
+// What the emulator's times can and cannot say; printed under every table.
+static void explain_emulator_times() {
 #ifdef CUEMU
-    return "the CPU emulator (CPU times, not a GPU)";
-#else
-    return "this GPU";
+    std::printf("These are CPU times from the emulator. It runs a block's threads one after\n"
+                "another on one CPU core, so they never contend for a bin (only blocks on\n"
+                "different cores can), and each __syncthreads() is a switch between threads,\n"
+                "which makes the one-pixel-per-thread run, two barriers per block, the slowest\n"
+                "here. On a GPU thousands of threads may hit one bin at the same moment: global\n"
+                "atomics may slow down on the skewed picture while the shared-memory bins may\n"
+                "not; only a GPU run shows by how much.\n");
 #endif
 }
 
-static int run_bench(int block, int blocks) {
-    const int n = 1 << 22;
+static int run_bench(const char* device_name, int block, int blocks) {
+    // A GPU counts 64 Mi pixels in about a millisecond or less; the emulator
+    // takes seconds for 1 Mi (the one-pixel-per-thread run is the slow one).
+#ifdef CUEMU
+    const int n = 1 << 20;
+#else
+    const int n = 1 << 26;
+#endif
     const Variant variants[3] = {{"global atomics", Kernel::global_atomics, 0},
                                  {"shared, 1 pixel/thread", Kernel::shared_bins, 0},
                                  {"shared, fixed grid", Kernel::shared_bins, blocks}};
-    std::printf("%d pixels (4 MiB), blocks of %d threads, fixed grid of %d blocks\n", n, block,
-                blocks);
-    std::printf("kernel only (CUDA events), no copies, after one warm-up launch;\n"
-                "averaged over enough launches to last about 0.2 s; measured on %s\n\n",
-                where_it_ran());
-    std::printf("uniform: every grey level equally likely; skewed: 90%% of the pixels one level\n\n");
+    std::printf("timing on %s\n", device_name);
+    std::printf("%d pixels (%d MiB), blocks of %d threads, fixed grid of %d blocks\n", n,
+                n >> 20, block, blocks);
+    std::printf("uniform: every grey level equally likely; skewed: 90%% of the pixels one level\n");
+    std::printf("kernel only (CUDA events), no copies, after one warm-up launch; averaged\n"
+                "over enough launches to last about 0.2 s; GB/s: pixels (bytes) read per second\n\n");
     std::printf("%-24s %21s   %21s\n", "", "uniform", "skewed");
     std::printf("%-24s %10s %10s   %10s %10s\n", "kernel", "ms", "GB/s", "ms", "GB/s");
     std::vector<unsigned char> uniform((size_t)n), skewed((size_t)n);
@@ -212,21 +223,27 @@ static int run_bench(int block, int blocks) {
     }
     free_device_histogram(dev_uniform);
     free_device_histogram(dev_skewed);
-#ifdef CUEMU
-    std::printf("\nThe emulator runs a block's threads one after another on one CPU core, so\n"
-                "threads of a block never contend for a bin; only blocks on different cores\n"
-                "can. What contention costs on a GPU, where thousands of threads may hit one\n"
-                "bin at the same moment, only a GPU run of this table shows.\n");
-#endif
+    std::printf("\n");
+    explain_emulator_times();
     return 0;
 }
 
 int main(int argc, char** argv) {
-    long long n = 1000000, block = 256, blocks = 32, skewed = 0, bench = 0;
+    // The fixed grid's default depends on the device: a few blocks per
+    // multiprocessor keep all of them busy while leaving each block many
+    // pixels to count, so each pays for its 256-bin merge only once. Ask before
+    // parsing, so that --help shows it; with no usable device keep 32 for now
+    // (the checked call below then stops the program).
+    cudaDeviceProp prop = {};
+    long long blocks = 32;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        blocks = std::clamp(4LL * prop.multiProcessorCount, 1LL, 65535LL);
+
+    long long n = 1000000, block = 256, skewed = 0, bench = 0;
     cli_option options[] = {
         {"--n", "number of pixels (bytes) to count", CLI_INT, &n, 1, 1 << 28},
         {"--block", "threads per block", CLI_INT, &block, 1, 1024},
-        {"--blocks", "blocks of the fixed-grid shared-memory run", CLI_INT, &blocks, 1, 65535},
+        {"--blocks", "blocks of the fixed grid; 4 per multiprocessor", CLI_INT, &blocks, 1, 65535},
         {"--skewed", "a dark picture: 90% of the pixels one grey level", CLI_FLAG, &skewed, 0, 1},
         {"--bench", "time every kernel on uniform and skewed pictures", CLI_FLAG, &bench, 0, 1},
     };
@@ -235,14 +252,23 @@ int main(int argc, char** argv) {
               "per-block shared-memory bins; checks each against the CPU and times it.",
               options, 5);
 
-    cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("device 0: %s\n", prop.name);
-    if (bench) return run_bench((int)block, (int)blocks);
+    if (bench) return run_bench(prop.name, (int)block, (int)blocks);
 
-    // One byte per pixel on each side; the run is linear in n (the largest
-    // --n takes well under a minute on the emulator), so only memory can refuse.
+    // Refuse up front what cannot fit or finish (run_limits.h): one byte per
+    // pixel on the host and on the device. On the emulator the time grows
+    // with the pixels and with the blocks of the one-pixel-per-thread run
+    // (each zeroes and merges 256 bins, and switches between its threads at
+    // two barriers). Measured for this whole program on a 2-core machine under
+    // CUEMU_CHECK=race, with other jobs running: about 1.6 us per pixel at
+    // blocks of 256, and a block costing about 36 pixels' worth (--block 1:
+    // 58 s for 10^6 pixels); 2 us per unit leaves a margin. On a GPU only the
+    // input and the CPU reference take time: a generous 10 ns per pixel.
     run_limits_require_memory((double)n, (double)n);
+    const double blocks_of_one_pixel_each = (double)blocks_for((int)n, (int)block);
+    run_limits_check_duration((double)n + 36.0 * blocks_of_one_pixel_each, 2e-6, 1e-8,
+                              "--n");
 
     std::printf("%lld pixels, %s\n", n,
                 skewed ? "skewed: about 90% of them grey level 16, the rest any level"
@@ -278,11 +304,7 @@ int main(int argc, char** argv) {
                 "global atomics.\n",
                 shared_faster ? run_ms[0] / run_ms[2] : run_ms[2] / run_ms[0],
                 shared_faster ? "faster" : "slower");
-#ifdef CUEMU
-    std::printf("These are CPU times from the emulator, where every __syncthreads() is a\n"
-                "switch between threads and a block's threads never contend for a bin; what\n"
-                "privatising saves is contended GPU atomics, so only a GPU shows its effect.\n");
-#endif
+    explain_emulator_times();
     std::printf("\n%s\n", all_passed ? "PASS" : "FAIL");
     return all_passed ? 0 : 1;
 }
