@@ -113,7 +113,12 @@ struct launch_job {
     std::uint64_t total_blocks;
     schedule_setting schedule;
     double watchdog_seconds = 0;
-    std::atomic<std::uint64_t> next_block{0};
+    // Blocks are handed out `chunk` at a time (one for a cooperative launch,
+    // whose blocks must all run at once); the counter every worker takes them
+    // from has a cache line of its own.
+    std::uint64_t chunk = 1;
+    alignas(64) std::atomic<std::uint64_t> next_block{0};
+    char next_block_line_end[64 - sizeof(std::atomic<std::uint64_t>)];
     std::atomic<bool> timed_out{false};  // set by the watchdog
     bool timed_out_busy = false;  // ... at its long limit, with registers still changing (watchdog.h)
     double seconds_without_progress = 0;
@@ -1001,14 +1006,20 @@ void run_blocks(worker_state& w, launch_job& job) {
     tls_block_dim = job.config->block;
     tls_grid_dim = job.config->grid;
     tls_job = &job;
-    for (;;) {
-        std::uint64_t b = job.next_block.fetch_add(1, std::memory_order_relaxed);
-        if (b >= job.total_blocks) break;
-        // Every block before b has been handed out already and runs on, so the
-        // launch still reports its first failing block (see the top comment).
-        if (b > job.lowest_failed_block.load()) break;
-        run_block(w, job, b);
-        cooperative_block_finished(job.lowest_failed_block.load() <= b);  // cooperative.cpp
+    for (bool stop = false; !stop;) {
+        const std::uint64_t first = job.next_block.fetch_add(job.chunk, std::memory_order_relaxed);
+        if (first >= job.total_blocks) break;
+        const std::uint64_t end = std::min(job.total_blocks, first + job.chunk);
+        for (std::uint64_t b = first; b < end; ++b) {
+            // Every block before b has been handed out already and runs on, so
+            // the launch still reports its first failing block (see the top comment).
+            if (b > job.lowest_failed_block.load()) {
+                stop = true;
+                break;
+            }
+            run_block(w, job, b);
+            cooperative_block_finished(job.lowest_failed_block.load() <= b);  // cooperative.cpp
+        }
     }
     race_worker_idle();
     tls_job = nullptr;
@@ -1376,6 +1387,10 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
     job.ctx = ctx;
     job.total_blocks =
         std::uint64_t(config.grid.x) * config.grid.y * std::uint64_t(config.grid.z);
+    // About 16 chunks per worker, so the workers still even out at the end;
+    // at most 64 blocks, so a failing block's report is not held up for long.
+    if (!config.cooperative)
+        job.chunk = std::clamp<std::uint64_t>(job.total_blocks / (16 * std::uint64_t(pool().size())), 1, 64);
     {
         std::lock_guard<std::mutex> lock(launch_mutex);
         // The device queue has opened device memory (queue.cpp); these only
