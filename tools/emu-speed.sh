@@ -25,6 +25,10 @@ case "${1:-}" in
     *) echo "emu-speed: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
 
+# OpenMP's idle threads otherwise spin for a while after each parallel loop,
+# taking a core from the emulator's worker timed right after them.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/emu-speed.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
