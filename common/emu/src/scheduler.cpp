@@ -926,6 +926,7 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
     block.cursor.count = block_dim.x * block_dim.y * block_dim.z;
     block.cursor.dim = block_dim;
     block.cursor.record_run = record_run_of_current_block;
+    block.cursor.progress = tls_progress;
     // Lanes past the end of the block (a partial last warp) never take part.
     const unsigned warps = (block.cursor.count + 31) / 32;
     for (unsigned i = 0; i < warps; ++i) w.warps[i].arrived = w.warps[i].gone = 0;

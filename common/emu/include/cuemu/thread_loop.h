@@ -20,6 +20,9 @@
 #ifndef CUEMU_THREAD_LOOP_H
 #define CUEMU_THREAD_LOOP_H
 
+#include <atomic>
+#include <cstdint>
+
 #include "types.h"
 
 namespace cuemu {
@@ -35,6 +38,9 @@ struct thread_cursor {
     // recorded yet (scheduler.cpp records them: record_run).
     unsigned run_begin = 0, run_end = 0;
     void (*record_run)() = nullptr;
+    // This worker's progress count for the watchdog (scheduler.cpp); only
+    // this worker writes it.
+    std::atomic<std::uint64_t>* progress = nullptr;
 };
 
 // The cursor of the block this OS thread (a worker) runs. A block stays on
@@ -80,6 +86,11 @@ __attribute__((no_sanitize("thread"))) inline void run_threads(Call& call) {
             c.run_begin = linear;
         }
         c.run_end = linear + 1;
+        // The watchdog counts progress (any change will do) once a warp as
+        // well, so that it sees a block of slow threads moving on.
+        if ((linear & 31) == 31)
+            c.progress->store(c.progress->load(std::memory_order_relaxed) + 1,
+                              std::memory_order_relaxed);
         next = c.next;
         if (__builtin_expect(next == linear + 1, 1)) {
             idx = following;
