@@ -257,7 +257,7 @@ static void run_bench(cublasHandle_t handle, int max_n, const char* device_name)
         double ms_tiled = timed_ms(tiled);
         result(h_c);
         difference = std::max(difference, max_difference(h_c, h_ref));
-        std::printf("%5d %8.3f %8.2f %9.3f %8.2f %9.3f %8.2f %8.1fx %12.1e\n", size, ms_naive,
+        std::printf("%5d %9.3f %8.2f %9.3f %8.2f %9.3f %8.2f %8.1fx %12.7f\n", size, ms_naive,
                     gflops(size, ms_naive), ms_tiled, gflops(size, ms_tiled), ms_library,
                     gflops(size, ms_library), ms_tiled / ms_library, difference);
         std::fflush(stdout);
