@@ -36,6 +36,7 @@ DIAGRAMS = {
     "10": "img/dense-layer.svg",         # Y = sigmoid(W X + b)
     "14": "img/histogram-privatised.svg",  # per-block shared bins merged into global bins
     "15": "img/transpose-banks.svg",     # banks of a 32 x 32 and a 32 x 33 tile
+    "18": "img/column-major.svg",        # one buffer read row-major and column-major
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.

@@ -56,6 +56,8 @@ expect_refusal "lesson 14, 10^8 pixels in blocks of 1" "$too_long|$memory" none 
 # memory first on a machine with less than about 14 GiB.
 expect_refusal "lesson 10, every size 16384" "$too_long|$memory" none -- \
     lesson10_solution_emu --batch 16384 --inputs 16384 --hidden 16384 --outputs 16384
+expect_refusal "lesson 18, every size 16384" "$too_long|$memory" none -- \
+    lesson18_solution_emu --batch 16384 --inputs 16384 --outputs 16384
 # A limit that is not a number is bad input like any other.
 TUTORIAL_MAX_SECONDS=soon expect_refusal "TUTORIAL_MAX_SECONDS=soon" "TUTORIAL_MAX_SECONDS must be a number" none -- \
     lesson08_solution_emu --m 8 --n 8 --k 8
