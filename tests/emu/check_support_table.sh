@@ -25,4 +25,23 @@ report "in the emulated column but not declared" "$(comm -13 <(echo "$declared")
 report "refused but not in the table's refused column" "$(comm -23 <(echo "$refused") <(echo "$listed_refused"))"
 report "in the refused column but not refused" "$(comm -13 <(echo "$refused") <(echo "$listed_refused"))"
 [ "$status" -eq 0 ] && echo "PASS: $(wc -l <<<"$declared") emulated and $(wc -l <<<"$refused") refused calls, as the table says"
+
+# The cuBLAS table (between the cublas-support markers) against cublas_v2.h
+# (a declaration's `_v2` is the name a program writes without it) and
+# cuemu/cublas_not_emulated.h.
+table=$(sed -n '/<!-- cublas-support:begin -->/,/<!-- cublas-support:end -->/p' "$emu/README.md" |
+        grep '^| [a-z]')
+[ -n "$table" ] || { echo "FAIL: no cublas-support table in $emu/README.md"; exit 1; }
+cublas_names() { grep -oE '`cublas[A-Z][A-Za-z0-9_]*`' | tr -d '`' | sort -u; }
+listed_emulated=$(cut -d'|' -f3 <<<"$table" | cublas_names)
+listed_refused=$(cut -d'|' -f4 <<<"$table" | cublas_names)
+declared=$(grep -ohE '^(const char\*|cublasStatus_t) cublas[A-Z][A-Za-z0-9_]*\(' "$emu/include/cublas_v2.h" |
+           sed -E 's/.* //; s/\($//; s/_v2$//' | sort -u)
+refused=$(grep -ohE '^CUEMU_CUBLAS_NOT_EMULATED\(cublas[A-Za-z0-9_]+' \
+              "$emu/include/cuemu/cublas_not_emulated.h" | sed 's/.*(//' | sort -u)
+report "cuBLAS: declared but not in the table's emulated column" "$(comm -23 <(echo "$declared") <(echo "$listed_emulated"))"
+report "cuBLAS: in the emulated column but not declared" "$(comm -13 <(echo "$declared") <(echo "$listed_emulated"))"
+report "cuBLAS: refused but not in the table's refused column" "$(comm -23 <(echo "$refused") <(echo "$listed_refused"))"
+report "cuBLAS: in the refused column but not refused" "$(comm -13 <(echo "$refused") <(echo "$listed_refused"))"
+[ "$status" -eq 0 ] && echo "PASS: $(wc -l <<<"$declared") emulated and $(wc -l <<<"$refused") refused cuBLAS calls, as the table says"
 exit "$status"
