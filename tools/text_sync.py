@@ -256,8 +256,12 @@ class Runner:
         target.write_text('\n'.join(lines))
         exe = folder / 'program'
         env = dict(os.environ, CUEMU_BUILD_DIR=str(self.build))
-        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)],
-                                env=env, capture_output=True, text=True)
+        # A lesson that calls cuBLAS says so in its CMakeLists.txt; link it the same way.
+        lesson_cmake = source.parent / 'CMakeLists.txt'
+        libraries = (['-lcublas'] if lesson_cmake.is_file()
+                     and 'LIBRARIES cublas' in lesson_cmake.read_text() else [])
+        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe),
+                                 *libraries], env=env, capture_output=True, text=True)
         if result.returncode != 0:
             # A mistake the build refuses: its messages are what to show.
             exe = None

@@ -42,6 +42,7 @@ expect_refusal "lesson 06, 10^4 x 10^4 in 400 MB" "$memory" 400000 -- lesson06_s
 # Time: sizes that fit in memory but would run for hours on the emulator.
 expect_refusal "lesson 08 at 4096^3" "$too_long" none -- lesson08_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 09 at 4096^3" "$too_long" none -- lesson09_solution_emu --m 4096 --n 4096 --k 4096
+expect_refusal "lesson 19 at 4096^3" "$too_long" none -- lesson19_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 10, 16384 x 4096 x 4096" "$too_long" none -- \
     lesson10_solution_emu --batch 16384 --inputs 4096 --hidden 4096 --outputs 16
 # The largest sizes the flags allow (about two days): refused for time, or for
