@@ -74,6 +74,7 @@ __device__ inline void store_result(float* c, float sum, float alpha, float beta
 // instruction, but only from an address that is a multiple of 16: that holds
 // when every row starts on one (cols a multiple of 4). Otherwise, and at the
 // right edge, the same four values come one float at a time.
+// [snippet: load4]
 __device__ inline float4 load4(const float* matrix, int rows, int cols, int row, int col) {
     if (row < rows && col + 3 < cols && cols % 4 == 0)
         return *reinterpret_cast<const float4*>(&matrix[row * cols + col]);
@@ -83,6 +84,7 @@ __device__ inline float4 load4(const float* matrix, int rows, int cols, int row,
         v[i] = (row < rows && col + i < cols) ? matrix[row * cols + col + i] : 0.0f;
     return make_float4(v[0], v[1], v[2], v[3]);
 }
+// [end snippet]
 
 // Stores four results of one row of C (columns col .. col + 3), with one
 // 16-byte access where alignment allows, and none past the edge.
@@ -486,11 +488,13 @@ const char* sgemm_rung_name(int rung) {
 // leading dimension n is, byte for byte, our row-major m x n. So our
 // C = A * B is its C^T = B^T * A^T: pass B first, A second, and swap m and n.
 // (cuBLAS's default math mode computes in FP32: no TF32 tensor cores unless asked.)
+// [snippet: cublas]
 static void cublas_sgemm(cublasHandle_t handle, int m, int n, int k, float alpha,
                          const float* d_a, const float* d_b, float beta, float* d_c) {
     CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, d_b, n, d_a, k,
                              &beta, d_c, n));
 }
+// [end snippet]
 
 // Launches one rung on device arrays (rung 0: cuBLAS, which needs the handle).
 // Returns false, launching nothing, for a rung that does not exist.
