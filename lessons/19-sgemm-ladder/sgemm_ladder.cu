@@ -180,6 +180,8 @@ __global__ void sgemm_shared(int m, int n, int k, float alpha, const float* a, c
 // 8 x 64 of B: one element of each per thread.
 constexpr int k1dBlockM = 64, k1dBlockN = 64, k1dBlockK = 8, k1dThreadM = 8;
 constexpr int k1dThreads = k1dBlockM * k1dBlockN / k1dThreadM;  // 512
+static_assert(k1dBlockM * k1dBlockK == k1dThreads && k1dBlockK * k1dBlockN == k1dThreads,
+              "each thread copies one element of each tile");
 
 __global__ void sgemm_1d_registers(int m, int n, int k, float alpha, const float* a,
                                    const float* b, float beta, float* c) {
@@ -288,6 +290,8 @@ __global__ void sgemm_2d_registers(int m, int n, int k, float alpha, const float
 struct TileLoads {
     float4 a, b;  // what this thread carries from global to shared memory
 };
+static_assert(kBlockM * kBlockK / 4 == kThreads && kBlockK * kBlockN / 4 == kThreads,
+              "load_tiles moves exactly one float4 of each tile per thread");
 
 __device__ inline TileLoads load_tiles(int m, int n, int k, const float* a, const float* b,
                                        int block_row, int block_col, int t) {
@@ -409,6 +413,10 @@ constexpr int kWarpStepsM = 2, kWarpStepsN = 2;       // its turns over 32 x 16 
 constexpr int kLaneM = 4, kLaneN = 4;                 // one lane's part of a piece
 constexpr int kWarpsAcross = kBlockN / kWarpN;        // 4 warps side by side
 constexpr int kLanesAcross = kWarpN / kWarpStepsN / kLaneN;  // 4 lanes side by side
+static_assert((kBlockM / kWarpM) * (kBlockN / kWarpN) * 32 == kThreads,
+              "the warps' blocks tile the block's 128 x 128 exactly");
+static_assert((kWarpM / kWarpStepsM / kLaneM) * kLanesAcross == 32,
+              "a warp's 32 lanes tile each 32 x 16 piece exactly");
 
 __global__ void sgemm_warp_tiled(int m, int n, int k, float alpha, const float* a,
                                  const float* b, float beta, float* c) {
