@@ -495,7 +495,7 @@ const char* sgemm_rung_name(int rung) {
 // cuBLAS stores matrices column-major: what it calls an n x m matrix with
 // leading dimension n is, byte for byte, our row-major m x n. So our
 // C = A * B is its C^T = B^T * A^T: pass B first, A second, and swap m and n.
-// (cuBLAS's default math mode computes in FP32: no TF32 tensor cores unless asked.)
+// (In its default math mode cuBLAS keeps FP32 precision: no TF32 tensor cores unless asked.)
 // [snippet: cublas]
 static void cublas_sgemm(cublasHandle_t handle, int m, int n, int k, float alpha,
                          const float* d_a, const float* d_b, float beta, float* d_c) {
