@@ -25,6 +25,7 @@
 #include <cublas_v2.h>
 
 #include "cuda_check.h"
+#include "cublas_check.h"
 #include "cli.h"
 #include "compare.h"
 #include "random_data.h"
@@ -34,32 +35,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <vector>
-
-// cuBLAS calls return a cublasStatus_t, not a cudaError_t: the same idea as
-// CUDA_CHECK, one line naming the call and the status.
-#ifdef TUTORIAL_TEST_BUILD
-#include <stdexcept>
-#include <string>
-#define CUBLAS_CHECK(call)                                                                   \
-    do {                                                                                     \
-        cublasStatus_t status_ = (call);                                                     \
-        if (status_ != CUBLAS_STATUS_SUCCESS)                                                \
-            throw std::runtime_error(std::string("cuBLAS error: " #call " -> ") +            \
-                                     cublasGetStatusName(status_));                          \
-    } while (0)
-#else
-#define CUBLAS_CHECK(call)                                                                   \
-    do {                                                                                     \
-        cublasStatus_t status_ = (call);                                                     \
-        if (status_ != CUBLAS_STATUS_SUCCESS) {                                              \
-            std::fflush(stdout);                                                             \
-            std::fprintf(stderr, "cuBLAS error: %s -> %s (%s)\n  at %s:%d\n", #call,         \
-                         cublasGetStatusName(status_), cublasGetStatusString(status_),       \
-                         __FILE__, __LINE__);                                                \
-            std::exit(1);                                                                    \
-        }                                                                                    \
-    } while (0)
-#endif
 
 // ---- helpers every rung shares ----
 
