@@ -289,6 +289,16 @@ __device__ inline void store_tiles(const TileLoads& loads, float (*a_tile_t)[kBl
     *reinterpret_cast<float4*>(&b_tile[b_row][b_col]) = loads.b;
 }
 
+// Where a thread's 8 x 8 block of C starts inside its block's 128 x 128, in
+// rungs 6 and 7 (the same places as in rung 5): 16 threads side by side.
+struct Place {
+    int row, col;
+};
+__device__ inline Place thread_place(int tid) {
+    constexpr int across = kBlockN / kThreadN;
+    return {tid / across * kThreadM, tid % across * kThreadN};
+}
+
 // Eight neighbouring floats of a row in shared memory, as two float4 reads.
 __device__ inline void read8(const float* from, float* regs) {
     const float4 lo = reinterpret_cast<const float4*>(from)[0];
@@ -318,24 +328,22 @@ __global__ void sgemm_vectorized(int m, int n, int k, float alpha, const float* 
                                  const float* b, float beta, float* c) {
     __shared__ __align__(16) float a_tile_t[kBlockK][kBlockM];
     __shared__ __align__(16) float b_tile[kBlockK][kBlockN];
-    const int tid = threadIdx.x;
     const int block_row = blockIdx.y * kBlockM, block_col = blockIdx.x * kBlockN;
-    const int thread_row = (tid / (kBlockN / kThreadN)) * kThreadM;
-    const int thread_col = (tid % (kBlockN / kThreadN)) * kThreadN;
+    const Place mine = thread_place(threadIdx.x);
 
     float sums[kThreadM][kThreadN] = {};
     for (int t = 0; t < k; t += kBlockK) {
         store_tiles(load_tiles(m, n, k, a, b, block_row, block_col, t), a_tile_t, b_tile);
         __syncthreads();
-        multiply_tiles(a_tile_t, b_tile, thread_row, thread_col, sums);
+        multiply_tiles(a_tile_t, b_tile, mine.row, mine.col, sums);
         __syncthreads();
     }
     #pragma unroll
     for (int r = 0; r < kThreadM; ++r)
         #pragma unroll
         for (int j = 0; j < kThreadN; j += 4)
-            store4(c, m, n, block_row + thread_row + r, block_col + thread_col + j, &sums[r][j],
-                   alpha, beta);
+            store4(c, m, n, block_row + mine.row + r, block_col + mine.col + j, &sums[r][j], alpha,
+                   beta);
 }
 
 // ---- rung 7: double buffering ----
@@ -350,10 +358,8 @@ __global__ void sgemm_double_buffered(int m, int n, int k, float alpha, const fl
                                       const float* b, float beta, float* c) {
     __shared__ __align__(16) float a_tile_t[2][kBlockK][kBlockM];
     __shared__ __align__(16) float b_tile[2][kBlockK][kBlockN];
-    const int tid = threadIdx.x;
     const int block_row = blockIdx.y * kBlockM, block_col = blockIdx.x * kBlockN;
-    const int thread_row = (tid / (kBlockN / kThreadN)) * kThreadM;
-    const int thread_col = (tid % (kBlockN / kThreadN)) * kThreadN;
+    const Place mine = thread_place(threadIdx.x);
 
     float sums[kThreadM][kThreadN] = {};
     store_tiles(load_tiles(m, n, k, a, b, block_row, block_col, 0), a_tile_t[0], b_tile[0]);
@@ -362,7 +368,7 @@ __global__ void sgemm_double_buffered(int m, int n, int k, float alpha, const fl
         const bool more = t + kBlockK < k;  // the same for every thread of the block
         TileLoads next{};
         if (more) next = load_tiles(m, n, k, a, b, block_row, block_col, t + kBlockK);
-        multiply_tiles(a_tile_t[now], b_tile[now], thread_row, thread_col, sums);
+        multiply_tiles(a_tile_t[now], b_tile[now], mine.row, mine.col, sums);
         if (more) store_tiles(next, a_tile_t[now ^ 1], b_tile[now ^ 1]);
         __syncthreads();
     }
@@ -370,8 +376,8 @@ __global__ void sgemm_double_buffered(int m, int n, int k, float alpha, const fl
     for (int r = 0; r < kThreadM; ++r)
         #pragma unroll
         for (int j = 0; j < kThreadN; j += 4)
-            store4(c, m, n, block_row + thread_row + r, block_col + thread_col + j, &sums[r][j],
-                   alpha, beta);
+            store4(c, m, n, block_row + mine.row + r, block_col + mine.col + j, &sums[r][j], alpha,
+                   beta);
 }
 // [end snippet]
 
