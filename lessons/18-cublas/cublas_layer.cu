@@ -119,9 +119,10 @@ static float* device_poisoned(size_t count) {
     return d_p;
 }
 
-// A handle holds cuBLAS's state (its stream, its workspace). Making one costs
-// far more than a small product, so a real program makes one at the start and
-// keeps it; these launchers make their own to stand alone.
+// A handle holds cuBLAS's state (its stream, its workspace). Making one sets
+// up the library and allocates resources on the device, so a real program
+// makes one at the start and keeps it, as cuBLAS's documentation advises;
+// these launchers make their own to stand alone.
 // C = A B, row-major, any sizes >= 1.
 void matmul_cublas_on_gpu(const float* h_a, const float* h_b, float* h_c, int m, int n, int k) {
     cublasHandle_t handle;
