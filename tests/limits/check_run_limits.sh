@@ -43,6 +43,7 @@ expect_refusal "lesson 14, 2 x 10^8 pixels in 150 MB" "$memory" 150000 -- lesson
 # Time: sizes that fit in memory but would run for hours on the emulator.
 expect_refusal "lesson 08 at 4096^3" "$too_long" none -- lesson08_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 09 at 4096^3" "$too_long" none -- lesson09_solution_emu --m 4096 --n 4096 --k 4096
+expect_refusal "lesson 19 at 4096^3" "$too_long" none -- lesson19_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 10, 16384 x 4096 x 4096" "$too_long" none -- \
     lesson10_solution_emu --batch 16384 --inputs 4096 --hidden 4096 --outputs 16
 # A transpose is linear in its size, but 16384 x 16384 is still minutes of emulator.
