@@ -17,7 +17,8 @@ bool max_argmax_on_gpu(const float* h_x, int n, int block_size, float* h_max, in
 bool softmax_on_gpu(const float* h_x, float* h_y, int n, int block_size);
 
 // Sizes: 1, less than a block, one short of a multiple of every block size,
-// and a large odd one that needs two passes at every block size (three at 32).
+// and a large odd one that needs at least two passes at every block size
+// (three at 256, four at 32).
 static const int kSizes[] = {1, 1000, 1023, 100003};
 
 // Random whole numbers from -limit to limit, as floats.

@@ -188,12 +188,14 @@ __global__ void sum_atomic_per_block_kernel(const float* x, float* total, int n)
 
 // (value, index) <- the better of (value, index) and (other_value, other_index):
 // the larger value; of two equal values, the lower index.
+// [snippet: keep-larger]
 __device__ void keep_larger(float& value, int& index, float other_value, int other_index) {
     if (other_value > value || (other_value == value && other_index < index)) {
         value = other_value;
         index = other_index;
     }
 }
+// [end snippet]
 
 // Each block finds the largest of its blockDim.x elements and its index. The
 // first pass reads the input (indices == nullptr: element i's index is i);
@@ -575,8 +577,9 @@ int main(int argc, char** argv) {
                     whole_limit < 1.0f ? "(n too large)" : whole_ok ? "exact" : "WRONG",
                     ok ? "PASS" : "FAIL");
     }
-    std::printf("  each order of additions rounds differently: every float sum is off by\n"
-                "  at most (n - 1) * 2^-24 * sum |x| = %.2e, but the whole numbers (from\n"
+    std::printf("  each order of additions rounds differently. No float sum may be off by\n"
+                "  more than (n - 1) * 2^-24 * sum |x| = %.2e, a worst case that random\n"
+                "  roundings never come near (they partly cancel); the whole numbers (from\n"
                 "  -%g to %g), whose sums never round, must come out exact\n",
                 bound, (double)whole_limit, (double)whole_limit);
 
