@@ -35,6 +35,7 @@ DIAGRAMS = {
     "09": "img/tile-sliding.svg",        # a tile sliding along A and down B
     "10": "img/dense-layer.svg",         # Y = sigmoid(W X + b)
     "12": "img/reduction-tree.svg",      # a tree of pairs in shared memory, stride by stride
+    "15": "img/transpose-banks.svg",     # banks of a 32 x 32 and a 32 x 33 tile
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.
