@@ -522,7 +522,7 @@ int main(int argc, char** argv) {
     long long n = 100003, block_size = 256, bench = 0;
     cli_option options[] = {
         {"--n", "number of elements to reduce", CLI_INT, &n, 1, 1LL << 28},
-        {"--block", "threads per block: a power of two, 32 to 1024", CLI_INT, &block_size, 32, 1024},
+        {"--block", "threads per block, a power of two", CLI_INT, &block_size, 32, 1024},
         {"--bench", "also time every step of the ladder", CLI_FLAG, &bench, 0, 1},
     };
     cli_parse(argc, argv,
