@@ -155,6 +155,20 @@ int unused_barrier_line(const std::string& file, int from, int to) {
     return 0;
 }
 
+// Does the line update something in place (x += y, x++, x |= y, ...)? Two
+// threads meeting on such a line may be a counter that wants an atomic.
+bool updates_in_place(const std::string& file, int line_number) {
+    std::ifstream in(file);
+    std::string text;
+    int line = 0;
+    while (line < line_number && std::getline(in, text)) ++line;
+    if (line != line_number) return false;
+    static const char* const operators[] = {"+=", "-=", "*=", "|=", "&=", "^=", "++", "--"};
+    for (const char* op : operators)
+        if (text.find(op) != std::string::npos) return true;
+    return false;
+}
+
 // Where the missing barrier goes, from the lines of the two accesses and the
 // barrier that began the interval: a thread runs down from that barrier,
 // so a line above it was reached by going round a loop.
@@ -241,6 +255,15 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
             "  CUEMU_CHECK=race the emulator runs volatile shared accesses in lockstep, as the\n"
             "  GPUs this code was written for did.\n";
     w.hint = "add a " + std::string(barrier) + " " + where_the_barrier_goes(first, second, w);
+    if (!legacy && first.line && first.line == second.line && first.file == second.file &&
+        updates_in_place(first.file, first.line))
+        // `bins[v] += 1` by two threads is one statement racing with itself: no
+        // barrier orders it, an atomic does. `s[t] += s[t - stride]` in a loop
+        // looks the same from here and wants the barrier: offer both, say which is which.
+        w.hint = "if both threads mean to update this element (a count, a sum), make the\n"
+                 "        update atomic (atomicAdd): no barrier can order one statement with itself;\n"
+                 "        if it is a loop whose passes must not overlap, add a __syncthreads()\n"
+                 "        after line " + std::to_string(first.line) + ", inside the loop around it";
     if (legacy)
         w.hint +=
             ";\n        in a reduction, read into a register, sync, then write, and sync again:\n"
