@@ -1,44 +1,52 @@
-// emu-speed.cu - the emulator's two speed figures, measured on ordinary CUDA.
+// emu-speed.cu - how fast the emulator runs two ordinary kernels, against plain
+// C++ loops doing the same work, all timed in the same run.
 //
-//   bin/nvcc-emu tools/emu-speed.cu -o /tmp/emu-speed && /tmp/emu-speed
-//   CUEMU_WORKERS=1 /tmp/emu-speed       # one worker thread instead of one per core
-//   tools/emu-vs-numba.sh                # both worker counts and numba's simulator
+//   tools/emu-speed.sh                  # builds this with its CPU loops, 1 and 2 workers
+//   CUEMU_WORKERS=1 ./emu-speed         # one worker thread instead of one per core
 //
-// 1. Barrier-free threads per second: a vector add of 1 M (2^20) threads, 256 per
-//    block, no __syncthreads. Rate = threads launched / time. On the emulator a
-//    block with no barrier runs its threads one after another on one fiber, so
-//    this is the cost of a CUDA thread that never waits.
-// 2. Barrier round trips per second: a 512 x 512 tiled matrix multiply with
-//    16 x 16 tiles (256-thread blocks), two __syncthreads per tile. One barrier
-//    round trip is one thread passing one __syncthreads: it arrives, waits until
-//    all 256 threads of its block have arrived, and carries on. Every thread
-//    passes 2 x (512 / 16) = 64 barriers, so one launch completes
-//    512 * 512 * 64 = 16,777,216 round trips. Rate = round trips / time; the time
-//    includes the loads and multiply-adds between the barriers, as in any real
-//    kernel. On the emulator each round trip is a fiber switch.
+// The kernels:
+// 1. vector add of 4 M (2^22) floats, 256 threads per block, no __syncthreads;
+// 2. a 512 x 512 tiled matrix multiply, 16 x 16 tiles (256-thread blocks), two
+//    __syncthreads per tile: every thread passes 2 x 512/16 = 64 barriers, so a
+//    launch completes 512 * 512 * 64 = 16,777,216 barrier round trips (one
+//    thread passing one barrier);
+// 3. an empty kernel of one thread: the fixed cost of a launch.
+// Kernels 1 and 3 live in tools/emu-speed-vadd.cu, which has no shared memory
+// and so is built without the race check's instrumentation, as a lesson's
+// vector add is (bin/nvcc-emu instruments only sources that use __shared__).
 //
-// Each kernel is launched once to warm up and checked against the CPU; then
-// batches of 1, 2, 4, ... launches are timed with CUDA events until one batch
-// takes at least --ms milliseconds, and that batch gives the rate. On the
-// emulator these are CPU times. It is ordinary CUDA, so nvcc builds it too, and
-// on a GPU the figures are the GPU's.
+// The yardsticks (tools/emu-speed-cpu.cpp, built with plain g++ -O2 -fopenmp):
+// the same computation as a serial C++ loop and as an OpenMP loop on 2 threads.
+//
+// Every figure is WALL-CLOCK time (std::chrono::steady_clock), the median of
+// --rounds rounds; in each round every variant runs once, one after another, so
+// a disturbance on the shared machine hits all of them alike. The emulator is
+// timed two ways: "sync", each launch followed by cudaDeviceSynchronize as a
+// lesson does it, and "batch", --batch launches back to back and one
+// synchronize (per launch). Results are checked against the serial loop first.
+// It is ordinary CUDA, so nvcc builds it too; on a GPU the figures are the GPU's.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <vector>
 
 #include "cli.h"
 #include "compare.h"
-#include "cpu_reference.h"
 #include "cuda_check.h"
 #include "random_data.h"
 
-constexpr int TILE = 16;
+// tools/emu-speed-cpu.cpp
+void serial_vector_add(const float* a, const float* b, float* c, int n);
+void openmp_vector_add(const float* a, const float* b, float* c, int n, int threads);
+void serial_matmul(const float* a, const float* b, float* c, int n);
+void openmp_matmul(const float* a, const float* b, float* c, int n, int threads);
+// tools/emu-speed-vadd.cu
+void launch_vector_add(const float* a, const float* b, float* c, int n, int block);
+void launch_empty_kernel();
 
-__global__ void vector_add(const float* a, const float* b, float* c, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) c[i] = a[i] + b[i];
-}
+constexpr int TILE = 16;
 
 // n must be a multiple of TILE: the benchmark keeps the kernel free of bounds
 // checks so that the barriers, not the branches, dominate.
@@ -56,82 +64,107 @@ __global__ void tiled_matmul(const float* a, const float* b, float* c, int n) {
     c[row * n + col] = sum;
 }
 
-struct Timing {
-    int launches;
-    double seconds;
+template <class Work>
+static double seconds_of(Work work) {
+    auto start = std::chrono::steady_clock::now();
+    work();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Median seconds of serial loop, OpenMP loop, launch + synchronize, and a
+// batch of launches (per launch), over interleaved rounds.
+struct Times {
+    double serial, openmp, sync, batch;
 };
 
-// Times batches of 1, 2, 4, ... launches until one takes at least min_ms.
-template <class Launch>
-static Timing time_batches(Launch launch, double min_ms) {
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    Timing result{0, 0.0};
-    for (int launches = 1;; launches *= 2) {
-        CUDA_CHECK(cudaEventRecord(start));
-        for (int i = 0; i < launches; ++i) {
+template <class Serial, class OpenMP, class Launch>
+static Times measure(int rounds, int batch, Serial serial, OpenMP openmp, Launch launch) {
+    std::vector<double> s, o, y, b;
+    for (int r = 0; r < rounds; ++r) {
+        s.push_back(seconds_of(serial));
+        o.push_back(seconds_of(openmp));
+        y.push_back(seconds_of([&] {
             launch();
             CUDA_CHECK(cudaGetLastError());
-        }
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0.0f;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        result = {launches, ms * 1e-3};
-        if (ms >= min_ms || launches >= (1 << 20)) break;
+            CUDA_CHECK(cudaDeviceSynchronize());
+        }));
+        b.push_back(seconds_of([&] {
+                        for (int i = 0; i < batch; ++i) {
+                            launch();
+                            CUDA_CHECK(cudaGetLastError());
+                        }
+                        CUDA_CHECK(cudaDeviceSynchronize());
+                    }) / batch);
     }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return result;
+    return {median(s), median(o), median(y), median(b)};
+}
+
+static void print_times(const char* what, const char* key, const Times& t) {
+    std::printf("%s (wall-clock, median):\n", what);
+    std::printf("  serial C++ loop      %9.3f ms\n", t.serial * 1e3);
+    std::printf("  OpenMP, 2 threads    %9.3f ms\n", t.openmp * 1e3);
+    std::printf("  kernel, launch+sync  %9.3f ms  = %.2fx the serial loop\n", t.sync * 1e3,
+                t.sync / t.serial);
+    std::printf("  kernel, batched      %9.3f ms  = %.2fx the serial loop\n", t.batch * 1e3,
+                t.batch / t.serial);
+    // One line for scripts (tools/emu-speed.sh reads it).
+    std::printf("emu-speed: %s_serial_s=%.6g %s_openmp_s=%.6g %s_sync_s=%.6g %s_batch_s=%.6g\n",
+                key, t.serial, key, t.openmp, key, t.sync, key, t.batch);
 }
 
 int main(int argc, char** argv) {
-    long long min_ms = 1000;
+    long long rounds = 9, batch = 4, small = 0;
     cli_option opts[] = {
-        {"--ms", "time each rate over at least this many milliseconds (0: one launch)",
-         CLI_INT, &min_ms, 0, 60000},
+        {"--rounds", "rounds of measurement; each figure is their median", CLI_INT, &rounds, 1, 1000},
+        {"--batch", "launches back to back in the batched measurement", CLI_INT, &batch, 1, 1000},
+        {"--small", "2^18 floats and 128x128 matrices: only shows that it works", CLI_FLAG, &small, 0, 0},
     };
     cli_parse(argc, argv,
-              "Measures barrier-free threads/s (1 M-thread vector add) and barrier round "
-              "trips/s (512x512 tiled matmul).\nSet CUEMU_WORKERS=N to choose the "
-              "emulator's worker threads.",
-              opts, 1);
+              "Times a vector add (2^22), a 512x512 tiled matmul and an empty kernel against "
+              "serial and OpenMP C++ loops.\nSet CUEMU_WORKERS=N to choose the emulator's "
+              "worker threads.",
+              opts, 3);
 
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     // On the emulator the multiprocessor count is its number of worker threads.
     std::printf("device: %s, %d multiprocessors\n", prop.name, prop.multiProcessorCount);
 
-    // ---- 1. barrier-free threads: vector add -----------------------------------
-    const int n = 1 << 20, block = 256;
+    // ---- 1. vector add ----------------------------------------------------------
+    const int n = small ? 1 << 18 : 1 << 22, block = 256;
     std::vector<float> h_a(n), h_b(n), h_c(n), h_ref(n);
     fill_random(h_a.data(), n, 1, -1.0f, 1.0f);
     fill_random(h_b.data(), n, 2, -1.0f, 1.0f);
-    cpu_vector_add(h_a.data(), h_b.data(), h_ref.data(), n);
     float *d_a, *d_b, *d_c;
     CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&d_b, n * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&d_c, n * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(d_a, h_a.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_b, h_b.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    auto add = [&] { vector_add<<<(n + block - 1) / block, block>>>(d_a, d_b, d_c, n); };
+    auto add = [&] { launch_vector_add(d_a, d_b, d_c, n, block); };
     add();  // warm-up, and the launch whose result is checked
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemcpy(h_c.data(), d_c, n * sizeof(float), cudaMemcpyDeviceToHost));
+    serial_vector_add(h_a.data(), h_b.data(), h_ref.data(), n);
     // One float addition on both sides: the results must agree exactly.
     if (compare_floats("vector add", h_c.data(), h_ref.data(), n, 0.0, 0.0, 5) != 0) return 1;
-    Timing t = time_batches(add, double(min_ms));
-    const double threads_per_s = double(n) * t.launches / t.seconds;
-    std::printf("vector add, %d threads x %d launches in %.3f s: %.1f M threads/s\n", n,
-                t.launches, t.seconds, threads_per_s / 1e6);
+    openmp_vector_add(h_a.data(), h_b.data(), h_c.data(), n, 2);
+    if (compare_floats("vector add, OpenMP", h_c.data(), h_ref.data(), n, 0.0, 0.0, 5) != 0) return 1;
+    Times vadd = measure(
+        int(rounds), int(batch), [&] { serial_vector_add(h_a.data(), h_b.data(), h_ref.data(), n); },
+        [&] { openmp_vector_add(h_a.data(), h_b.data(), h_c.data(), n, 2); }, add);
+    print_times(small ? "vector add, 2^18 floats" : "vector add, 2^22 floats", "vadd", vadd);
 
-    // ---- 2. barrier round trips: tiled matmul -----------------------------------
-    const int m = 512;
+    // ---- 2. tiled matmul ----------------------------------------------------------
+    const int m = small ? 128 : 512;
     std::vector<float> h_x(m * m), h_y(m * m), h_z(m * m), h_zref(m * m);
     fill_random(h_x.data(), h_x.size(), 3, -1.0f, 1.0f);
     fill_random(h_y.data(), h_y.size(), 4, -1.0f, 1.0f);
-    cpu_matmul(h_x.data(), h_y.data(), h_zref.data(), m, m, m);
     // The inputs of the vector add are big enough to hold the matrices.
     CUDA_CHECK(cudaMemcpy(d_a, h_x.data(), m * m * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_b, h_y.data(), m * m * sizeof(float), cudaMemcpyHostToDevice));
@@ -141,21 +174,42 @@ int main(int argc, char** argv) {
     matmul();
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemcpy(h_z.data(), d_c, m * m * sizeof(float), cudaMemcpyDeviceToHost));
+    serial_matmul(h_x.data(), h_y.data(), h_zref.data(), m);
     // 512 float products of values in [-1, 1) summed in float: the rounding error
     // grows with the sum of |terms| (at most 512), so atol covers 512 * 2^-24 * a
     // margin; rtol covers large results.
     if (compare_floats("tiled matmul", h_z.data(), h_zref.data(), h_z.size(), 1e-3, 1e-4, 5))
         return 1;
-    t = time_batches(matmul, double(min_ms));
-    const double round_trips = double(m) * m * (2 * (m / TILE));  // see the top comment
-    const double round_trips_per_s = round_trips * t.launches / t.seconds;
-    std::printf("tiled matmul %dx%d, %.0f barrier round trips x %d launches in %.3f s: "
-                "%.1f M round trips/s\n",
-                m, m, round_trips, t.launches, t.seconds, round_trips_per_s / 1e6);
+    openmp_matmul(h_x.data(), h_y.data(), h_z.data(), m, 2);
+    if (compare_floats("matmul, OpenMP", h_z.data(), h_zref.data(), h_z.size(), 1e-3, 1e-4, 5))
+        return 1;
+    Times mm = measure(
+        int(rounds), int(batch), [&] { serial_matmul(h_x.data(), h_y.data(), h_zref.data(), m); },
+        [&] { openmp_matmul(h_x.data(), h_y.data(), h_z.data(), m, 2); }, matmul);
+    print_times(small ? "tiled matmul 128x128, 16x16 tiles" : "tiled matmul 512x512, 16x16 tiles", "matmul", mm);
 
-    // One line for scripts (tools/emu-vs-numba.sh reads it).
-    std::printf("emu-speed: workers=%d threads_per_s=%.4g barrier_round_trips_per_s=%.4g\n",
-                prop.multiProcessorCount, threads_per_s, round_trips_per_s);
+    // ---- 3. the fixed cost of a launch ----------------------------------------------
+    // With the buffers above still allocated, as in a lesson.
+    const int empties = 200;
+    std::vector<double> each;
+    for (int r = 0; r < int(rounds); ++r)
+        each.push_back(seconds_of([&] {
+                           for (int i = 0; i < empties; ++i) {
+                               launch_empty_kernel();
+                               CUDA_CHECK(cudaGetLastError());
+                               CUDA_CHECK(cudaDeviceSynchronize());
+                           }
+                       }) / empties);
+    const double empty_s = median(each);
+    std::printf("empty kernel <<<1, 1>>>, launch+sync: %.1f us per launch (wall-clock, median)\n",
+                empty_s * 1e6);
+
+    // The rates tools/emu-vs-numba.sh compares with numba's simulator (batched).
+    const double threads_per_s = double(n) / vadd.batch;
+    const double round_trips_per_s = double(m) * m * (2 * (m / TILE)) / mm.batch;
+    std::printf("emu-speed: workers=%d empty_launch_s=%.6g threads_per_s=%.4g "
+                "barrier_round_trips_per_s=%.4g\n",
+                prop.multiProcessorCount, empty_s, threads_per_s, round_trips_per_s);
     CUDA_CHECK(cudaFree(d_a));
     CUDA_CHECK(cudaFree(d_b));
     CUDA_CHECK(cudaFree(d_c));

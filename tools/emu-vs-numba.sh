@@ -4,7 +4,7 @@
 #   tools/emu-vs-numba.sh            # about 30 s: full measurement
 #   tools/emu-vs-numba.sh --quick    # a few seconds: only shows that the tools work
 #
-# Builds tools/emu-speed.cu with bin/nvcc-emu and runs it with CUEMU_WORKERS=1
+# Builds the benchmark (tools/emu-speed.sh --build) and runs it with CUEMU_WORKERS=1
 # and with one worker per core (nproc); then runs the same two kernels under
 # numba's simulator (tools/numba-speed.py) and prints the rates side by side,
 # with cuemu's rate divided by numba's. numba is optional: without it the
@@ -32,8 +32,8 @@ cores=$(nproc)
 echo "machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $cores cores"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-"$ROOT/bin/nvcc-emu" "$ROOT/tools/emu-speed.cu" -o "$work/emu-speed"
-emu_args=(); [ "$quick" -eq 1 ] && emu_args=(--ms 0)
+"$ROOT/tools/emu-speed.sh" --build "$work/emu-speed"
+emu_args=(); [ "$quick" -eq 1 ] && emu_args=(--rounds 1 --batch 1 --small)
 
 # field NAME FILE: the value of NAME=... on the script line of FILE
 field() { sed -n "s/.*[: ]$1=\([^ ]*\).*/\1/p" "$2" | tail -1; }

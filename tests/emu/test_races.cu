@@ -272,12 +272,12 @@ TEST_CASE("race:update-in-place") {
     std::string text = race_report_of([&] { shared_counter<<<1, kBlock>>>(out); }, "read-after-write");
     CHECK(names_access(text, "write", "(0,0,0)", counter_line));
     CHECK(names_access(text, "read ", "(1,0,0)", counter_line));
-    // Both remedies, the atomic first: a barrier alone would leave the race.
-    CHECK(text.find("hint: if both threads mean to update this element (a count, a sum)") != std::string::npos);
-    CHECK(text.find("update atomic (atomicAdd)") != std::string::npos);
-    CHECK(text.find("if it is a loop whose passes must not overlap, add a __syncthreads()\n"
-                    "        after line " +
-                    std::to_string(counter_line)) != std::string::npos);
+    // Both remedies: the loop's barrier, and the atomic a counter needs.
+    CHECK(text.find("hint: add a __syncthreads() after line " + std::to_string(counter_line) +
+                    ", inside the loop around it") != std::string::npos);
+    CHECK(text.find("but if both threads mean to update this one element (a count, a sum),") !=
+          std::string::npos);
+    CHECK(text.find("make the update atomic (atomicAdd)") != std::string::npos);
 }
 
 TEST_CASE("race:barrier-not-taken") {

@@ -43,8 +43,10 @@ expect_refusal "lesson 14, 2 x 10^8 pixels in 150 MB" "$memory" 150000 -- lesson
 # Time: sizes that fit in memory but would run for hours on the emulator.
 expect_refusal "lesson 08 at 4096^3" "$too_long" none -- lesson08_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 09 at 4096^3" "$too_long" none -- lesson09_solution_emu --m 4096 --n 4096 --k 4096
+expect_refusal "lesson 19 at 4096^3" "$too_long" none -- lesson19_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 10, 16384 x 4096 x 4096" "$too_long" none -- \
     lesson10_solution_emu --batch 16384 --inputs 4096 --hidden 4096 --outputs 16
+expect_refusal "lesson 12, 2^28 elements" "$too_long" none -- lesson12_solution_emu --n 268435456
 # A transpose is linear in its size, but 16384 x 16384 is still minutes of emulator.
 expect_refusal "lesson 15, 16384 x 16384" "$too_long|$memory" none -- lesson15_solution_emu --rows 16384 --cols 16384
 # A histogram is linear too, but the largest --n is about 10 minutes of emulator,
@@ -57,6 +59,8 @@ expect_refusal "lesson 14, 10^8 pixels in blocks of 1" "$too_long|$memory" none 
 expect_refusal "lesson 10, every size 16384" "$too_long|$memory" none -- \
     lesson10_solution_emu --batch 16384 --inputs 16384 --hidden 16384 --outputs 16384
 expect_refusal "lesson 13, 10^8 elements" "$too_long|$memory" none -- lesson13_solution_emu --n 100000000
+expect_refusal "lesson 18, every size 16384" "$too_long|$memory" none -- \
+    lesson18_solution_emu --batch 16384 --inputs 16384 --outputs 16384
 # A limit that is not a number is bad input like any other.
 TUTORIAL_MAX_SECONDS=soon expect_refusal "TUTORIAL_MAX_SECONDS=soon" "TUTORIAL_MAX_SECONDS must be a number" none -- \
     lesson08_solution_emu --m 8 --n 8 --k 8

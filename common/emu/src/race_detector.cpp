@@ -255,21 +255,19 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
             "  CUEMU_CHECK=race the emulator runs volatile shared accesses in lockstep, as the\n"
             "  GPUs this code was written for did.\n";
     w.hint = "add a " + std::string(barrier) + " " + where_the_barrier_goes(first, second, w);
-    if (!legacy && first.line && first.line == second.line && first.file == second.file &&
-        updates_in_place(first.file, first.line))
-        // `bins[v] += 1` by two threads is one statement racing with itself: no
-        // barrier orders it, an atomic does. `s[t] += s[t - stride]` in a loop
-        // looks the same from here and wants the barrier: offer both, say which is which.
-        w.hint = "if both threads mean to update this element (a count, a sum), make the\n"
-                 "        update atomic (atomicAdd): no barrier can order one statement with itself;\n"
-                 "        if it is a loop whose passes must not overlap, add a __syncthreads()\n"
-                 "        after line " + std::to_string(first.line) + ", inside the loop around it";
     if (legacy)
         w.hint +=
             ";\n        in a reduction, read into a register, sync, then write, and sync again:\n"
             "        v += s[tid + 16]; __syncwarp(); s[tid] = v; __syncwarp();";
     else if (!one_warp)
         w.hint += ",\n        where every thread of the block reaches it";
+    if (!legacy && first.line && first.line == second.line && first.file == second.file &&
+        updates_in_place(first.file, first.line))
+        // `bins[v] += 1` by two threads is one statement racing with itself: an
+        // atomic cures it, no barrier does. `s[t] += s[t + stride]` in a loop
+        // looks the same from here and wants the barrier: say both, and which is which.
+        w.hint += ";\n        but if both threads mean to update this one element (a count, a sum),\n"
+                  "        no barrier can order one statement with itself: make the update atomic (atomicAdd)";
     ::cuemu::kernel_cannot_go_on(
         "race on shared memory (CUEMU_CHECK=race)", w.what.c_str(), w.hint.c_str(),
         "a race is not an error: the kernel may give right answers on one run or one GPU\n"

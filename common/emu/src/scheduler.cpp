@@ -73,6 +73,7 @@ __thread uint3 tls_thread_idx;
 __thread uint3 tls_block_idx;
 __thread uint3 tls_block_dim;
 __thread uint3 tls_grid_dim;
+__thread thread_cursor tls_thread_cursor;
 }  // namespace cuemu
 
 namespace cuemu::detail {
@@ -112,7 +113,12 @@ struct launch_job {
     std::uint64_t total_blocks;
     schedule_setting schedule;
     double watchdog_seconds = 0;
-    std::atomic<std::uint64_t> next_block{0};
+    // Blocks are handed out `chunk` at a time (one for a cooperative launch,
+    // whose blocks must all run at once); the counter every worker takes them
+    // from has a cache line of its own.
+    std::uint64_t chunk = 1;
+    alignas(64) std::atomic<std::uint64_t> next_block{0};
+    char next_block_line_end[64 - sizeof(std::atomic<std::uint64_t>)];
     std::atomic<bool> timed_out{false};  // set by the watchdog
     bool timed_out_busy = false;  // ... at its long limit, with registers still changing (watchdog.h)
     double seconds_without_progress = 0;
@@ -141,12 +147,11 @@ struct warp_state {
 
 struct block_state {
     launch_job* job;
-    unsigned thread_count;
-    unsigned next_thread;  // how many threads have started
-    uint3 next_idx;        // in forward order: the (x, y, z) of the next one
+    // Threads started and finished, the next one's index in forward order
+    // (shared with the launch's loop over threads, thread_loop.h).
+    thread_cursor& cursor;  // this worker's tls_thread_cursor
     dim3 dim;
     const unsigned* start_order;  // other orders: linear index of each start
-    unsigned exited = 0;          // threads that have finished
     warp_state* warps;
     std::vector<fiber_slot*>* ready;  // lanes whose warp function completed
 };
@@ -223,18 +228,37 @@ struct fiber_slot {
 
 // The stack allocator the fibers use: boost's guarded stack, remembering
 // where the stack lies so an overflow can be told apart from a bad pointer.
+//
+// Each stack's top is moved down by a different offset (its "colour"): the
+// stacks are allocated a power of two apart, so without it the top frames of
+// all the block's fibers would fall in the same cache sets and evict one
+// another at every switch, which made a barrier round trip mostly cache
+// misses. The extra room keeps at least fiber_stack_size for every fiber.
+constexpr std::size_t max_stack_colour = 64 * 1024;
 struct recorded_stack {
-    bctx::protected_fixedsize_stack inner{fiber_stack_size};
+    bctx::protected_fixedsize_stack inner{fiber_stack_size + max_stack_colour};
     fiber_slot* slot;
+    std::size_t colour;  // bytes below the top of the allocation
     bctx::stack_context allocate() {
         bctx::stack_context sc = inner.allocate();
+        sc.sp = static_cast<char*>(sc.sp) - colour;
+        sc.size -= colour;
         slot->stack_high = static_cast<const char*>(sc.sp);
         slot->stack_low = slot->stack_high - sc.size - 2 * 4096;  // include the guard
         slot->own_stack = stack_span{slot->stack_high - sc.size, sc.size};
         return sc;
     }
-    void deallocate(bctx::stack_context& sc) noexcept { inner.deallocate(sc); }
+    void deallocate(bctx::stack_context& sc) noexcept {
+        sc.sp = static_cast<char*>(sc.sp) + colour;
+        sc.size += colour;
+        inner.deallocate(sc);
+    }
 };
+
+// The colour of the n-th fiber of a worker: steps of 17 cache lines (odd, so
+// consecutive fibers cycle through every set of a 4 KiB-periodic cache),
+// wrapping below max_stack_colour.
+std::size_t stack_colour(std::size_t n) { return n * 17 * 64 % max_stack_colour; }
 
 // Dynamic shared memory is 256-byte aligned; aligned_alloc memory goes back
 // through free (an aligned new[] freed by plain delete[] is undefined).
@@ -382,16 +406,66 @@ bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_
 // A thread has finished (or, with CUEMU_ON_FAULT=continue, was ended by a
 // fault): it no longer holds up its warp's lanes. A thread ended by a fault
 // does not count as exited, so a barrier the others reach still releases them.
+void complete_groups_after_exit(block_state& block, unsigned linear) {
+    warp_state& w = block.warps[linear >> 5];
+    for (std::uint32_t waiting = w.arrived; waiting; waiting &= waiting - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(waiting));
+        if (w.arrived >> l & 1u) try_complete_group(block, w, l, nullptr);
+    }
+}
+
 inline void thread_exited(block_state& block, unsigned linear, bool counts_as_exit = true) {
-    if (counts_as_exit) ++block.exited;
+    if (counts_as_exit) ++block.cursor.exited;
     warp_state& w = block.warps[linear >> 5];
     w.gone |= 1u << (linear & 31);
-    if (w.arrived) {
-        for (std::uint32_t waiting = w.arrived; waiting; waiting &= waiting - 1) {
-            unsigned l = static_cast<unsigned>(__builtin_ctz(waiting));
-            if (w.arrived >> l & 1u) try_complete_group(block, w, l, nullptr);
+    if (w.arrived) complete_groups_after_exit(block, linear);
+}
+
+// Records the exits of the run of threads the launch's loop (thread_loop.h)
+// has finished since the last look: as thread_exited for each, one warp at a
+// time; a warp with lanes waiting in a warp function goes thread by thread, in
+// order, as the exits happened, so groups complete as they did.
+void record_finished_run(block_state& block) {
+    thread_cursor& c = block.cursor;
+    const unsigned begin = c.run_begin, end = c.run_end;
+    if (begin == end) return;
+    c.run_begin = end;
+    for (unsigned t = begin; t < end;) {
+        const unsigned warp_end = std::min(end, (t | 31u) + 1);
+        warp_state& w = block.warps[t >> 5];
+        if (w.arrived) {
+            for (; t < warp_end; ++t) thread_exited(block, t);
+            continue;
         }
+        const unsigned lanes = warp_end - t;
+        w.gone |= (lanes == 32 ? ~0u : ((1u << lanes) - 1)) << (t & 31);
+        c.exited += lanes;
+        t = warp_end;
     }
+    tls_progress->store(tls_progress->load(std::memory_order_relaxed) + (end - begin),
+                        std::memory_order_relaxed);
+}
+
+// The loop's own call, when a finished thread breaks the run; a fiber of the
+// block is running.
+void record_run_of_current_block() { record_finished_run(*tls_slot->block); }
+
+// The launch's loop sets only threadIdx for each thread it starts; the slot
+// learns which thread it runs when that matters: where the thread suspends,
+// faults, throws or is stopped.
+inline void note_thread_index(fiber_slot* s) {
+    const uint3 idx = tls_thread_idx;
+    const dim3 d = s->block->dim;
+    s->thread_idx = idx;
+    s->linear = idx.x + d.x * (idx.y + d.y * idx.z);
+}
+
+// ... and, where the thread calls into the emulator or faults (not for the
+// watchdog's signal, which may land anywhere), brings the block's record of
+// finished threads up to date first.
+inline void note_current_thread(fiber_slot* s) {
+    record_finished_run(*s->block);
+    note_thread_index(s);
 }
 
 // ---- fibers ------------------------------------------------------------------
@@ -412,8 +486,8 @@ void yield_to_scheduler(fiber_slot* s) {
     fiber_switch_finish(s->fake_stack, nullptr);
 }
 
-bctx::fiber make_fiber(fiber_slot* s) {
-    return bctx::fiber(std::allocator_arg, recorded_stack{{}, s}, [s](bctx::fiber&& sched) {
+bctx::fiber make_fiber(fiber_slot* s, std::size_t colour_index) {
+    return bctx::fiber(std::allocator_arg, recorded_stack{{}, s, stack_colour(colour_index)}, [s](bctx::fiber&& sched) {
         fiber_switch_finish(nullptr, &s->scheduler_stack);
         s->sched = std::move(sched);
         if (int how = sigsetjmp(s->fault_jump, 0); how != 0) {
@@ -431,16 +505,21 @@ bctx::fiber make_fiber(fiber_slot* s) {
         for (;;) {
             block_state* block = s->block;
             try {
-                while (block->next_thread < block->thread_count) {
+                // The launch's own loop, in forward order (thread_loop.h);
+                // the others, and launches without one, start threads here.
+                if (block->job->config->thread_loop && !block->start_order)
+                    block->job->config->thread_loop(block->job->ctx);
+                record_finished_run(*block);
+                while (block->cursor.next < block->cursor.count) {
                     if (block->start_order) {
-                        s->linear = block->start_order[block->next_thread];
+                        s->linear = block->start_order[block->cursor.next];
                         s->thread_idx = unflatten(s->linear, block->dim);
                     } else {
-                        s->linear = block->next_thread;
-                        s->thread_idx = block->next_idx;
-                        advance(block->next_idx, block->dim);
+                        s->linear = block->cursor.next;
+                        s->thread_idx = block->cursor.idx;
+                        advance(block->cursor.idx, block->dim);
                     }
-                    ++block->next_thread;
+                    ++block->cursor.next;
                     tls_thread_idx = s->thread_idx;
                     block->job->run_thread(block->job->ctx);
                     thread_exited(*block, s->linear);
@@ -450,9 +529,11 @@ bctx::fiber make_fiber(fiber_slot* s) {
             } catch (const bctx::detail::forced_unwind&) {
                 throw;  // the fiber is being destroyed: let boost unwind it
             } catch (const std::exception& e) {
+                note_current_thread(s);
                 s->state = fiber_state::threw;
                 s->exception_text = e.what();
             } catch (...) {
+                note_current_thread(s);
                 s->state = fiber_state::threw;
                 s->exception_text = "an exception that is not a std::exception";
             }
@@ -470,7 +551,7 @@ fiber_slot* acquire_slot(worker_state& w) {
     }
     w.slots.push_back(std::make_unique<fiber_slot>());
     fiber_slot* s = w.slots.back().get();
-    s->fiber = make_fiber(s);
+    s->fiber = make_fiber(s, w.slots.size() - 1);
     return s;
 }
 
@@ -586,6 +667,7 @@ void on_fault(int sig, siginfo_t* info, void* raw_context) {
     // CUEMU_CHECK=uninit keeps pages nothing wrote closed: its own faults
     // are noted and the access is retried.
     if (sig == SIGSEGV && handle_uninit_fault(info->si_addr, is_write)) return;
+    note_current_thread(s);
     s->signal_number = sig;
     s->fault_address = info->si_addr;
     s->fault_pc = kernel_pc_of(pc);  // an atomic faults inside its hook: name the kernel's line
@@ -608,6 +690,7 @@ void on_watchdog(int, siginfo_t*, void* raw_context) {
         return;
     }
     if (!s) return;
+    note_thread_index(s);  // the block is discarded: its exits need no record
     s->signal_number = 0;
     s->fault_address = nullptr;
     read_context(0, raw_context, &s->fault_pc, &s->fault_is_write);
@@ -686,6 +769,14 @@ const char* const divergent_barrier_on_gpu =
     "this is undefined behaviour: the kernel may hang, or go on with a barrier that did\n"
     "  not wait for every thread and read data that is not there yet";
 
+// Two threads wait at the same __syncthreads(): the same line of the same
+// file. The file names are usually the same pointer (one string literal), so
+// the string compare is rarely needed.
+inline bool same_barrier(const fiber_slot* a, const fiber_slot* b) {
+    return a->barrier_line == b->barrier_line &&
+           (a->barrier_file == b->barrier_file || std::strcmp(a->barrier_file, b->barrier_file) == 0);
+}
+
 // Every live thread of the block is suspended: at __syncthreads, or in a warp
 // function. Checks that the barrier is a proper one; false (after a report)
 // when it is not.
@@ -694,7 +785,7 @@ bool barrier_is_sound(worker_state& w, block_state& block) {
     const dim3 dim = block.dim;
     std::vector<fiber_slot*>& waiting = w.at_barrier;
     // Warp lanes waiting for lanes that wait at the barrier: neither can go on.
-    for (unsigned warp = 0; warp * 32 < block.thread_count; ++warp) {
+    for (unsigned warp = 0; warp * 32 < block.cursor.count; ++warp) {
         const warp_state& ws = block.warps[warp];
         if (!ws.arrived) continue;
         fiber_slot* lane = ws.lane[__builtin_ctz(ws.arrived)];
@@ -719,16 +810,16 @@ bool barrier_is_sound(worker_state& w, block_state& block) {
                              "the kernel hangs");
         return false;
     }
-    if (block.exited) {
+    if (block.cursor.exited) {
         fiber_slot* first = waiting.front();
         std::vector<unsigned> at, gone;
-        std::vector<bool> is_waiting(block.thread_count, false);
+        std::vector<bool> is_waiting(block.cursor.count, false);
         for (fiber_slot* b : waiting) {
             at.push_back(b->linear);
             is_waiting[b->linear] = true;
             if (b->linear < first->linear) first = b;
         }
-        for (unsigned t = 0; t < block.thread_count; ++t)
+        for (unsigned t = 0; t < block.cursor.count; ++t)
             if (!is_waiting[t]) gone.push_back(t);
         std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
                            first->barrier_file + ":" + std::to_string(first->barrier_line) +
@@ -742,12 +833,10 @@ bool barrier_is_sound(worker_state& w, block_state& block) {
     }
     fiber_slot* first = waiting.front();
     for (fiber_slot* b : waiting) {
-        if (b->barrier_line == first->barrier_line && std::strcmp(b->barrier_file, first->barrier_file) == 0)
-            continue;
+        if (same_barrier(b, first)) continue;
         std::vector<unsigned> here, there;
         for (fiber_slot* c : waiting)
-            (c->barrier_line == first->barrier_line && std::strcmp(c->barrier_file, first->barrier_file) == 0
-                 ? here : there).push_back(c->linear);
+            (same_barrier(c, first) ? here : there).push_back(c->linear);
         std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
                            first->barrier_file + ":" + std::to_string(first->barrier_line) +
                            ", thread " + xyz(b->thread_idx) + " at the one at " + b->barrier_file +
@@ -832,19 +921,23 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
     const dim3 block_dim = job.config->block;
     tls_block_idx = unflatten(linear_block, job.config->grid);
     tls_linear_block = linear_block;
-    block_state block{&job, block_dim.x * block_dim.y * block_dim.z, 0, uint3{0, 0, 0}, block_dim,
-                      nullptr, 0, w.warps, &w.ready};
+    tls_thread_cursor = thread_cursor{};
+    block_state block{&job, tls_thread_cursor, block_dim, nullptr, w.warps, &w.ready};
+    block.cursor.count = block_dim.x * block_dim.y * block_dim.z;
+    block.cursor.dim = block_dim;
+    block.cursor.record_run = record_run_of_current_block;
+    block.cursor.progress = tls_progress;
     // Lanes past the end of the block (a partial last warp) never take part.
-    const unsigned warps = (block.thread_count + 31) / 32;
+    const unsigned warps = (block.cursor.count + 31) / 32;
     for (unsigned i = 0; i < warps; ++i) w.warps[i].arrived = w.warps[i].gone = 0;
-    if (unsigned tail = block.thread_count % 32) w.warps[warps - 1].gone = ~0u << tail;
+    if (unsigned tail = block.cursor.count % 32) w.warps[warps - 1].gone = ~0u << tail;
 
     const schedule_setting schedule = job.schedule;
     const std::uint64_t block_seed = mix(schedule.seed ^ mix(linear_block));
     if (schedule.kind != schedule_kind::forward) {
-        w.start_order.resize(block.thread_count);
-        for (unsigned t = 0; t < block.thread_count; ++t)
-            w.start_order[t] = schedule.kind == schedule_kind::reverse ? block.thread_count - 1 - t : t;
+        w.start_order.resize(block.cursor.count);
+        for (unsigned t = 0; t < block.cursor.count; ++t)
+            w.start_order[t] = schedule.kind == schedule_kind::reverse ? block.cursor.count - 1 - t : t;
         if (schedule.kind == schedule_kind::shuffle) shuffle_with(w.start_order, block_seed);
         block.start_order = w.start_order.data();
     }
@@ -858,7 +951,7 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
         fiber_slot* s;
         if (next_ready < w.ready.size()) {
             s = w.ready[next_ready++];
-        } else if (block.next_thread < block.thread_count) {
+        } else if (block.cursor.next < block.cursor.count) {
             s = acquire_slot(w);
             s->block = &block;
         } else if (!w.lockstep.empty()) {
@@ -914,14 +1007,20 @@ void run_blocks(worker_state& w, launch_job& job) {
     tls_block_dim = job.config->block;
     tls_grid_dim = job.config->grid;
     tls_job = &job;
-    for (;;) {
-        std::uint64_t b = job.next_block.fetch_add(1, std::memory_order_relaxed);
-        if (b >= job.total_blocks) break;
-        // Every block before b has been handed out already and runs on, so the
-        // launch still reports its first failing block (see the top comment).
-        if (b > job.lowest_failed_block.load()) break;
-        run_block(w, job, b);
-        cooperative_block_finished(job.lowest_failed_block.load() <= b);  // cooperative.cpp
+    for (bool stop = false; !stop;) {
+        const std::uint64_t first = job.next_block.fetch_add(job.chunk, std::memory_order_relaxed);
+        if (first >= job.total_blocks) break;
+        const std::uint64_t end = std::min(job.total_blocks, first + job.chunk);
+        for (std::uint64_t b = first; b < end; ++b) {
+            // Every block before b has been handed out already and runs on, so
+            // the launch still reports its first failing block (see the top comment).
+            if (b > job.lowest_failed_block.load()) {
+                stop = true;
+                break;
+            }
+            run_block(w, job, b);
+            cooperative_block_finished(job.lowest_failed_block.load() <= b);  // cooperative.cpp
+        }
     }
     race_worker_idle();
     tls_job = nullptr;
@@ -1193,6 +1292,7 @@ void install_fault_handler_once() {
 bool current_kernel_position(kernel_position* out) {
     fiber_slot* s = tls_slot;
     if (!s || !s->block) return false;
+    note_current_thread(s);
     out->site = *s->block->job->site;
     out->block_idx = tls_block_idx;
     out->thread_idx = s->thread_idx;
@@ -1251,6 +1351,7 @@ fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* w
         std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
         std::abort();
     }
+    note_current_thread(s);
     s->refusal_headline = headline;
     s->refusal_what = what;
     s->refusal_hint = hint;
@@ -1287,6 +1388,10 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
     job.ctx = ctx;
     job.total_blocks =
         std::uint64_t(config.grid.x) * config.grid.y * std::uint64_t(config.grid.z);
+    // About 16 chunks per worker, so the workers still even out at the end;
+    // at most 64 blocks, so a failing block's report is not held up for long.
+    if (!config.cooperative)
+        job.chunk = std::clamp<std::uint64_t>(job.total_blocks / (16 * std::uint64_t(pool().size())), 1, 64);
     {
         std::lock_guard<std::mutex> lock(launch_mutex);
         // The device queue has opened device memory (queue.cpp); these only
@@ -1314,6 +1419,7 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
         std::fprintf(stderr, "cuemu: a warp function (%s:%d) was called outside a kernel\n", file, line);
         std::abort();
     }
+    note_current_thread(s);
     block_state& block = *s->block;
     warp_state& w = block.warps[s->linear >> 5];
     const unsigned lane = s->linear & 31;
@@ -1352,9 +1458,10 @@ unsigned warp_active_mask() {
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) return 0;
+    note_current_thread(s);
     // Every lane the warp has: which lanes have exited depends on the order
     // the emulator runs them in, and it has no notion of divergence.
-    const unsigned first = s->linear & ~31u, lanes = s->block->thread_count - first;
+    const unsigned first = s->linear & ~31u, lanes = s->block->cursor.count - first;
     return lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
 }
 
@@ -1363,6 +1470,7 @@ void detail::warp_lockstep_point() {
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) return;
+    note_current_thread(s);
     s->state = fiber_state::at_lockstep;
     yield_to_scheduler(s);
     tls_thread_idx = s->thread_idx;
@@ -1375,6 +1483,7 @@ int block_barrier(int predicate, const char* file, int line) {
         std::fprintf(stderr, "cuemu: __syncthreads() (%s:%d) called outside a kernel\n", file, line);
         std::abort();
     }
+    note_current_thread(s);
     s->state = fiber_state::at_barrier;
     s->barrier_file = file;
     s->barrier_line = line;

@@ -38,6 +38,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "thread_loop.h"
 #include "types.h"
 
 namespace cuemu {
@@ -53,6 +54,9 @@ struct launch_config {
     std::size_t shared_bytes;
     cudaStream_t stream;
     bool cooperative = false;  // cudaLaunchCooperativeKernel: every block at once
+    // The launch's own loop over a block's threads (thread_loop.h), when it
+    // has one; the scheduler otherwise calls run_thread once per thread.
+    void (*thread_loop)(void* ctx) = nullptr;
     launch_config(dim3 g, dim3 b, std::size_t shmem = 0, cudaStream_t s = 0)
         : grid(g), block(b), shared_bytes(shmem), stream(s) {}
 };
@@ -210,7 +214,13 @@ template <class Body, class Resolver, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
             kernel_ref<Resolver> ref, Args&&... args) {
     using pointer = void (*)(std::decay_t<Args>...);
-    if constexpr (std::is_invocable_r_v<pointer, Resolver, kernel_pointer_request<pointer>>) {
+    // Where every argument is trivial_for_calls, its bytes are its value, and
+    // calling the kernel as C++ does (below) is the same as calling it with
+    // parameter bytes; that way the kernel is called directly, not through
+    // its address, and the loop over a block's threads can inline it.
+    constexpr bool all_trivial = (trivial_for_calls<std::decay_t<Args>> && ...);
+    if constexpr (!all_trivial &&
+                  std::is_invocable_r_v<pointer, Resolver, kernel_pointer_request<pointer>>) {
         // The host's copies, made with the arguments' copy constructors, as
         // nvcc's stub makes them; destroyed on the host when this returns.
         std::tuple<std::decay_t<Args>...> host_copies(std::forward<Args>(args)...);
@@ -228,6 +238,34 @@ void launch(const launch_site& site, const launch_config& config, Body body,
     }
 }
 
+// The loop over a block's threads for a launch whose context holds `body`
+// and `args` (thread_loop.h). The loop's own code is not instrumented (its
+// memory is the emulator's, not the kernel's); the kernel keeps its
+// instrumentation wherever it is inlined.
+template <class Tuple>
+struct elements_trivially_copyable;
+template <class... T>
+struct elements_trivially_copyable<std::tuple<T...>>
+    : std::bool_constant<(std::is_trivially_copyable_v<T> && ...)> {};
+
+template <class Context>
+__attribute__((no_sanitize("thread", "alignment"))) void thread_loop_of(void* p) {
+    auto* c = static_cast<Context*>(p);
+    if constexpr (elements_trivially_copyable<decltype(c->args)>::value) {
+        // The arguments as local values: the compiler keeps them in registers
+        // across the loop (every thread still gets its own copies from them).
+        std::apply(
+            [c](auto... args) {
+                auto call = [body = c->body, args...] { body(args...); };
+                run_threads(call);
+            },
+            c->args);
+    } else {
+        auto call = [c] { std::apply(c->body, c->args); };
+        run_threads(call);
+    }
+}
+
 template <class Body, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body, Args&&... args) {
     // The kernel runs after this call returns, so the arguments live on the
@@ -240,7 +278,9 @@ void launch(const launch_site& site, const launch_config& config, Body body, Arg
     // Screened here, at the launch, so the report names the argument as the
     // program passed it.
     screen_arguments(ctx->args, site, std::index_sequence_for<Args...>{});
-    enqueue_launch(site, config,
+    launch_config with_loop = config;
+    with_loop.thread_loop = thread_loop_of<context>;
+    enqueue_launch(site, with_loop,
                    [](void* p) {
                        auto* c = static_cast<context*>(p);
                        std::apply(c->body, c->args);
