@@ -35,6 +35,7 @@ DIAGRAMS = {
     "09": "img/tile-sliding.svg",        # a tile sliding along A and down B
     "10": "img/dense-layer.svg",         # Y = sigmoid(W X + b)
     "12": "img/reduction-tree.svg",      # a tree of pairs in shared memory, stride by stride
+    "13": "img/blelloch-sweeps.svg",     # the up-sweep and down-sweep of a work-efficient scan
     "14": "img/histogram-privatised.svg",  # per-block shared bins merged into global bins
     "15": "img/transpose-banks.svg",     # banks of a 32 x 32 and a 32 x 33 tile
     "18": "img/column-major.svg",        # one buffer read row-major and column-major

@@ -36,9 +36,9 @@ Elision rule (docs/lesson-anatomy.md): before comparing, both sides get
   - the repository root (or a mistake's build folder) written as `...`;
   - hexadecimal addresses written as 0x...;
   - a decimal number followed by a unit of time, rate, ratio or machine
-    memory (ms, s, us, ns, GB/s, GFLOP/s, x, %, GiB, times), and the word
-    faster or slower after such a ratio, or a whole number followed by a unit of time
-    or rate (ms, us, ns, GB/s, GFLOP/s, million elements/s, %), written as
+    memory (ms, s, us, ns, GB/s, GFLOP/s, million elements/s, x, %, GiB,
+    times), and the word faster or slower after such a ratio, or a whole
+    number followed by a unit of time or rate (ms, us, ns, GB/s, GFLOP/s, million elements/s, %), written as
     ` #` together with the spaces before it (printf pads numbers to a width),
     and so is every decimal number of a block tagged `timings` (tables of
     measurements);
@@ -338,7 +338,7 @@ class Runner:
 
 # ---- the elision rule ------------------------------------------------------
 
-UNIT = r'(?:ms|s|us|µs|ns|GB/s|GFLOP/s|GiB|x|%|times)'
+UNIT = r'(?:ms|s|us|µs|ns|GB/s|GFLOP/s|million elements/s|M elements/s|GiB|x|%|times)'
 # Units that follow whole numbers too (an integer count of them is still a measurement).
 RATE = r'(?:ms|us|µs|ns|GB/s|GFLOP/s|million elements/s|M elements/s|%)'
 
@@ -350,7 +350,8 @@ def elide(lines, timings=False):
         line = re.sub(r'(seed:? |TUTORIAL_SEED=)\d+', r'\1N', line)
         # A measurement and the padding before it (a printf width) become " #".
         line = re.sub(r'\s*-?\d+\.\d+(?:e[+-]?\d+)?(\s?' + UNIT + r')(?![\w/])', r' #\1', line)
-        line = re.sub(r'\s*\d+(\s?' + RATE + r')(?![\w/])', r' #\1', line)
+        # (A whole number only: never the digits after a decimal point.)
+        line = re.sub(r'\s*(?<![\d.])\d+(\s?' + RATE + r')(?![\w/])', r' #\1', line)
         if timings:
             line = re.sub(r'\s*-?\d+\.\d+(?:e[+-]?\d+)?', ' #', line)
         # Which of two timed things won is a measurement too.

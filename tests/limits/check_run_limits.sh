@@ -58,6 +58,7 @@ expect_refusal "lesson 14, 10^8 pixels in blocks of 1" "$too_long|$memory" none 
 # memory first on a machine with less than about 14 GiB.
 expect_refusal "lesson 10, every size 16384" "$too_long|$memory" none -- \
     lesson10_solution_emu --batch 16384 --inputs 16384 --hidden 16384 --outputs 16384
+expect_refusal "lesson 13, 10^8 elements" "$too_long|$memory" none -- lesson13_solution_emu --n 100000000
 expect_refusal "lesson 18, every size 16384" "$too_long|$memory" none -- \
     lesson18_solution_emu --batch 16384 --inputs 16384 --outputs 16384
 # A limit that is not a number is bad input like any other.
