@@ -7,7 +7,9 @@
 #   is compiled by the system C++ compiler with the emulator header
 #   force-included. Other sources compile as they are.
 #
-# tutorial_lesson(SOURCES file.cu ...)
+# tutorial_lesson(SOURCES file.cu ... [LIBRARIES target ...])
+#   LIBRARIES: imported targets the program and its test link with (lesson
+#   16: PNG::PNG, found in TutorialDependencies.cmake).
 #   Called from lessons/NN-topic/CMakeLists.txt and solutions/NN-topic/...
 #   Builds the lesson program and its test (tests/test_NN_topic.cpp) for the
 #   emulator and, when nvcc was found, for the GPU. Targets and tests:
@@ -148,6 +150,8 @@ function(_tutorial_lesson_backend backend)
   target_include_directories(${test} PRIVATE ${TUTORIAL_TESTS_DIR})
   target_compile_definitions(${test} PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_${backend_macro})
   target_link_libraries(${test} PRIVATE doctest::doctest)
+  target_link_libraries(${program} PRIVATE ${libraries})
+  target_link_libraries(${test} PRIVATE ${libraries})
   _tutorial_register_test(lesson${nn}.${variant}.${backend}${test_suffix}
                           ${test} ${variant} ${backend} ${nn})
   if(variant STREQUAL "solution")
@@ -156,7 +160,7 @@ function(_tutorial_lesson_backend backend)
 endfunction()
 
 function(tutorial_lesson)
-  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   get_filename_component(parent ${CMAKE_CURRENT_SOURCE_DIR} DIRECTORY)
   get_filename_component(parent ${parent} NAME)
@@ -176,6 +180,14 @@ function(tutorial_lesson)
   if(NOT EXISTS ${test_source})
     message(FATAL_ERROR "lesson ${folder} has no test: expected ${test_source}")
   endif()
+
+  set(libraries ${ARG_LIBRARIES})
+  foreach(lib IN LISTS libraries)
+    if(NOT TARGET ${lib})
+      message(FATAL_ERROR "lesson ${folder} needs ${lib}, which was not found. Install it:\n"
+              ${_tutorial_install_hint})
+    endif()
+  endforeach()
 
   set(sources)
   set(all_c TRUE)
