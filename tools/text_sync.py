@@ -69,6 +69,18 @@ SOURCE_SUFFIXES = {'.c', '.cu', '.cpp', '.h'}
 
 # ---- Markdown: fenced blocks and their tags --------------------------------
 
+# The libraries a lesson links (tutorial_lesson(... LIBRARIES PNG::PNG) in its
+# CMakeLists.txt) as nvcc-emu link flags, for building a mistake by hand.
+LINK_FLAGS_OF_TARGET = {'PNG::PNG': ['-l', 'png']}
+
+
+def link_flags_of(source):
+    cmake = source.parent / 'CMakeLists.txt'
+    m = re.search(r'LIBRARIES([^)]*)\)', cmake.read_text()) if cmake.is_file() else None
+    return [flag for target in (m.group(1).split() if m else [])
+            for flag in LINK_FLAGS_OF_TARGET.get(target, [])]
+
+
 class Block:
     def __init__(self, path, start, indent, fence, info, lines):
         self.path, self.start, self.indent, self.fence = path, start, indent, fence
@@ -256,7 +268,8 @@ class Runner:
         target.write_text('\n'.join(lines))
         exe = folder / 'program'
         env = dict(os.environ, CUEMU_BUILD_DIR=str(self.build))
-        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)],
+        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)]
+                                + link_flags_of(ROOT / path_text),
                                 env=env, capture_output=True, text=True)
         if result.returncode != 0:
             # A mistake the build refuses: its messages are what to show.

@@ -309,7 +309,9 @@ const float kSobelX[9] = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
 const float kSobelY[9] = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
 
 // The built-in picture: shapes, stripes and gradients, the same on every run
-// (no download, nothing random).
+// (no download, nothing random). Its default size is not a multiple of the
+// 16 x 16 tile either way, so the edge blocks always have threads outside it.
+const int kSceneWidth = 250, kSceneHeight = 200;
 GreyPicture make_scene(int width, int height) {
     GreyPicture p;
     p.width = width;
@@ -394,7 +396,7 @@ static int run_bench(int radius) {
     for (int i = 0; i < 3; ++i) std::printf(" %8s %9s", "ms", "Mpixel/s");
     std::printf("\n");
     const std::vector<float> filter = gaussian_filter(radius);
-    for (int size = 256; size <= 8192; size *= 2) {
+    for (int size = 250; size <= 8000; size *= 2) {
         GreyPicture scene = make_scene(size, size);
         DevicePicture dev = device_picture(scene.pixels.data(), filter.data(), size, size, radius);
         std::printf("%6d", size);
@@ -448,15 +450,18 @@ static bool write_picture(const std::string& dir, const char* name, const GreyPi
 }
 
 int main(int argc, char** argv) {
-    long long n = 100000, radius = 2, bench = 0;
+    long long n = 100000, radius = 2, bench = 0, width = kSceneWidth, height = kSceneHeight;
     const char* input = nullptr;
     const char* out_dir = nullptr;
     cli_option options[] = {
         {"--n", "elements of the 1D signal", CLI_INT, &n, 1, 100000000, nullptr},
         {"--radius", "filter radius: 2 radius + 1 weights per side", CLI_INT, &radius, 1,
          kMaxRadius2D, nullptr},
-        {"--input", "a PNG to filter, made grey (default: a built-in scene, 256 x 256)",
-         CLI_TEXT, nullptr, 0, 0, &input},
+        {"--width", "width of the built-in scene", CLI_INT, &width, 1, kMaxPictureSide, nullptr},
+        {"--height", "height of the built-in scene", CLI_INT, &height, 1, kMaxPictureSide,
+         nullptr},
+        {"--input", "a PNG to filter instead of the scene, made grey", CLI_TEXT, nullptr, 0, 0,
+         &input},
         {"--out-dir", "write input.png, blur.png and edges.png into this folder", CLI_TEXT,
          nullptr, 0, 0, &out_dir},
         {"--bench", "time the three 2D kernels for growing pictures", CLI_FLAG, &bench, 0, 1,
@@ -465,7 +470,7 @@ int main(int argc, char** argv) {
     cli_parse(argc, argv,
               "Convolves a 1D signal and a picture on the GPU: filter in global memory, in\n"
               "__constant__ memory, and with shared-memory tiles; checks each against the CPU.",
-              options, 5);
+              options, 7);
 
     GreyPicture picture;
     if (input) {
@@ -474,22 +479,22 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "error: %s\n", error.c_str());
             return 2;
         }
-    } else {
-        picture = make_scene(256, 256);
     }
-    const double pixels = (double)picture.width * picture.height;
+    const double pixels = input ? (double)picture.width * picture.height : (double)width * height;
     // Memory: the signal (in, out, reference) and 8 pictures' worth of floats
     // on the host, 3 of each on the device. Time, measured for this program
     // at radius 3 on a 2-core machine: on the emulator 3 us per pixel (1024 x
     // 1024, everything) and 0.2 us per 1D element (10 million); the CPU
     // references alone 0.19 us per pixel and 0.04 us per element.
     run_limits_require_memory(4.0 * (3.0 * n + 8.0 * pixels), 4.0 * (3.0 * n + 3.0 * pixels));
-    run_limits_check_duration(pixels + n / 15.0, 3e-6, 0.2e-6, "--input or --n");
+    run_limits_check_duration(pixels + n / 15.0, 3e-6, 0.2e-6,
+                              "--width, --height, --input or --n");
     if (out_dir && !is_writable_folder(out_dir)) {
         std::fprintf(stderr, "error: --out-dir %s is not a folder this program can write to\n",
                      out_dir);
         return 2;
     }
+    if (!input) picture = make_scene((int)width, (int)height);
 
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
