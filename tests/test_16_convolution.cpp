@@ -8,6 +8,7 @@
 #include "cpu_reference_convolution.h"
 #include "png_image.h"
 
+#include <cstdio>  // std::remove
 #include <cstdlib>
 #include <string>
 
@@ -144,4 +145,46 @@ TEST_CASE("the README's pictures are what the program makes now") {
     require_same_picture("input.png", scene);
     require_same_picture("blur.png", blur);
     require_same_picture("edges.png", edges);
+}
+
+TEST_CASE("PNG files: a picture comes back as written; what is not a picture is refused") {
+    // Written into the test's working folder (its build folder), then removed.
+    const std::string path = "test_16_round_trip.png";
+    GreyPicture picture;
+    picture.width = 3;
+    picture.height = 2;
+    picture.pixels = {0.0f, 0.5f, 1.0f, -0.25f, 1.5f, 0.2f};  // out-of-range values clamp
+    std::string error;
+    REQUIRE_MESSAGE(write_png_grey(path.c_str(), picture, &error), error);
+    GreyPicture back;
+    REQUIRE_MESSAGE(read_png_grey(path.c_str(), &back, &error), error);
+    std::remove(path.c_str());
+    REQUIRE(back.width == 3);
+    REQUIRE(back.height == 2);
+    const int levels[] = {0, 128, 255, 0, 255, 51};
+    for (int i = 0; i < 6; ++i) {
+        CAPTURE(i);
+        CHECK((int)grey_level(back.pixels[i]) == levels[i]);
+    }
+
+    // A missing file and a file that is not a PNG: false and one line, no exit.
+    error.clear();
+    CHECK_FALSE(read_png_grey("no-such-picture.png", &back, &error));
+    CHECK(error.rfind("cannot read no-such-picture.png", 0) == 0);
+    error.clear();
+    CHECK_FALSE(read_png_grey(__FILE__, &back, &error));
+    CHECK(error.find("cannot read") == 0);
+    CHECK(error.find('\n') == std::string::npos);
+
+    // Wider than the tutorial takes: refused before anything is decoded.
+    GreyPicture wide;
+    wide.width = kMaxPictureSide + 1;
+    wide.height = 1;
+    wide.pixels.assign((size_t)wide.width, 0.5f);
+    REQUIRE_MESSAGE(write_png_grey(path.c_str(), wide, &error), error);
+    error.clear();
+    CHECK_FALSE(read_png_grey(path.c_str(), &back, &error));
+    std::remove(path.c_str());
+    CHECK(error.find("16385 x 1 pixels; this program takes sides of 1 to 16384") !=
+          std::string::npos);
 }
