@@ -7,10 +7,13 @@
 #   is compiled by the system C++ compiler with the emulator header
 #   force-included. Other sources compile as they are.
 #
-# tutorial_lesson(SOURCES file.cu ... [LIBRARIES target ...])
-#   LIBRARIES: imported targets the program and its test link with (lesson
-#   16: PNG::PNG, found in TutorialDependencies.cmake).
+# tutorial_lesson(SOURCES file.cu ... [LIBRARIES cublas | target ...])
 #   Called from lessons/NN-topic/CMakeLists.txt and solutions/NN-topic/...
+#   LIBRARIES names the libraries the lesson calls: cublas links CUDA::cublas
+#   in the nvcc build and the emulator's cuBLAS (cuemu::cublas, on the
+#   system's BLAS) in the emulator build; any other name is an imported
+#   target both builds link as it is (lesson 16: PNG::PNG, found in
+#   TutorialDependencies.cmake).
 #   Builds the lesson program and its test (tests/test_NN_topic.cpp) for the
 #   emulator and, when nvcc was found, for the GPU. Targets and tests:
 #     lessonNN_<exercise|solution>_<emu|nvcc>        the program (build/bin/)
@@ -127,7 +130,7 @@ endfunction()
 # One backend's build of a lesson: the program lessonNN_<variant>_<backend>,
 # its test executable, the test, and (for solutions) the bad-input test.
 # backend is cpu (plain C), emu or nvcc. Called from tutorial_lesson(), whose
-# variables (nn, variant, base, sources, test_sources, test_suffix) it reads.
+# variables (nn, variant, base, sources, libraries, test_sources, test_suffix) it reads.
 function(_tutorial_lesson_backend backend)
   set(program ${base}_${backend})
   set(test test_${base}_${backend})
@@ -146,12 +149,27 @@ function(_tutorial_lesson_backend backend)
       target_link_libraries(${t} PRIVATE ${runtime})
     endforeach()
   endif()
+  foreach(library IN LISTS libraries)
+    set(linked "")
+    if(NOT library STREQUAL "cublas")
+      set(linked ${library})  # an imported target, checked in tutorial_lesson()
+    elseif(backend STREQUAL "emu")
+      if(NOT TARGET cuemu::cublas)
+        message(FATAL_ERROR "lesson ${nn} calls cuBLAS. " ${TUTORIAL_BLAS_HINT})
+      endif()
+      set(linked cuemu::cublas)
+    elseif(backend STREQUAL "nvcc")
+      set(linked CUDA::cublas)
+    endif()
+    if(linked)
+      target_link_libraries(${program} PRIVATE ${linked})
+      target_link_libraries(${test} PRIVATE ${linked})
+    endif()
+  endforeach()
   string(TOUPPER ${backend} backend_macro)
   target_include_directories(${test} PRIVATE ${TUTORIAL_TESTS_DIR})
   target_compile_definitions(${test} PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_${backend_macro})
   target_link_libraries(${test} PRIVATE doctest::doctest)
-  target_link_libraries(${program} PRIVATE ${libraries})
-  target_link_libraries(${test} PRIVATE ${libraries})
   _tutorial_register_test(lesson${nn}.${variant}.${backend}${test_suffix}
                           ${test} ${variant} ${backend} ${nn})
   if(variant STREQUAL "solution")
@@ -161,6 +179,7 @@ endfunction()
 
 function(tutorial_lesson)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  set(libraries ${ARG_LIBRARIES})
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   get_filename_component(parent ${CMAKE_CURRENT_SOURCE_DIR} DIRECTORY)
   get_filename_component(parent ${parent} NAME)
@@ -181,9 +200,8 @@ function(tutorial_lesson)
     message(FATAL_ERROR "lesson ${folder} has no test: expected ${test_source}")
   endif()
 
-  set(libraries ${ARG_LIBRARIES})
   foreach(lib IN LISTS libraries)
-    if(NOT TARGET ${lib})
+    if(NOT lib STREQUAL "cublas" AND NOT TARGET ${lib})
       message(FATAL_ERROR "lesson ${folder} needs ${lib}, which was not found. Install it:\n"
               ${_tutorial_install_hint})
     endif()

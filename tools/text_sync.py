@@ -69,18 +69,6 @@ SOURCE_SUFFIXES = {'.c', '.cu', '.cpp', '.h'}
 
 # ---- Markdown: fenced blocks and their tags --------------------------------
 
-# The libraries a lesson links (tutorial_lesson(... LIBRARIES PNG::PNG) in its
-# CMakeLists.txt) as nvcc-emu link flags, for building a mistake by hand.
-LINK_FLAGS_OF_TARGET = {'PNG::PNG': ['-l', 'png']}
-
-
-def link_flags_of(source):
-    cmake = source.parent / 'CMakeLists.txt'
-    m = re.search(r'LIBRARIES([^)]*)\)', cmake.read_text()) if cmake.is_file() else None
-    return [flag for target in (m.group(1).split() if m else [])
-            for flag in LINK_FLAGS_OF_TARGET.get(target, [])]
-
-
 class Block:
     def __init__(self, path, start, indent, fence, info, lines):
         self.path, self.start, self.indent, self.fence = path, start, indent, fence
@@ -218,6 +206,18 @@ def answer_lines():
 
 # ---- running programs ------------------------------------------------------
 
+# Imported CMake targets a lesson may name in LIBRARIES, as linker names.
+LIBRARY_OF_TARGET = {'PNG::PNG': 'png'}
+
+
+def lesson_libraries(folder):
+    """-lNAME for each library the lesson's CMakeLists.txt names in
+    tutorial_lesson(... LIBRARIES NAME ...), as its own build links them."""
+    cmake = folder / 'CMakeLists.txt'
+    m = re.search(r'LIBRARIES\s+([^)]*)\)', cmake.read_text()) if cmake.is_file() else None
+    return ['-l' + LIBRARY_OF_TARGET.get(name, name) for name in m.group(1).split()] if m else []
+
+
 class Runner:
     def __init__(self, build_dir):
         self.build = Path(build_dir).resolve()
@@ -269,7 +269,7 @@ class Runner:
         exe = folder / 'program'
         env = dict(os.environ, CUEMU_BUILD_DIR=str(self.build))
         result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)]
-                                + link_flags_of(ROOT / path_text),
+                                + lesson_libraries(source.parent),
                                 env=env, capture_output=True, text=True)
         if result.returncode != 0:
             # A mistake the build refuses: its messages are what to show.
