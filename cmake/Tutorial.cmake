@@ -168,7 +168,10 @@ function(_tutorial_lesson_backend backend)
   endforeach()
   string(TOUPPER ${backend} backend_macro)
   target_include_directories(${test} PRIVATE ${TUTORIAL_TESTS_DIR})
-  target_compile_definitions(${test} PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_${backend_macro})
+  # TUTORIAL_SOURCE_DIR: where a test finds files of the tree (lesson 16's
+  # pictures); not __FILE__, which a compiler cache may make relative.
+  target_compile_definitions(${test} PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_${backend_macro}
+                                             TUTORIAL_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
   target_link_libraries(${test} PRIVATE doctest::doctest)
   _tutorial_register_test(lesson${nn}.${variant}.${backend}${test_suffix}
                           ${test} ${variant} ${backend} ${nn})
