@@ -7,11 +7,13 @@
 #   is compiled by the system C++ compiler with the emulator header
 #   force-included. Other sources compile as they are.
 #
-# tutorial_lesson(SOURCES file.cu ... [LIBRARIES cublas])
+# tutorial_lesson(SOURCES file.cu ... [LIBRARIES cublas | target ...])
 #   Called from lessons/NN-topic/CMakeLists.txt and solutions/NN-topic/...
-#   LIBRARIES names CUDA libraries the lesson calls: cublas links CUDA::cublas
+#   LIBRARIES names the libraries the lesson calls: cublas links CUDA::cublas
 #   in the nvcc build and the emulator's cuBLAS (cuemu::cublas, on the
-#   system's BLAS) in the emulator build.
+#   system's BLAS) in the emulator build; any other name is an imported
+#   target both builds link as it is (lesson 16: PNG::PNG, found in
+#   TutorialDependencies.cmake).
 #   Builds the lesson program and its test (tests/test_NN_topic.cpp) for the
 #   emulator and, when nvcc was found, for the GPU. Targets and tests:
 #     lessonNN_<exercise|solution>_<emu|nvcc>        the program (build/bin/)
@@ -148,11 +150,10 @@ function(_tutorial_lesson_backend backend)
     endforeach()
   endif()
   foreach(library IN LISTS libraries)
-    if(NOT library STREQUAL "cublas")
-      message(FATAL_ERROR "tutorial_lesson(LIBRARIES ${library}): only cublas is known")
-    endif()
     set(linked "")
-    if(backend STREQUAL "emu")
+    if(NOT library STREQUAL "cublas")
+      set(linked ${library})  # an imported target, checked in tutorial_lesson()
+    elseif(backend STREQUAL "emu")
       if(NOT TARGET cuemu::cublas)
         message(FATAL_ERROR "lesson ${nn} calls cuBLAS. " ${TUTORIAL_BLAS_HINT})
       endif()
@@ -167,7 +168,10 @@ function(_tutorial_lesson_backend backend)
   endforeach()
   string(TOUPPER ${backend} backend_macro)
   target_include_directories(${test} PRIVATE ${TUTORIAL_TESTS_DIR})
-  target_compile_definitions(${test} PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_${backend_macro})
+  # TUTORIAL_SOURCE_DIR: where a test finds files of the tree (lesson 16's
+  # pictures); not __FILE__, which a compiler cache may make relative.
+  target_compile_definitions(${test} PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_${backend_macro}
+                                             TUTORIAL_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
   target_link_libraries(${test} PRIVATE doctest::doctest)
   _tutorial_register_test(lesson${nn}.${variant}.${backend}${test_suffix}
                           ${test} ${variant} ${backend} ${nn})
@@ -198,6 +202,13 @@ function(tutorial_lesson)
   if(NOT EXISTS ${test_source})
     message(FATAL_ERROR "lesson ${folder} has no test: expected ${test_source}")
   endif()
+
+  foreach(lib IN LISTS libraries)
+    if(NOT lib STREQUAL "cublas" AND NOT TARGET ${lib})
+      message(FATAL_ERROR "lesson ${folder} needs ${lib}, which was not found. Install it:\n"
+              ${_tutorial_install_hint})
+    endif()
+  endforeach()
 
   set(sources)
   set(all_c TRUE)

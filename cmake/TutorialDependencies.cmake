@@ -3,8 +3,8 @@
 # names the package to install, instead of a cryptic error later.
 
 set(_tutorial_install_hint
-    "  Debian/Ubuntu: sudo apt-get install cmake g++ libboost-context-dev doctest-dev\n"
-    "  macOS (Homebrew): brew install cmake boost doctest\n"
+    "  Debian/Ubuntu: sudo apt-get install cmake g++ libboost-context-dev doctest-dev libpng-dev\n"
+    "  macOS (Homebrew): brew install cmake boost doctest libpng\n"
     "  or run ./tutorial setup, which installs them for you on Debian/Ubuntu.")
 
 find_package(doctest CONFIG QUIET)
@@ -20,6 +20,10 @@ if(TUTORIAL_EMULATOR)
             ${_tutorial_install_hint})
   endif()
 endif()
+
+# libpng: lesson 16 reads and writes pictures. tutorial_lesson() stops with
+# the hint above when a lesson that links PNG::PNG is built without it.
+find_package(PNG QUIET)
 
 # cuBLAS on the emulator does its arithmetic with the system's BLAS, through
 # its C interface (cblas_*): OpenBLAS where it is installed, else any BLAS

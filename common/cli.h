@@ -12,6 +12,9 @@
  *   cli_parse(argc, argv, "Adds two vectors on the GPU.", opts, 2);
  *
  * CLI_FLAG options take no value and set *value to 1 when present.
+ * CLI_TEXT options take a word (a file or folder name) and point *text at it:
+ *   const char* input = NULL;
+ *   {"--input", "a PNG file", CLI_TEXT, NULL, 0, 0, &input},
  * Plain C so that lesson 01 can use it too.
  */
 #ifndef TUTORIAL_CLI_H
@@ -22,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { CLI_INT, CLI_FLAG } cli_kind;
+typedef enum { CLI_INT, CLI_FLAG, CLI_TEXT } cli_kind;
 
 typedef struct {
     const char* name; /* "--n" */
@@ -30,6 +33,7 @@ typedef struct {
     cli_kind kind;
     long long* value; /* in: default, out: parsed value */
     long long min, max; /* accepted range for CLI_INT */
+    const char** text; /* CLI_TEXT only: in: default (may be NULL), out: the word given */
 } cli_option;
 
 static inline void cli_usage(FILE* out, const char* program, const char* summary,
@@ -38,6 +42,8 @@ static inline void cli_usage(FILE* out, const char* program, const char* summary
     for (int i = 0; i < count; ++i) {
         if (opts[i].kind == CLI_FLAG)
             fprintf(out, "  %-18s %s\n", opts[i].name, opts[i].help);
+        else if (opts[i].kind == CLI_TEXT)
+            fprintf(out, "  %-10s PATH    %s\n", opts[i].name, opts[i].help);
         else
             fprintf(out, "  %-10s N       %s (%lld to %lld, default %lld)\n",
                     opts[i].name, opts[i].help, opts[i].min, opts[i].max,
@@ -77,6 +83,14 @@ static inline void cli_parse(int argc, char** argv, const char* summary,
             continue;
         }
         const char* text = eq ? eq + 1 : (a + 1 < argc ? argv[++a] : NULL);
+        if (opt->kind == CLI_TEXT) {
+            if (!text || !*text) {
+                fprintf(stderr, "error: %s needs a value\n", opt->name);
+                exit(2);
+            }
+            *opt->text = text;
+            continue;
+        }
         if (!text || !*text) {
             fprintf(stderr, "error: %s needs a value (for example %s %lld)\n",
                     opt->name, opt->name, *opt->value);

@@ -206,12 +206,16 @@ def answer_lines():
 
 # ---- running programs ------------------------------------------------------
 
+# Imported CMake targets a lesson may name in LIBRARIES, as linker names.
+LIBRARY_OF_TARGET = {'PNG::PNG': 'png'}
+
+
 def lesson_libraries(folder):
     """-lNAME for each library the lesson's CMakeLists.txt names in
     tutorial_lesson(... LIBRARIES NAME ...), as its own build links them."""
     cmake = folder / 'CMakeLists.txt'
     m = re.search(r'LIBRARIES\s+([^)]*)\)', cmake.read_text()) if cmake.is_file() else None
-    return ['-l' + name for name in m.group(1).split()] if m else []
+    return ['-l' + LIBRARY_OF_TARGET.get(name, name) for name in m.group(1).split()] if m else []
 
 
 class Runner:

@@ -38,6 +38,7 @@ expect_refusal "lesson 01, 10^8 elements in 100 MB" "$memory" 100000 -- lesson01
 expect_refusal "lesson 04, 10^8 elements in 400 MB" "$memory" 400000 -- lesson04_solution_emu --n 100000000
 expect_refusal "lesson 06, 10^4 x 10^4 in 400 MB" "$memory" 400000 -- lesson06_solution_emu --rows 10000 --cols 10000
 expect_refusal "lesson 14, 2 x 10^8 pixels in 150 MB" "$memory" 150000 -- lesson14_solution_emu --n 200000000
+expect_refusal "lesson 16, a 8000 x 8000 scene in 400 MB" "$memory" 400000 -- lesson16_solution_emu --width 8000 --height 8000
 }
 
 # Time: sizes that fit in memory but would run for hours on the emulator.
@@ -59,6 +60,9 @@ expect_refusal "lesson 14, 10^8 pixels in blocks of 1" "$too_long|$memory" none 
 expect_refusal "lesson 10, every size 16384" "$too_long|$memory" none -- \
     lesson10_solution_emu --batch 16384 --inputs 16384 --hidden 16384 --outputs 16384
 expect_refusal "lesson 13, 10^8 elements" "$too_long|$memory" none -- lesson13_solution_emu --n 100000000
+# A convolution is linear in the pixels, but the largest scene is 2.7 x 10^8 of them.
+expect_refusal "lesson 16, a 16384 x 16384 scene" "$too_long|$memory" none -- \
+    lesson16_solution_emu --width 16384 --height 16384
 expect_refusal "lesson 18, every size 16384" "$too_long|$memory" none -- \
     lesson18_solution_emu --batch 16384 --inputs 16384 --outputs 16384
 # A limit that is not a number is bad input like any other.
