@@ -34,6 +34,7 @@ DIAGRAMS = {
     "08": "img/coalescing.svg",          # coalesced vs strided access
     "09": "img/tile-sliding.svg",        # a tile sliding along A and down B
     "10": "img/dense-layer.svg",         # Y = sigmoid(W X + b)
+    "17": "img/copy-compute-overlap.svg",  # one stream against three: engines busy at once
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.

@@ -8,14 +8,20 @@
       (stream order). --expect-overlap: a copy on one stream ran while a
       kernel of another stream ran. --expect-host-wait TEXT: the host waited
       in a call whose name contains TEXT.
-  svg TRACE.json OUT.svg [--title TEXT]
+  svg TRACE.json OUT.svg [--title TEXT] [--start-at-row NAME]
       Draws the trace as a picture: one row per stream and one for the host,
       kernels, copies and host waits as bars on a shared time axis.
+      --start-at-row: the axis starts where that row's first work starts.
+  picture OUT.svg [--title TEXT] [--start-at-row NAME] -- PROGRAM [ARGS...]
+      Runs PROGRAM with a trace and draws it. The picture records ARGS and
+      what each row holds (the kinds of work in stream order, not the times).
+  picture-check OUT.svg -- PROGRAM
+      Runs PROGRAM again with the ARGS the picture records and fails when the
+      rows no longer hold the same work: the program changed, draw it again.
 
-The test of lesson 17 and the emulator's tests use `check`; the picture in
-lesson 17's README is made with `svg` from a real run (tools/text_sync.py does
-not draw it: regenerate it with the command in that README when the program
-changes).
+The test of lesson 17 and the emulator's tests use `check`; lesson 17's
+README shows a `picture`, which the test lesson17.timeline-picture keeps in
+step with the program through `picture-check`.
 """
 import json
 import os
@@ -134,10 +140,36 @@ def xml_text(s):
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def svg(trace_path, out_path, title):
+def rows_summary(events, names, start_at_row):
+    """Each stream's work in order, as its categories: what the picture shows
+    that does not depend on timing."""
+    bars = visible_spans(events, names, start_at_row)
+    lines = []
+    for tid in sorted({e["tid"] for e in bars if e["tid"] != 0}):
+        kinds = [e["cat"] for e in sorted(bars, key=lambda e: e["ts"]) if e["tid"] == tid]
+        lines.append(f"{names[tid]}: {' '.join(kinds)}")
+    return lines
+
+
+def visible_spans(events, names, start_at_row):
+    bars = spans(events)
+    if start_at_row:
+        tids = [t for t, n in names.items() if n == start_at_row]
+        if not tids:
+            fail(f"no row named '{start_at_row}'")
+        first = min((e["ts"] for e in bars if e["tid"] == tids[0]), default=None)
+        if first is None:
+            fail(f"nothing on row '{start_at_row}'")
+        # What ends after that point, cut there (a host wait that began before).
+        bars = [dict(e, ts=max(e["ts"], first), dur=e["ts"] + e["dur"] - max(e["ts"], first))
+                for e in bars if e["ts"] + e["dur"] > first]
+    return bars
+
+
+def svg(trace_path, out_path, title, start_at_row=None, made_by=None):
     events = load(trace_path)
     names = row_names(events)
-    bars = spans(events)
+    bars = visible_spans(events, names, start_at_row)
     if not bars:
         fail("nothing to draw")
     rows = sorted({e["tid"] for e in bars})
@@ -148,7 +180,10 @@ def svg(trace_path, out_path, title):
     height = top + row_h * len(rows) + 60
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="13">',
+           f'<title>{xml_text(title)}</title>',
            f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<desc>{xml_text(made_by or "drawn by tools/cuemu_trace.py svg")}\n' +
+           xml_text("\n".join(rows_summary(events, names, start_at_row))) + '</desc>',
            f'<text x="10" y="24" font-size="15">{xml_text(title)}</text>']
     for r, tid in enumerate(rows):
         y = top + r * row_h
@@ -157,7 +192,7 @@ def svg(trace_path, out_path, title):
                    f'y2="{y + row_h - 2}" stroke="#dddddd"/>')
         for e in (e for e in bars if e["tid"] == tid):
             x = label_w + (e["ts"] - t0) * scale
-            w = max(e["dur"] * scale, 1.0)
+            w = max(e["dur"] * scale, 2.0)  # a short copy stays visible
             colour = COLOURS.get(e.get("cat", ""), "#999999")
             out.append(f'<rect x="{x:.1f}" y="{y + 6}" width="{w:.1f}" height="{row_h - 12}" '
                        f'fill="{colour}"><title>{xml_text(e["name"])}</title></rect>')
@@ -175,12 +210,76 @@ def svg(trace_path, out_path, title):
         f.write("\n".join(out) + "\n")
 
 
+def options_and_program(args, known):
+    """(options dict, program list) from [--opt value ...] -- PROGRAM ARGS."""
+    options = {}
+    while args and args[0] != "--":
+        option = args.pop(0)
+        if option not in known or not args:
+            fail(f"unknown option or missing value: {option}")
+        options[option] = args.pop(0)
+    return options, args[1:]
+
+
+def traced_run(program, tmp):
+    path = os.path.join(tmp, "trace.json")
+    result = subprocess.run(program, env=dict(os.environ, CUEMU_TRACE=path),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        fail(f"{' '.join(program)} exited with status {result.returncode}: {result.stderr}")
+    return path
+
+
+MADE_BY = "made by: tools/cuemu_trace.py picture"
+ARGS_LINE = "program arguments: "
+
+
+def picture(args):
+    out_path = args.pop(0)
+    options, program = options_and_program(args, {"--title", "--start-at-row"})
+    if not program:
+        fail("usage: picture OUT.svg [options] -- PROGRAM [ARGS...]")
+    start = options.get("--start-at-row")
+    made_by = (f"{MADE_BY} {out_path}" + (f" --start-at-row '{start}'" if start else "") +
+               f" -- {os.path.basename(program[0])} ...\n{ARGS_LINE}{json.dumps(program[1:])}")
+    with tempfile.TemporaryDirectory() as tmp:
+        svg(traced_run(program, tmp), out_path, options.get("--title", "CUEMU_TRACE timeline"),
+            start, made_by)
+
+
+def picture_check(args):
+    svg_path = args.pop(0)
+    _, program = options_and_program(args, set())
+    with open(svg_path, encoding="utf-8") as f:
+        text = f.read()
+    desc = text[text.index("<desc>") + 6:text.index("</desc>")].replace("&gt;", ">") \
+        .replace("&lt;", "<").replace("&amp;", "&").split("\n")
+    program_args = json.loads(next(l for l in desc if l.startswith(ARGS_LINE))[len(ARGS_LINE):])
+    start = None
+    if "--start-at-row '" in desc[0]:
+        start = desc[0].split("--start-at-row '")[1].split("'")[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        events = load(traced_run(program + program_args, tmp))
+    now = rows_summary(events, row_names(events), start)
+    drawn = desc[2:]
+    if now != drawn:
+        print("the picture shows:\n  " + "\n  ".join(drawn))
+        print("the program does now:\n  " + "\n  ".join(now))
+        fail(f"{svg_path} is out of date: draw it again with the command in its <desc>")
+    print(f"PASS: {svg_path} shows what the program does ({len(now)} streams)")
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "check":
         run_and_check(argv[2:])
     elif len(argv) >= 4 and argv[1] == "svg":
-        title = argv[5] if len(argv) >= 6 and argv[4] == "--title" else "CUEMU_TRACE timeline"
-        svg(argv[2], argv[3], title)
+        options, _ = options_and_program(argv[4:] + ["--"], {"--title", "--start-at-row"})
+        svg(argv[2], argv[3], options.get("--title", "CUEMU_TRACE timeline"),
+            options.get("--start-at-row"))
+    elif len(argv) >= 3 and argv[1] == "picture":
+        picture(argv[2:])
+    elif len(argv) >= 3 and argv[1] == "picture-check":
+        picture_check(argv[2:])
     else:
         print(__doc__)
         sys.exit(2)
