@@ -34,6 +34,7 @@ DIAGRAMS = {
     "08": "img/coalescing.svg",          # coalesced vs strided access
     "09": "img/tile-sliding.svg",        # a tile sliding along A and down B
     "10": "img/dense-layer.svg",         # Y = sigmoid(W X + b)
+    "15": "img/transpose-banks.svg",     # banks of a 32 x 32 and a 32 x 33 tile
     "17": "img/copy-compute-overlap.svg",  # one stream against three: engines busy at once
 }
 

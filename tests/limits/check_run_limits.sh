@@ -44,6 +44,8 @@ expect_refusal "lesson 08 at 4096^3" "$too_long" none -- lesson08_solution_emu -
 expect_refusal "lesson 09 at 4096^3" "$too_long" none -- lesson09_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 10, 16384 x 4096 x 4096" "$too_long" none -- \
     lesson10_solution_emu --batch 16384 --inputs 4096 --hidden 4096 --outputs 16
+# A transpose is linear in its size, but 16384 x 16384 is still minutes of emulator.
+expect_refusal "lesson 15, 16384 x 16384" "$too_long|$memory" none -- lesson15_solution_emu --rows 16384 --cols 16384
 # The largest sizes the flags allow (about two days): refused for time, or for
 # memory first on a machine with less than about 14 GiB.
 expect_refusal "lesson 10, every size 16384" "$too_long|$memory" none -- \

@@ -8,14 +8,15 @@
 // completing. A kernel that makes progress is never stopped, however long it
 // runs. Without progress, the watchdog looks at the registers of the running
 // CUDA threads (a signal samples them once per look): a thread spinning on a
-// flag nobody sets has the same registers every time, and is stopped after
-// CUEMU_WATCHDOG_SECONDS; a thread computing in a long loop changes them, and
+// flag nobody sets goes round the same few register states, and is stopped
+// once a whole CUEMU_WATCHDOG_SECONDS has shown no state it had not shown before; a thread computing in a long loop changes them, and
 // is stopped only after busy_limit_factor times that, with a message that
 // says it was still running (not that it hung) and how to raise the limit.
 #include "watchdog.h"
 
 #include <ucontext.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -81,17 +82,28 @@ watchdog_verdict watchdog_judge::look(clock::time_point now, std::uint64_t progr
     if (progress != progress_) {
         progress_ = progress;
         last_progress_ = last_change_ = now;
+        seen_.clear();
     }
+    seen_.resize(samples.size());
+    // Every worker must have answered since the last look: one the machine
+    // did not run tells nothing.
     bool all_answered = samples.size() == samples_.size();
-    bool same_registers = all_answered;
-    std::vector<worker_sample> kept = samples;
-    for (std::size_t i = 0; all_answered && i < samples.size(); ++i) {
+    for (std::size_t i = 0; all_answered && i < samples.size(); ++i)
         all_answered = samples[i].answered != samples_[i].answered;
-        if (kept[i].fingerprint == fingerprint_in_access_hook) kept[i].fingerprint = samples_[i].fingerprint;
-        same_registers = same_registers && kept[i].fingerprint == samples_[i].fingerprint;
+    // A register state not seen since the last progress is a change. Inside
+    // an access hook the registers are the hook's, not the loop's: no news.
+    bool new_state = false;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const std::uint64_t fingerprint = samples[i].fingerprint;
+        if (fingerprint == fingerprint_in_access_hook) continue;
+        std::vector<std::uint64_t>& seen = seen_[i];
+        if (std::find(seen.begin(), seen.end(), fingerprint) != seen.end()) continue;
+        new_state = true;
+        if (seen.size() < max_spin_states) seen.push_back(fingerprint);
+        // Once full, every further new state is a change: the thread computes.
     }
-    if (!all_answered || !same_registers) last_change_ = now;
-    samples_ = std::move(kept);
+    if (!all_answered || new_state) last_change_ = now;
+    samples_ = samples;
     if (now - last_change_ >= limit_) return watchdog_verdict::stuck;
     if (now - last_progress_ >= limit_ * busy_limit_factor) return watchdog_verdict::too_long;
     return watchdog_verdict::running;

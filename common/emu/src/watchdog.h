@@ -20,9 +20,11 @@ constexpr double busy_limit_factor = 6;
 
 // A fingerprint of the interrupted thread's registers (general purpose and
 // vector, not the instruction pointer or flags), from a signal handler's
-// context. A thread spinning on a flag that never changes keeps the same
-// fingerprint; a thread that computes changes it (a counter, an
-// accumulator). Safe in a signal handler; 0 where unknown.
+// context. A thread spinning on a flag that never changes goes round the same
+// few register states (a loop of two loads shows two: AddressSanitizer's
+// shadow byte, then the flag), so its fingerprints repeat; a thread that
+// computes keeps making new ones (a counter, an accumulator). Safe in a
+// signal handler; 0 where unknown.
 std::uint64_t register_fingerprint(const void* signal_context);
 // What register_fingerprint gives when the thread was inside one of the race
 // check's access hooks (tsan_hooks.cpp): a spin loop that reads memory calls
@@ -58,10 +60,17 @@ public:
     // How long the launch has gone without progress, when it is stopped.
     double seconds_without_progress(clock::time_point now) const;
 
+    // The distinct fingerprints a worker may show before its thread counts as
+    // computing: far more states than any spin loop goes round.
+    static constexpr std::size_t max_spin_states = 32;
+
 private:
     clock::duration limit_;
     std::uint64_t progress_ = 0;
     std::vector<worker_sample> samples_;
+    // Per worker, the fingerprints seen since the launch last made progress:
+    // a look that shows one of them is "unchanged".
+    std::vector<std::vector<std::uint64_t>> seen_;
     clock::time_point last_progress_, last_change_;
 };
 
