@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """cuemu_trace.py - read the timeline that CUEMU_TRACE=file.json writes.
 
-  check [--expect-overlap] [--expect-host-wait TEXT] -- PROGRAM [ARGS...]
+  check [--expect-overlap] [--expect-host-wait TEXT] [--expect-category CAT]
+        -- PROGRAM [ARGS...]
       Runs PROGRAM with CUEMU_TRACE set to a temporary file, requires it to
       exit 0, and checks the trace: valid JSON in the Chrome trace-event
       format, every row named, each stream's work one piece after another
       (stream order). --expect-overlap: a copy on one stream ran while a
       kernel of another stream ran. --expect-host-wait TEXT: the host waited
-      in a call whose name contains TEXT.
+      in a call whose name contains TEXT. --expect-category CAT: some work of
+      that category ("host function", "memset", ...) is on a stream's row.
   svg TRACE.json OUT.svg [--title TEXT] [--start-at-row NAME]
       Draws the trace as a picture: one row per stream and one for the host,
       kernels, copies and host waits as bars on a shared time axis.
@@ -68,7 +70,7 @@ def spans(events):
     return [e for e in events if e["ph"] == "X"]
 
 
-def check(events, expect_overlap, expect_host_wait):
+def check(events, expect_overlap, expect_host_wait, expect_category=None):
     names = row_names(events)
     for e in events:
         if e["ph"] != "M" and e["tid"] not in names:
@@ -99,6 +101,8 @@ def check(events, expect_overlap, expect_host_wait):
         c, k = overlaps[0]
         print(f"overlap: {len(overlaps)} (copy, kernel) pairs of different streams, e.g. "
               f"'{c['name']}' on {names[c['tid']]} during '{k['name']}' on {names[k['tid']]}")
+    if expect_category and expect_category not in counts:
+        fail(f"no '{expect_category}' on any stream")
     if expect_host_wait:
         waits = [e for e in spans(events) if e["tid"] == 0 and expect_host_wait in e["name"]]
         if not waits:
@@ -109,12 +113,15 @@ def check(events, expect_overlap, expect_host_wait):
 def run_and_check(args):
     expect_overlap = False
     expect_host_wait = None
+    expect_category = None
     while args and args[0] != "--":
         option = args.pop(0)
         if option == "--expect-overlap":
             expect_overlap = True
         elif option == "--expect-host-wait" and args:
             expect_host_wait = args.pop(0)
+        elif option == "--expect-category" and args:
+            expect_category = args.pop(0)
         else:
             fail(f"unknown option {option}")
     if not args or len(args) < 2:
@@ -127,7 +134,7 @@ def run_and_check(args):
         print(result.stdout, end="")
         if result.returncode != 0:
             fail(f"{os.path.basename(program[0])} exited with status {result.returncode}")
-        check(load(path), expect_overlap, expect_host_wait)
+        check(load(path), expect_overlap, expect_host_wait, expect_category)
     print("PASS: the trace is valid")
 
 
