@@ -14,7 +14,9 @@
 // synchronous side of that "may": cudaMemcpyAsync with a pageable host buffer
 // returns only when the copy is done, so the host cannot queue anything behind
 // it meanwhile, and no overlap with it is possible. The trace shows the host
-// waiting in it.
+// waiting in it. (CUDA documents more for some versions: a copy from pageable
+// memory to the device may return once the data is staged, before the copy
+// itself has run; one to pageable memory returns when it is done.)
 #include "cuemu/runtime.h"
 #include "internal.h"
 #include "trace.h"
