@@ -20,6 +20,7 @@
 // without a trace.
 #include "trace.h"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -36,6 +37,8 @@ constexpr long max_events = 2000000;
 struct trace_file {
     std::mutex mutex;
     std::FILE* file = nullptr;
+    // Read on every launch and copy: a flag, not the mutex.
+    std::atomic<bool> enabled{false};
     std::string path;
     long events = 0;
     bool dropped = false;
@@ -116,14 +119,11 @@ void trace_start() {
         write_line_locked(t, metadata("process_name", 0, "\"name\":\"cuemu (CPU emulator)\""));
         write_line_locked(t, metadata("thread_name", 0, "\"name\":\"host\""));
         write_line_locked(t, metadata("thread_sort_index", 0, "\"sort_index\":0"));
+        t.enabled = true;
     });
 }
 
-bool trace_enabled() {
-    trace_file& t = state();
-    std::lock_guard<std::mutex> lock(t.mutex);
-    return t.file != nullptr;
-}
+bool trace_enabled() { return state().enabled.load(std::memory_order_relaxed); }
 
 double trace_now_us() {
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - state().start)
@@ -165,6 +165,7 @@ void trace_finish() {
     trace_file& t = state();
     std::lock_guard<std::mutex> lock(t.mutex);
     if (!t.file) return;
+    t.enabled = false;
     std::fputs("\n]\n", t.file);
     if (std::fclose(t.file) != 0)
         std::fprintf(stderr, "cuemu: CUEMU_TRACE=%s: the trace could not be completed (%s)\n",
