@@ -7,8 +7,11 @@
 #   is compiled by the system C++ compiler with the emulator header
 #   force-included. Other sources compile as they are.
 #
-# tutorial_lesson(SOURCES file.cu ...)
+# tutorial_lesson(SOURCES file.cu ... [LIBRARIES cublas])
 #   Called from lessons/NN-topic/CMakeLists.txt and solutions/NN-topic/...
+#   LIBRARIES names CUDA libraries the lesson calls: cublas links CUDA::cublas
+#   in the nvcc build and the emulator's cuBLAS (cuemu::cublas, on the
+#   system's BLAS) in the emulator build.
 #   Builds the lesson program and its test (tests/test_NN_topic.cpp) for the
 #   emulator and, when nvcc was found, for the GPU. Targets and tests:
 #     lessonNN_<exercise|solution>_<emu|nvcc>        the program (build/bin/)
@@ -125,7 +128,7 @@ endfunction()
 # One backend's build of a lesson: the program lessonNN_<variant>_<backend>,
 # its test executable, the test, and (for solutions) the bad-input test.
 # backend is cpu (plain C), emu or nvcc. Called from tutorial_lesson(), whose
-# variables (nn, variant, base, sources, test_sources, test_suffix) it reads.
+# variables (nn, variant, base, sources, libraries, test_sources, test_suffix) it reads.
 function(_tutorial_lesson_backend backend)
   set(program ${base}_${backend})
   set(test test_${base}_${backend})
@@ -144,6 +147,24 @@ function(_tutorial_lesson_backend backend)
       target_link_libraries(${t} PRIVATE ${runtime})
     endforeach()
   endif()
+  foreach(library IN LISTS libraries)
+    if(NOT library STREQUAL "cublas")
+      message(FATAL_ERROR "tutorial_lesson(LIBRARIES ${library}): only cublas is known")
+    endif()
+    set(linked "")
+    if(backend STREQUAL "emu")
+      if(NOT TARGET cuemu::cublas)
+        message(FATAL_ERROR "lesson ${nn} calls cuBLAS. " ${TUTORIAL_BLAS_HINT})
+      endif()
+      set(linked cuemu::cublas)
+    elseif(backend STREQUAL "nvcc")
+      set(linked CUDA::cublas)
+    endif()
+    if(linked)
+      target_link_libraries(${program} PRIVATE ${linked})
+      target_link_libraries(${test} PRIVATE ${linked})
+    endif()
+  endforeach()
   string(TOUPPER ${backend} backend_macro)
   target_include_directories(${test} PRIVATE ${TUTORIAL_TESTS_DIR})
   target_compile_definitions(${test} PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_${backend_macro})
@@ -156,7 +177,8 @@ function(_tutorial_lesson_backend backend)
 endfunction()
 
 function(tutorial_lesson)
-  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  set(libraries ${ARG_LIBRARIES})
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   get_filename_component(parent ${CMAKE_CURRENT_SOURCE_DIR} DIRECTORY)
   get_filename_component(parent ${parent} NAME)

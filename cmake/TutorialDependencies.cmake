@@ -21,5 +21,24 @@ if(TUTORIAL_EMULATOR)
   endif()
 endif()
 
+# cuBLAS on the emulator does its arithmetic with the system's BLAS, through
+# its C interface (cblas_*): OpenBLAS where it is installed, else any BLAS
+# CMake finds (BLA_VENDOR chooses another). Only lessons that call cuBLAS need
+# it (tutorial_lesson(... LIBRARIES cublas) stops with this hint without it).
+set(TUTORIAL_BLAS_HINT
+    "cuBLAS on the emulator needs a BLAS library. Install it:\n"
+    "  Debian/Ubuntu: sudo apt-get install libopenblas-dev\n"
+    "  macOS: Apple's Accelerate is found without installing anything")
+if(TUTORIAL_EMULATOR)
+  if(NOT DEFINED BLA_VENDOR)
+    set(BLA_VENDOR OpenBLAS)
+    find_package(BLAS QUIET)
+    unset(BLA_VENDOR)
+  endif()
+  if(NOT BLAS_FOUND)
+    find_package(BLAS QUIET)
+  endif()
+endif()
+
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)

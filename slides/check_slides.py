@@ -34,8 +34,12 @@ DIAGRAMS = {
     "08": "img/coalescing.svg",          # coalesced vs strided access
     "09": "img/tile-sliding.svg",        # a tile sliding along A and down B
     "10": "img/dense-layer.svg",         # Y = sigmoid(W X + b)
+    "12": "img/reduction-tree.svg",      # a tree of pairs in shared memory, stride by stride
+    "14": "img/histogram-privatised.svg",  # per-block shared bins merged into global bins
     "15": "img/transpose-banks.svg",     # banks of a 32 x 32 and a 32 x 33 tile
     "17": "img/copy-compute-overlap.svg",  # one stream against three: engines busy at once
+    "18": "img/column-major.svg",        # one buffer read row-major and column-major
+    "19": "img/register-tile.svg",       # one thread's 8 x 8 outer product
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.

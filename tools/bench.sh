@@ -5,6 +5,7 @@
 # the lessons' own --bench modes (the solutions of lessons 05, 08 and 09):
 #   vector add, CPU vs GPU across n, kernel only and with the copies (05);
 #   matrix multiply, CPU vs naive vs tiled across N (08 and 09);
+#   the SGEMM ladder, every rung against cuBLAS across N (19);
 #   device-to-device copy bandwidth, vector add's ceiling (GPU only).
 # Writes the programs' own output, CSV tables and PNG plots (log axes,
 # labelled with the device, the date and whether it is the CPU emulator)
@@ -39,7 +40,7 @@ mkdir -p "$out" 2>/dev/null && [ -w "$out" ] || die "bench: cannot write to $out
 
 flag=--emu; [ "$BACKEND" = nvcc ] && flag=--gpu
 start=$SECONDS
-for nn in 05 08 09; do
+for nn in 05 08 09 19; do
     printf 'tutorial: bench: lesson %s --bench ...\n' "$nn" >&2
     "$TUTORIAL" "$flag" solution "$nn" --bench >"$out/lesson$nn.txt" ||
         die "bench: lesson $nn --bench failed (its output: $out/lesson$nn.txt)"
@@ -55,5 +56,5 @@ if [ "$BACKEND" = nvcc ]; then
 fi
 "$python" "$ROOT/tools/bench/plot.py" --out "$out" --date "$stamp" \
     --vector-add "$out/lesson05.txt" --matmul "$out/lesson08.txt" --tiled "$out/lesson09.txt" \
-    "${bandwidth[@]}"
+    --ladder "$out/lesson19.txt" "${bandwidth[@]}"
 printf 'tutorial: bench: done in %d s; tables and plots in %s\n' "$((SECONDS - start))" "$out" >&2

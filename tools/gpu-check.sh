@@ -9,7 +9,9 @@
 # 2. builds every lesson with nvcc (-DTUTORIAL_EMULATOR=OFF, native architecture);
 # 3. runs the whole test suite on the GPU (CTest);
 # 4. runs compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over
-#    every solution's test executable.
+#    every solution's test executable;
+# 5. runs lesson 19's SGEMM ladder with --bench: every rung against cuBLAS up
+#    to 4096 x 4096 in one run (issue 12's targets are percentages of cuBLAS).
 # Everything lands in OUTDIR/*.log; the exit code is non-zero if any step failed.
 # doctest comes from the system or, if absent, from .carry/doctest (the
 # doctest-dev .deb unpacked there: see docs/gpu-runs/README.md).
@@ -55,4 +57,13 @@ for test_exe in "$BUILD"/bin/test_lesson*_solution_nvcc; do
         fi
     done
 done
+
+if [ -x "$BUILD/bin/lesson19_solution_nvcc" ]; then
+    if "$BUILD/bin/lesson19_solution_nvcc" --bench >"$OUT/sgemm-ladder.log" 2>&1; then
+        echo "ok   lesson 19 --bench (the SGEMM ladder against cuBLAS: $OUT/sgemm-ladder.log)"
+    else
+        echo "FAIL lesson 19 --bench (see $OUT/sgemm-ladder.log)"
+        status=1
+    fi
+fi
 exit "$status"

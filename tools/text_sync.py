@@ -206,6 +206,14 @@ def answer_lines():
 
 # ---- running programs ------------------------------------------------------
 
+def lesson_libraries(folder):
+    """-lNAME for each library the lesson's CMakeLists.txt names in
+    tutorial_lesson(... LIBRARIES NAME ...), as its own build links them."""
+    cmake = folder / 'CMakeLists.txt'
+    m = re.search(r'LIBRARIES\s+([^)]*)\)', cmake.read_text()) if cmake.is_file() else None
+    return ['-l' + name for name in m.group(1).split()] if m else []
+
+
 class Runner:
     def __init__(self, build_dir):
         self.build = Path(build_dir).resolve()
@@ -256,7 +264,8 @@ class Runner:
         target.write_text('\n'.join(lines))
         exe = folder / 'program'
         env = dict(os.environ, CUEMU_BUILD_DIR=str(self.build))
-        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)],
+        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)]
+                                + lesson_libraries(source.parent),
                                 env=env, capture_output=True, text=True)
         if result.returncode != 0:
             # A mistake the build refuses: its messages are what to show.

@@ -10,7 +10,7 @@ mkdir -p "$work"
 failures=0
 refused() {  # NAME EXPECTED-MESSAGE-REGEX BODY
     local name=$1 expected=$2 body=$3
-    printf '#include <cuda_runtime.h>\n__global__ void k(int* p) { *p = 1; }\nint main() {\n%s\nreturn 0;\n}\n' \
+    printf '#include <cuda_runtime.h>\n#include <cublas_v2.h>\n__global__ void k(int* p) { *p = 1; }\nint main() {\n%s\nreturn 0;\n}\n' \
         "$body" >"$work/$name.cu"
     local output
     if output=$("$root/bin/nvcc-emu" "$work/$name.cu" -o "$work/$name" 2>&1); then
@@ -38,5 +38,18 @@ refused launch-through-void-pointer "cuemu cannot launch a kernel through a void
     'int* p = nullptr; void* args[] = {&p}; cudaLaunchKernel((const void*)k, dim3(1), dim3(1), args, 0, 0);'
 refused driver-api "cuMemAlloc" \
     'cuMemAlloc(nullptr, 4);'
+# cuBLAS calls outside the emulator's subset, and the cuBLAS headers it does not have.
+refused cublas-hgemm "cuemu's cuBLAS does not have cublasHgemm" \
+    'cublasHandle_t h; cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, nullptr, nullptr, 1, nullptr, 1, nullptr, nullptr, 1);'
+refused cublas-gemm-batched "cuemu's cuBLAS does not have cublasSgemmBatched.*cublasSgemmStridedBatched is emulated" \
+    'cublasHandle_t h; cublasSgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1);'
+refused cublas-isamax "cuemu's cuBLAS does not have cublasIsamax" 'cublasHandle_t h; int i; cublasIsamax(h, 1, nullptr, 1, &i);'
+refused cublas-set-matrix "cuemu's cuBLAS does not have cublasSetMatrix.*cudaMemcpy" 'cublasSetMatrix(1, 1, 4, nullptr, 1, nullptr, 1);'
+refused cublas-lt "cuemu does not emulate cuBLASLt" '}
+#include <cublasLt.h>
+int unused() {'
+refused cublas-legacy "cuemu does not emulate the legacy cuBLAS API" '}
+#include <cublas.h>
+int unused() {'
 [ "$failures" -eq 0 ] || { echo "FAIL: $failures refusals missing"; exit 1; }
 echo "PASS: every refusal names its call"

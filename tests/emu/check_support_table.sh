@@ -1,28 +1,48 @@
 #!/usr/bin/env bash
-# check_support_table.sh EMU_DIR - the runtime support table in EMU_DIR/README.md
-# (between the runtime-support markers) names exactly the calls the headers
-# declare (include/cuemu/runtime.h, runtime_extra.h) in its "emulated" column,
-# and exactly the calls not_emulated.h refuses in its "refused" column.
+# check_support_table.sh EMU_DIR - each support table in EMU_DIR/README.md
+# names exactly the calls the headers declare in its "emulated" column, and
+# exactly the calls the emulator refuses at build time in its "refused" column:
+#   runtime-support  include/cuemu/runtime.h, runtime_extra.h; not_emulated.h
+#   cublas-support   include/cublas_v2.h; cuemu/cublas_not_emulated.h
 set -uo pipefail
 emu=$1
-table=$(sed -n '/<!-- runtime-support:begin -->/,/<!-- runtime-support:end -->/p' "$emu/README.md" |
-        grep '^| [a-z]')
-[ -n "$table" ] || { echo "FAIL: no runtime-support table in $emu/README.md"; exit 1; }
-names() { grep -oE '`cuda[A-Z][A-Za-z0-9_]*`' | tr -d '`' | sort -u; }
-listed_emulated=$(cut -d'|' -f3 <<<"$table" | names)
-listed_refused=$(cut -d'|' -f4 <<<"$table" | names)
-declared=$(grep -ohE '\bcuda[A-Z][A-Za-z0-9_]*\s*\(' "$emu/include/cuemu/runtime.h" \
-               "$emu/include/cuemu/runtime_extra.h" | sed -E 's/\s*\($//' | sort -u)
-refused=$(grep -ohE '^CUEMU_(REMOVED_IN_CUDA_13|NOT_EMULATED)\(cuda[A-Za-z0-9_]+' \
-              "$emu/include/cuemu/not_emulated.h" | sed 's/.*(//' | sort -u)
 status=0
-report() {  # TITLE NAMES
-    [ -z "$2" ] && return
-    echo "FAIL: $1: $(tr '\n' ' ' <<<"$2")"; status=1
+
+# check_table MARKER PREFIX WHAT DECLARED REFUSED: the table between MARKER's
+# begin and end comments, whose call names start with PREFIX, against the
+# DECLARED and REFUSED names (one a line). WHAT names the calls in messages.
+check_table() {
+    local marker=$1 prefix=$2 what=$3 declared=$4 refused=$5 table listed_emulated listed_refused
+    table=$(sed -n "/<!-- $marker:begin -->/,/<!-- $marker:end -->/p" "$emu/README.md" | grep '^| [a-z]')
+    [ -n "$table" ] || { echo "FAIL: no $marker table in $emu/README.md"; status=1; return; }
+    names() { grep -oE "\`$prefix[A-Z][A-Za-z0-9_]*\`" | tr -d '`' | sort -u; }
+    listed_emulated=$(cut -d'|' -f3 <<<"$table" | names)
+    listed_refused=$(cut -d'|' -f4 <<<"$table" | names)
+    local failed=0
+    report() {  # TITLE NAMES
+        [ -z "$2" ] && return
+        echo "FAIL: $what $1: $(tr '\n' ' ' <<<"$2")"; failed=1
+    }
+    report "declared but not in the table's emulated column" "$(comm -23 <(echo "$declared") <(echo "$listed_emulated"))"
+    report "in the emulated column but not declared" "$(comm -13 <(echo "$declared") <(echo "$listed_emulated"))"
+    report "refused but not in the table's refused column" "$(comm -23 <(echo "$refused") <(echo "$listed_refused"))"
+    report "in the refused column but not refused" "$(comm -13 <(echo "$refused") <(echo "$listed_refused"))"
+    if [ "$failed" -eq 0 ]; then
+        echo "PASS: $(wc -l <<<"$declared") emulated and $(wc -l <<<"$refused") refused $what, as the table says"
+    else
+        status=1
+    fi
 }
-report "declared but not in the table's emulated column" "$(comm -23 <(echo "$declared") <(echo "$listed_emulated"))"
-report "in the emulated column but not declared" "$(comm -13 <(echo "$declared") <(echo "$listed_emulated"))"
-report "refused but not in the table's refused column" "$(comm -23 <(echo "$refused") <(echo "$listed_refused"))"
-report "in the refused column but not refused" "$(comm -13 <(echo "$refused") <(echo "$listed_refused"))"
-[ "$status" -eq 0 ] && echo "PASS: $(wc -l <<<"$declared") emulated and $(wc -l <<<"$refused") refused calls, as the table says"
+
+check_table runtime-support cuda "calls" \
+    "$(grep -ohE '\bcuda[A-Z][A-Za-z0-9_]*\s*\(' "$emu/include/cuemu/runtime.h" \
+           "$emu/include/cuemu/runtime_extra.h" | sed -E 's/\s*\($//' | sort -u)" \
+    "$(grep -ohE '^CUEMU_(REMOVED_IN_CUDA_13|NOT_EMULATED)\(cuda[A-Za-z0-9_]+' \
+           "$emu/include/cuemu/not_emulated.h" | sed 's/.*(//' | sort -u)"
+# A cuBLAS declaration's `_v2` is the name a program writes without it.
+check_table cublas-support cublas "cuBLAS calls" \
+    "$(grep -ohE '^(const char\*|cublasStatus_t) cublas[A-Z][A-Za-z0-9_]*\(' "$emu/include/cublas_v2.h" |
+           sed -E 's/.* //; s/\($//; s/_v2$//' | sort -u)" \
+    "$(grep -ohE '^CUEMU_CUBLAS_NOT_EMULATED\(cublas[A-Za-z0-9_]+' \
+           "$emu/include/cuemu/cublas_not_emulated.h" | sed 's/.*(//' | sort -u)"
 exit "$status"

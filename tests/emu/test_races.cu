@@ -60,6 +60,18 @@ __global__ void write_after_write(int* out) {
 }
 constexpr int waw_line = __LINE__ - 4;
 
+// A shared counter bumped with a plain += (a histogram's bin): one statement
+// racing with itself, which an atomic cures and no barrier does.
+__global__ void shared_counter(int* out) {
+    __shared__ int count;
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    count += 1;
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = count;
+}
+constexpr int counter_line = __LINE__ - 4;
+
 // The barrier is there, but no thread takes the branch it is in.
 __global__ void barrier_not_taken(int* out, bool sync) {
     __shared__ int slots[kBlock];
@@ -253,6 +265,19 @@ TEST_CASE("race:write-after-write") {
     CHECK(text.find("'last' of ") != std::string::npos);
     CHECK(names_access(text, "write", "(0,0,0)", waw_line));
     CHECK(names_access(text, "write", "(1,0,0)", waw_line));
+}
+
+TEST_CASE("race:update-in-place") {
+    int* out = device_array<int>(1);
+    std::string text = race_report_of([&] { shared_counter<<<1, kBlock>>>(out); }, "read-after-write");
+    CHECK(names_access(text, "write", "(0,0,0)", counter_line));
+    CHECK(names_access(text, "read ", "(1,0,0)", counter_line));
+    // Both remedies: the loop's barrier, and the atomic a counter needs.
+    CHECK(text.find("hint: add a __syncthreads() after line " + std::to_string(counter_line) +
+                    ", inside the loop around it") != std::string::npos);
+    CHECK(text.find("but if both threads mean to update this one element (a count, a sum),") !=
+          std::string::npos);
+    CHECK(text.find("make the update atomic (atomicAdd)") != std::string::npos);
 }
 
 TEST_CASE("race:barrier-not-taken") {

@@ -37,19 +37,29 @@ too_long='would take about [0-9.]+ (s|min|hours|days) .*TUTORIAL_MAX_SECONDS=0'
 expect_refusal "lesson 01, 10^8 elements in 100 MB" "$memory" 100000 -- lesson01_solution_cpu --n 100000000
 expect_refusal "lesson 04, 10^8 elements in 400 MB" "$memory" 400000 -- lesson04_solution_emu --n 100000000
 expect_refusal "lesson 06, 10^4 x 10^4 in 400 MB" "$memory" 400000 -- lesson06_solution_emu --rows 10000 --cols 10000
+expect_refusal "lesson 14, 2 x 10^8 pixels in 150 MB" "$memory" 150000 -- lesson14_solution_emu --n 200000000
 }
 
 # Time: sizes that fit in memory but would run for hours on the emulator.
 expect_refusal "lesson 08 at 4096^3" "$too_long" none -- lesson08_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 09 at 4096^3" "$too_long" none -- lesson09_solution_emu --m 4096 --n 4096 --k 4096
+expect_refusal "lesson 19 at 4096^3" "$too_long" none -- lesson19_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 10, 16384 x 4096 x 4096" "$too_long" none -- \
     lesson10_solution_emu --batch 16384 --inputs 4096 --hidden 4096 --outputs 16
+expect_refusal "lesson 12, 2^28 elements" "$too_long" none -- lesson12_solution_emu --n 268435456
 # A transpose is linear in its size, but 16384 x 16384 is still minutes of emulator.
 expect_refusal "lesson 15, 16384 x 16384" "$too_long|$memory" none -- lesson15_solution_emu --rows 16384 --cols 16384
+# A histogram is linear too, but the largest --n is about 10 minutes of emulator,
+# and tiny blocks cost far more (each zeroes and merges 256 bins).
+expect_refusal "lesson 14, 2^28 pixels" "$too_long|$memory" none -- lesson14_solution_emu --n 268435456
+expect_refusal "lesson 14, 10^8 pixels in blocks of 1" "$too_long|$memory" none -- \
+    lesson14_solution_emu --n 100000000 --block 1
 # The largest sizes the flags allow (about two days): refused for time, or for
 # memory first on a machine with less than about 14 GiB.
 expect_refusal "lesson 10, every size 16384" "$too_long|$memory" none -- \
     lesson10_solution_emu --batch 16384 --inputs 16384 --hidden 16384 --outputs 16384
+expect_refusal "lesson 18, every size 16384" "$too_long|$memory" none -- \
+    lesson18_solution_emu --batch 16384 --inputs 16384 --outputs 16384
 # A limit that is not a number is bad input like any other.
 TUTORIAL_MAX_SECONDS=soon expect_refusal "TUTORIAL_MAX_SECONDS=soon" "TUTORIAL_MAX_SECONDS must be a number" none -- \
     lesson08_solution_emu --m 8 --n 8 --k 8

@@ -9,6 +9,10 @@ and, on a GPU, copy_bandwidth's line. Writes into --out:
   vector_add_bandwidth.png  the kernel's GB/s across n, under the copy
                             bandwidth ceiling where a GPU measured one
   matmul.png                CPU vs naive vs tiled, across N
+and, from lesson 19's --bench (--ladder):
+  sgemm_ladder.csv          every rung and cuBLAS: N, ms, GFLOP/s, % of cuBLAS
+  sgemm_ladder.png          GFLOP/s of every rung and of cuBLAS, across N
+  sgemm_ladder_percent.png  each rung's % of cuBLAS at the largest N measured
 Every plot has log axes and a caption naming the device, the date, and
 whether the "GPU" was the CPU emulator. Rows are read as the lines of each
 table that hold only numbers, so a change to a table's layout that this
@@ -83,6 +87,58 @@ def loglog(title, xlabel, ylabel, label):
     return fig, ax
 
 
+LADDER_ROW = re.compile(r"^(cuBLAS \(cublasSgemm\)|\d [A-Za-z0-9 ]+?)\s+([0-9.]+)\s+([0-9.]+)\s+"
+                        r"([0-9.]+)%\s+(PASS|FAIL)$")
+
+
+def ladder_rows(path):
+    """Lesson 19's --bench: (N, rung, ms, GFLOP/s, % of cuBLAS, check) per line."""
+    rows, size = [], None
+    with open(path) as f:
+        for line in f:
+            heading = re.fullmatch(r"N = (\d+)", line.strip())
+            if heading:
+                size = int(heading.group(1))
+                continue
+            found = LADDER_ROW.match(line.rstrip())
+            if found and size:
+                rows.append((size, found.group(1), float(found.group(2)), float(found.group(3)),
+                             float(found.group(4)), found.group(5)))
+    if not rows:
+        die(f"{path}: found no rows of the SGEMM ladder; did lesson 19's --bench output change?")
+    return rows
+
+
+def plot_ladder(path, out, label, gpu):
+    rows = ladder_rows(path)
+    write_csv(os.path.join(out, "sgemm_ladder.csv"),
+              ["n", "rung", "ms", "gflop_per_s", "percent_of_cublas", "check"], rows)
+    rungs = list(dict.fromkeys(r[1] for r in rows))  # in the program's order
+    fig, ax = loglog(f"SGEMM ladder ({gpu}): every rung and cuBLAS", "N (square, N x N)",
+                     "GFLOP/s", label)
+    for rung in rungs:
+        points = [(r[0], r[3]) for r in rows if r[1] == rung]
+        cublas = rung.startswith("cuBLAS")
+        ax.plot([p[0] for p in points], [p[1] for p in points], "k-" if cublas else "o-",
+                linewidth=3 if cublas else 1.5, label=rung)
+    ax.set_xscale("log", base=2)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.subplots_adjust(right=0.72)
+    fig.savefig(os.path.join(out, "sgemm_ladder.png"))
+
+    largest = max(r[0] for r in rows)
+    at_largest = [r for r in rows if r[0] == largest and not r[1].startswith("cuBLAS")]
+    fig, ax = plt.subplots(figsize=(8, 5.2), dpi=110)
+    ax.barh([r[1] for r in at_largest][::-1], [r[4] for r in at_largest][::-1], color="#4a90d9")
+    for i, r in enumerate(at_largest[::-1]):
+        ax.text(r[4], i, f" {r[4]:.1f} %", va="center", fontsize=9)
+    ax.set_xlabel(f"% of cuBLAS SGEMM speed at N = {largest} (same run)")
+    ax.set_title(f"SGEMM ladder ({gpu}): how close each rung comes to cuBLAS", fontsize=12)
+    fig.text(0.5, 0.01, label, ha="center", va="bottom", fontsize=8.5, color="#444")
+    fig.subplots_adjust(bottom=0.2, left=0.25)
+    fig.savefig(os.path.join(out, "sgemm_ladder_percent.png"))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True)
@@ -91,6 +147,7 @@ def main():
     p.add_argument("--matmul", required=True)
     p.add_argument("--tiled", required=True)
     p.add_argument("--bandwidth")
+    p.add_argument("--ladder")
     a = p.parse_args()
 
     device = device_name(a.vector_add)
@@ -159,9 +216,12 @@ def main():
     ax.legend()
     fig.savefig(os.path.join(a.out, "matmul.png"))
 
+    if a.ladder:
+        plot_ladder(a.ladder, a.out, label, gpu)
+
     with open(os.path.join(a.out, "environment.txt"), "w") as f:
         f.write(f"device: {device}\ndate: {a.date}\nemulator: {'yes' if emulated else 'no'}\n"
-                f"sources: lessons 05, 08 and 09 (solutions) with --bench"
+                f"sources: lessons 05, 08, 09{' and 19' if a.ladder else ''} (solutions) with --bench"
                 f"{', tools/bench/copy_bandwidth.cu' if ceiling else ''}\n")
 
 

@@ -73,6 +73,9 @@ void device_memory_close();
 // wrote. Without the check both do nothing.
 void device_memory_kernel_begin();
 void device_memory_kernel_end();
+// Device work other than a kernel or a copy (a cuBLAS call) wrote [p, p + n):
+// for CUEMU_CHECK=uninit's bookkeeping. Nothing without the check.
+void note_device_write(const void* p, std::size_t n);
 
 // A launch argument that pointed into host memory was replaced by an address
 // in a reserved, inaccessible window (screen_pointer_argument, launch.h).

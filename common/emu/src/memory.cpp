@@ -471,6 +471,8 @@ bool handle_uninit_fault(const void* addr, int is_write) {
     return true;
 }
 
+void note_device_write(const void* p, std::size_t n) { mark_written(p, n); }
+
 }  // namespace cuemu::detail
 
 using namespace cuemu::detail;

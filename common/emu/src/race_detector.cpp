@@ -155,6 +155,20 @@ int unused_barrier_line(const std::string& file, int from, int to) {
     return 0;
 }
 
+// Does the line update something in place (x += y, x++, x |= y, ...)? Two
+// threads meeting on such a line may be a counter that wants an atomic.
+bool updates_in_place(const std::string& file, int line_number) {
+    std::ifstream in(file);
+    std::string text;
+    int line = 0;
+    while (line < line_number && std::getline(in, text)) ++line;
+    if (line != line_number) return false;
+    static const char* const operators[] = {"+=", "-=", "*=", "|=", "&=", "^=", "++", "--"};
+    for (const char* op : operators)
+        if (text.find(op) != std::string::npos) return true;
+    return false;
+}
+
 // Where the missing barrier goes, from the lines of the two accesses and the
 // barrier that began the interval: a thread runs down from that barrier,
 // so a line above it was reached by going round a loop.
@@ -247,6 +261,13 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
             "        v += s[tid + 16]; __syncwarp(); s[tid] = v; __syncwarp();";
     else if (!one_warp)
         w.hint += ",\n        where every thread of the block reaches it";
+    if (!legacy && first.line && first.line == second.line && first.file == second.file &&
+        updates_in_place(first.file, first.line))
+        // `bins[v] += 1` by two threads is one statement racing with itself: an
+        // atomic cures it, no barrier does. `s[t] += s[t + stride]` in a loop
+        // looks the same from here and wants the barrier: say both, and which is which.
+        w.hint += ";\n        but if both threads mean to update this one element (a count, a sum),\n"
+                  "        no barrier can order one statement with itself: make the update atomic (atomicAdd)";
     ::cuemu::kernel_cannot_go_on(
         "race on shared memory (CUEMU_CHECK=race)", w.what.c_str(), w.hint.c_str(),
         "a race is not an error: the kernel may give right answers on one run or one GPU\n"

@@ -1,0 +1,433 @@
+// cublas.cpp - the emulator's cuBLAS subset (include/cublas_v2.h): handles,
+// statuses, and each call checked as cuBLAS checks it, then queued on the
+// handle's stream and done by the system's BLAS (cblas_*, OpenBLAS on Debian)
+// on the device thread, where device memory is open. This file owns what a
+// cuBLAS call does; cublas_operands.cpp owns whether its pointers are device
+// memory, and the report when they are not.
+//
+// Decisions:
+//   - Stream order: a call is one piece of device work (queue.cpp), so it runs
+//     after the launches and copies issued before it and before those issued
+//     after it, and cudaStreamSynchronize / cudaDeviceSynchronize wait for it.
+//   - beta == 0: cuBLAS documents that C (or y) need not hold valid numbers
+//     then. Some BLAS builds compute beta * C, and 0 * NaN is NaN, so C is set
+//     to zero here first and never read.
+//   - A call made after a sticky error (a kernel that faulted) returns
+//     CUBLAS_STATUS_EXECUTION_FAILED, which is what cuBLAS answers when its own
+//     kernel cannot be launched.
+//   - Scalar results (cublasSdot, cublasSnrm2) in host pointer mode: the call
+//     waits for its work, as cuBLAS does, and writes the result on the host.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
+#include "cublas_internal.h"
+#include "internal.h"
+
+// ---- the C interface of BLAS (declared here: any BLAS that CMake's FindBLAS finds
+// has it, and its header lives in a different place in each) ---------------------------
+extern "C" {
+enum { cuemu_cblas_col_major = 102, cuemu_cblas_no_trans = 111, cuemu_cblas_trans = 112 };
+void cblas_sgemm(int order, int transa, int transb, int m, int n, int k, float alpha,
+                 const float* a, int lda, const float* b, int ldb, float beta, float* c, int ldc);
+void cblas_dgemm(int order, int transa, int transb, int m, int n, int k, double alpha,
+                 const double* a, int lda, const double* b, int ldb, double beta, double* c,
+                 int ldc);
+void cblas_sgemv(int order, int trans, int m, int n, float alpha, const float* a, int lda,
+                 const float* x, int incx, float beta, float* y, int incy);
+void cblas_saxpy(int n, float alpha, const float* x, int incx, float* y, int incy);
+float cblas_sdot(int n, const float* x, int incx, const float* y, int incy);
+float cblas_snrm2(int n, const float* x, int incx);
+void cblas_sscal(int n, float alpha, float* x, int incx);
+}
+
+struct cublasContext {
+    cudaStream_t stream = nullptr;
+    cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+};
+
+using namespace cuemu::detail;
+using namespace cuemu::cublas_detail;
+
+namespace {
+
+std::mutex handles_mutex;
+std::unordered_set<cublasContext*> live_handles;
+
+// CUBLAS_STATUS_NOT_INITIALIZED for a null handle (cuBLAS's own check, made
+// before any other) and for one cublasDestroy already released (undefined in
+// cuBLAS; the emulator says so).
+cublasStatus_t check_handle(cublasHandle_t handle, const call_site& at) {
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    std::lock_guard<std::mutex> lock(handles_mutex);
+    if (live_handles.count(handle)) return CUBLAS_STATUS_SUCCESS;
+    std::fprintf(stderr,
+                 "cuemu: %s at %s:%d: the handle is not a live cuBLAS handle (destroyed with "
+                 "cublasDestroy, or never made by cublasCreate)\n"
+                 "  %s returns CUBLAS_STATUS_NOT_INITIALIZED\n",
+                 at.call, at.file, at.line, at.call);
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
+cublasOperation_t checked_op(cublasOperation_t op, bool* ok) {
+    if (op != CUBLAS_OP_N && op != CUBLAS_OP_T && op != CUBLAS_OP_C) *ok = false;
+    return op;
+}
+// For real numbers the conjugate transpose is the transpose.
+int cblas_op(cublasOperation_t op) {
+    return op == CUBLAS_OP_N ? cuemu_cblas_no_trans : cuemu_cblas_trans;
+}
+int at_least_1(int v) { return v > 1 ? v : 1; }
+
+// Queues the work on the handle's stream. Refused (EXECUTION_FAILED, as a
+// failed launch inside cuBLAS) after a sticky error or on a destroyed stream.
+cublasStatus_t submit(cublasHandle_t handle, const call_site& at, device_work work,
+                      std::uint64_t* seq = nullptr) {
+    if (context_status() != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
+    if (!is_valid_stream(handle->stream)) {
+        std::fprintf(stderr,
+                     "cuemu: %s at %s:%d: the handle's stream (cublasSetStream) was destroyed\n"
+                     "  %s returns CUBLAS_STATUS_EXECUTION_FAILED\n",
+                     at.call, at.file, at.line, at.call);
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    }
+    std::uint64_t s = enqueue(handle->stream, std::move(work));
+    if (seq) *seq = s;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+// A scalar argument (alpha, beta): read now in host pointer mode, when the work
+// runs in device pointer mode.
+template <class T>
+struct scalar_arg {
+    T value{};
+    const T* device = nullptr;
+    T get() const { return device ? *device : value; }
+};
+template <class T>
+bool take_scalar(cublasHandle_t handle, const T* p, const char* name, const call_site& at,
+                 operand_checks& checks, scalar_arg<T>* out) {
+    if (handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE) {
+        out->device = p;
+        return checks.device(name, "scalar", p, sizeof(T), "one element");
+    }
+    (void)at;
+    out->value = *p;
+    return true;
+}
+
+// C (m x n, leading dimension ldc) set to zero, for beta == 0.
+template <class T>
+void zero_matrix(T* c, int m, int n, int ldc) {
+    for (int j = 0; j < n; ++j) std::memset(c + static_cast<std::size_t>(j) * ldc, 0, sizeof(T) * m);
+}
+template <class T>
+void note_matrix_written(T* c, int m, int n, int ldc) {
+    for (int j = 0; j < n; ++j) note_device_write(c + static_cast<std::size_t>(j) * ldc, sizeof(T) * m);
+}
+
+void blas_gemm(int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda,
+               const float* b, int ldb, float beta, float* c, int ldc) {
+    cblas_sgemm(cuemu_cblas_col_major, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void blas_gemm(int ta, int tb, int m, int n, int k, double alpha, const double* a, int lda,
+               const double* b, int ldb, double beta, double* c, int ldc) {
+    cblas_dgemm(cuemu_cblas_col_major, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// Sgemm, Dgemm and SgemmStridedBatched (batch 1 and zero strides for the first two).
+template <class T>
+cublasStatus_t gemm(const call_site& at, cublasHandle_t handle, cublasOperation_t transa,
+                    cublasOperation_t transb, int m, int n, int k, const T* alpha, const T* A,
+                    int lda, long long stride_a, const T* B, int ldb, long long stride_b,
+                    const T* beta, T* C, int ldc, long long stride_c, int batch) {
+    if (cublasStatus_t s = check_handle(handle, at)) return s;
+    bool ok = true;
+    checked_op(transa, &ok);
+    checked_op(transb, &ok);
+    // op(A) is m x k, op(B) is k x n; as stored, A is rows_a x cols_a.
+    const int rows_a = transa == CUBLAS_OP_N ? m : k, cols_a = transa == CUBLAS_OP_N ? k : m;
+    const int rows_b = transb == CUBLAS_OP_N ? k : n, cols_b = transb == CUBLAS_OP_N ? n : k;
+    if (!ok || m < 0 || n < 0 || k < 0 || batch < 0 || lda < at_least_1(rows_a) ||
+        ldb < at_least_1(rows_b) || ldc < at_least_1(m) || !alpha || !beta) {
+        explain_invalid_gemm(at, transa, transb, m, n, k, lda, ldb, ldc, batch, !alpha || !beta);
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
+    operand_checks checks(at);
+    scalar_arg<T> a_scalar, b_scalar;
+    bool fine = take_scalar(handle, alpha, "alpha", at, checks, &a_scalar) &&
+                take_scalar(handle, beta, "beta", at, checks, &b_scalar);
+    const bool reads_ab = k > 0;
+    fine = fine &&
+           (!reads_ab || checks.matrix("A", A, sizeof(T), rows_a, cols_a, lda, stride_a, batch)) &&
+           (!reads_ab || checks.matrix("B", B, sizeof(T), rows_b, cols_b, ldb, stride_b, batch)) &&
+           checks.matrix("C", C, sizeof(T), m, n, ldc, stride_c, batch);
+    if (!fine) return submit(handle, at, checks.failed_work());
+    const int ta = cblas_op(transa), tb = cblas_op(transb);
+    return submit(handle, at, [=](std::uint64_t) {
+        const T a = a_scalar.get(), b = b_scalar.get();
+        for (int i = 0; i < batch; ++i) {
+            T* c = C + i * stride_c;
+            if (b == T(0)) zero_matrix(c, m, n, ldc);
+            blas_gemm(ta, tb, m, n, k, a, A + i * stride_a, lda, B + i * stride_b, ldb, b, c, ldc);
+            note_matrix_written(c, m, n, ldc);
+        }
+        return cudaSuccess;
+    });
+}
+
+// A scalar result (dot, nrm2): computed by the device thread, delivered to the
+// host (the call waits) or to device memory, by pointer mode.
+cublasStatus_t scalar_result(const call_site& at, cublasHandle_t handle, float* result,
+                             operand_checks& checks, std::function<float()> compute) {
+    if (handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE) {
+        if (!checks.device("result", "scalar", result, sizeof(float), "one element"))
+            return submit(handle, at, checks.failed_work());
+        return submit(handle, at, [=](std::uint64_t) {
+            *result = compute();
+            note_device_write(result, sizeof(float));
+            return cudaSuccess;
+        });
+    }
+    auto value = std::make_shared<float>(0.0f);
+    std::uint64_t seq = 0;
+    if (cublasStatus_t s = submit(handle, at, [=](std::uint64_t) {
+            *value = compute();
+            return cudaSuccess;
+        }, &seq))
+        return s;
+    if (wait_for(seq) != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
+    *result = *value;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+// Elements a vector of n entries with increment inc spans (BLAS: a negative
+// increment walks the same elements backwards).
+long long abs_ll(int v) { return v < 0 ? -static_cast<long long>(v) : v; }
+
+}  // namespace
+
+// ---- statuses ------------------------------------------------------------------------------
+// Names and strings are libcublas 13's (tests/emu: emu.cublas.status-table
+// compares every code with it where the CUDA toolkit is installed).
+const char* cublasGetStatusName(cublasStatus_t status) {
+    switch (status) {
+        case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+        case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+        case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+        case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+        case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+        case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+        case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+        case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+        case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+        case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
+    }
+    return "unrecognized status";
+}
+
+const char* cublasGetStatusString(cublasStatus_t status) {
+    switch (status) {
+        case CUBLAS_STATUS_SUCCESS: return "success";
+        case CUBLAS_STATUS_NOT_INITIALIZED: return "the library was not initialized";
+        case CUBLAS_STATUS_ALLOC_FAILED: return "the resource allocation failed";
+        case CUBLAS_STATUS_INVALID_VALUE:
+            return "an unsupported value or parameter was passed to the function";
+        case CUBLAS_STATUS_ARCH_MISMATCH:
+            return "the function requires an architectural feature absent from the device";
+        case CUBLAS_STATUS_MAPPING_ERROR: return "an access to GPU memory space failed";
+        case CUBLAS_STATUS_EXECUTION_FAILED: return "the function failed to launch on the GPU";
+        case CUBLAS_STATUS_INTERNAL_ERROR: return "an internal operation failed";
+        case CUBLAS_STATUS_NOT_SUPPORTED: return "the requested functionality is not supported";
+        case CUBLAS_STATUS_LICENSE_ERROR: return "the license check failed";
+    }
+    return "unrecognized status";
+}
+
+// ---- the handle --------------------------------------------------------------------------
+cublasStatus_t cublasCreate_v2(cublasHandle_t* handle, const char*, int) {
+    if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
+    if (context_status() != cudaSuccess) return CUBLAS_STATUS_NOT_INITIALIZED;
+    auto* context = new cublasContext;
+    std::lock_guard<std::mutex> lock(handles_mutex);
+    live_handles.insert(context);
+    *handle = context;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+// cuBLAS waits for the device before it releases the handle's resources.
+cublasStatus_t cublasDestroy_v2(cublasHandle_t handle, const char* file, int line) {
+    if (cublasStatus_t s = check_handle(handle, {"cublasDestroy", file, line})) return s;
+    synchronize_device();
+    std::lock_guard<std::mutex> lock(handles_mutex);
+    live_handles.erase(handle);
+    delete handle;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream, const char* file,
+                                  int line) {
+    if (cublasStatus_t s = check_handle(handle, {"cublasSetStream", file, line})) return s;
+    handle->stream = stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t* stream, const char* file,
+                                  int line) {
+    if (cublasStatus_t s = check_handle(handle, {"cublasGetStream", file, line})) return s;
+    if (!stream) return CUBLAS_STATUS_INVALID_VALUE;
+    *stream = handle->stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode,
+                                       const char* file, int line) {
+    if (cublasStatus_t s = check_handle(handle, {"cublasSetPointerMode", file, line})) return s;
+    if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    handle->pointer_mode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t* mode,
+                                       const char* file, int line) {
+    if (cublasStatus_t s = check_handle(handle, {"cublasGetPointerMode", file, line})) return s;
+    if (!mode) return CUBLAS_STATUS_INVALID_VALUE;
+    *mode = handle->pointer_mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+// ---- level 3 -----------------------------------------------------------------------------
+cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                              cublasOperation_t transb, int m, int n, int k, const float* alpha,
+                              const float* A, int lda, const float* B, int ldb, const float* beta,
+                              float* C, int ldc, const char* file, int line) {
+    return gemm<float>({"cublasSgemm", file, line}, handle, transa, transb, m, n, k, alpha, A, lda,
+                       0, B, ldb, 0, beta, C, ldc, 0, 1);
+}
+
+cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                              cublasOperation_t transb, int m, int n, int k, const double* alpha,
+                              const double* A, int lda, const double* B, int ldb,
+                              const double* beta, double* C, int ldc, const char* file, int line) {
+    return gemm<double>({"cublasDgemm", file, line}, handle, transa, transb, m, n, k, alpha, A,
+                        lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
+}
+
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const float* alpha, const float* A, int lda,
+                                         long long int strideA, const float* B, int ldb,
+                                         long long int strideB, const float* beta, float* C,
+                                         int ldc, long long int strideC, int batchCount,
+                                         const char* file, int line) {
+    return gemm<float>({"cublasSgemmStridedBatched", file, line}, handle, transa, transb, m, n, k,
+                       alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
+
+// ---- level 2 -----------------------------------------------------------------------------
+cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                              const float* alpha, const float* A, int lda, const float* x,
+                              int incx, const float* beta, float* y, int incy, const char* file,
+                              int line) {
+    const call_site at{"cublasSgemv", file, line};
+    if (cublasStatus_t s = check_handle(handle, at)) return s;
+    bool ok = true;
+    checked_op(trans, &ok);
+    if (!ok || m < 0 || n < 0 || lda < at_least_1(m) || incx == 0 || incy == 0 || !alpha ||
+        !beta) {
+        explain_invalid_gemv(at, trans, m, n, lda, incx, incy, !alpha || !beta);
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    const int len_x = trans == CUBLAS_OP_N ? n : m, len_y = trans == CUBLAS_OP_N ? m : n;
+    operand_checks checks(at);
+    scalar_arg<float> a_scalar, b_scalar;
+    const bool fine = take_scalar(handle, alpha, "alpha", at, checks, &a_scalar) &&
+                      take_scalar(handle, beta, "beta", at, checks, &b_scalar) &&
+                      checks.matrix("A", A, sizeof(float), m, n, lda, 0, 1) &&
+                      checks.vector("x", x, sizeof(float), len_x, incx) &&
+                      checks.vector("y", y, sizeof(float), len_y, incy);
+    if (!fine) return submit(handle, at, checks.failed_work());
+    const int op = cblas_op(trans);
+    return submit(handle, at, [=](std::uint64_t) {
+        const float a = a_scalar.get(), b = b_scalar.get();
+        const long long step = abs_ll(incy);
+        if (b == 0.0f)
+            for (int i = 0; i < len_y; ++i) y[i * step] = 0.0f;
+        cblas_sgemv(cuemu_cblas_col_major, op, m, n, a, A, lda, x, incx, b, y, incy);
+        for (int i = 0; i < len_y; ++i) note_device_write(y + i * step, sizeof(float));
+        return cudaSuccess;
+    });
+}
+
+// ---- level 1 -----------------------------------------------------------------------------
+// cuBLAS, as BLAS, does nothing for n <= 0; negative increments walk the
+// vector from its end, as in BLAS.
+cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float* alpha, const float* x,
+                              int incx, float* y, int incy, const char* file, int line) {
+    const call_site at{"cublasSaxpy", file, line};
+    if (cublasStatus_t s = check_handle(handle, at)) return s;
+    if (!alpha) return explain_null_scalar(at, "alpha");
+    if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+    operand_checks checks(at);
+    scalar_arg<float> a_scalar;
+    const bool fine = take_scalar(handle, alpha, "alpha", at, checks, &a_scalar) &&
+                      checks.vector("x", x, sizeof(float), n, incx) &&
+                      checks.vector("y", y, sizeof(float), n, incy);
+    if (!fine) return submit(handle, at, checks.failed_work());
+    return submit(handle, at, [=](std::uint64_t) {
+        cblas_saxpy(n, a_scalar.get(), x, incx, y, incy);
+        for (int i = 0; i < n; ++i) note_device_write(y + i * abs_ll(incy), sizeof(float));
+        return cudaSuccess;
+    });
+}
+
+cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float* alpha, float* x,
+                              int incx, const char* file, int line) {
+    const call_site at{"cublasSscal", file, line};
+    if (cublasStatus_t s = check_handle(handle, at)) return s;
+    if (!alpha) return explain_null_scalar(at, "alpha");
+    if (n <= 0 || incx <= 0) return CUBLAS_STATUS_SUCCESS;  // BLAS: nothing to scale
+    operand_checks checks(at);
+    scalar_arg<float> a_scalar;
+    const bool fine = take_scalar(handle, alpha, "alpha", at, checks, &a_scalar) &&
+                      checks.vector("x", x, sizeof(float), n, incx);
+    if (!fine) return submit(handle, at, checks.failed_work());
+    return submit(handle, at, [=](std::uint64_t) {
+        cblas_sscal(n, a_scalar.get(), x, incx);
+        return cudaSuccess;
+    });
+}
+
+cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float* x, int incx,
+                             const float* y, int incy, float* result, const char* file, int line) {
+    const call_site at{"cublasSdot", file, line};
+    if (cublasStatus_t s = check_handle(handle, at)) return s;
+    if (!result) return explain_null_scalar(at, "result");
+    operand_checks checks(at);
+    if (n > 0 && !(checks.vector("x", x, sizeof(float), n, incx) &&
+                   checks.vector("y", y, sizeof(float), n, incy)))
+        return submit(handle, at, checks.failed_work());
+    return scalar_result(at, handle, result, checks, [=] {
+        return n > 0 ? cblas_sdot(n, x, incx, y, incy) : 0.0f;
+    });
+}
+
+// BLAS gives 0 for n <= 0 or incx <= 0.
+cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float* x, int incx,
+                              float* result, const char* file, int line) {
+    const call_site at{"cublasSnrm2", file, line};
+    if (cublasStatus_t s = check_handle(handle, at)) return s;
+    if (!result) return explain_null_scalar(at, "result");
+    const bool reads = n > 0 && incx > 0;
+    operand_checks checks(at);
+    if (reads && !checks.vector("x", x, sizeof(float), n, incx))
+        return submit(handle, at, checks.failed_work());
+    return scalar_result(at, handle, result, checks, [=] {
+        return reads ? cblas_snrm2(n, x, incx) : 0.0f;
+    });
+}

@@ -1,0 +1,464 @@
+// test_cublas.cu - the emulator's cuBLAS subset (common/emu/include/cublas_v2.h)
+// against plain CPU loops: every transpose combination, odd sizes, leading
+// dimensions larger than the matrix, alpha and beta (beta = 0 with a
+// NaN-poisoned C, which must not be read), strided batches, the level-1 and
+// level-2 calls, pointer modes, statuses and their strings, argument checks,
+// stream order, and the report for a host pointer. Test cases named
+// "process: ..." end with a sticky error and run as processes of their own.
+// Genuine cuBLAS code: it also compiles with nvcc.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "device_buffer.h"
+#include "stderr_capture.h"
+
+namespace {
+
+const float nan_f = std::numeric_limits<float>::quiet_NaN();
+
+template <class T>
+std::vector<T> random_values(size_t n) {
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<T> v(n);
+    for (T& x : v) x = static_cast<T>(dist(rng()));
+    return v;
+}
+
+// Element (i, j) of op(M), M column-major with leading dimension ld.
+template <class T>
+T op_at(const std::vector<T>& M, cublasOperation_t op, int ld, int i, int j) {
+    return op == CUBLAS_OP_N ? M[i + static_cast<size_t>(j) * ld] : M[j + static_cast<size_t>(i) * ld];
+}
+
+// C = alpha op(A) op(B) + beta C, the plain triple loop (in double). With
+// beta == 0 the old C is not read, as BLAS specifies.
+template <class T>
+void cpu_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T alpha,
+              const std::vector<T>& A, int lda, const std::vector<T>& B, int ldb, T beta,
+              std::vector<T>& C, int ldc) {
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double sum = 0;
+            for (int p = 0; p < k; ++p) sum += double(op_at(A, ta, lda, i, p)) * op_at(B, tb, ldb, p, j);
+            T& c = C[i + static_cast<size_t>(j) * ldc];
+            c = static_cast<T>(alpha * sum + (beta == T(0) ? 0.0 : double(beta) * c));
+        }
+}
+
+template <class T>
+void require_close(const std::vector<T>& got, const std::vector<T>& want, double tol) {
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        CAPTURE(i);
+        if (std::isnan(want[i])) {  // padding between columns: left as it was
+            REQUIRE(std::isnan(got[i]));
+            continue;
+        }
+        REQUIRE(std::fabs(double(got[i]) - double(want[i])) <= tol * (1 + std::fabs(double(want[i]))));
+    }
+}
+
+const char* op_text(cublasOperation_t op) {
+    return op == CUBLAS_OP_N ? "N" : op == CUBLAS_OP_T ? "T" : "C";
+}
+
+struct handle_guard {
+    cublasHandle_t h = nullptr;
+    handle_guard() { REQUIRE(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS); }
+    ~handle_guard() { CHECK(cublasDestroy(h) == CUBLAS_STATUS_SUCCESS); }
+};
+
+cublasStatus_t run_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                        int k, const float* alpha, const float* A, int lda, const float* B, int ldb,
+                        const float* beta, float* C, int ldc) {
+    return cublasSgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+cublasStatus_t run_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                        int k, const double* alpha, const double* A, int lda, const double* B,
+                        int ldb, const double* beta, double* C, int ldc) {
+    return cublasDgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// One gemm through cuBLAS and through the CPU loop. Leading dimensions are
+// larger than the matrices (pad rows); the padding is NaN and must stay so.
+template <class T>
+void check_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                T alpha, T beta, int pad, double tol) {
+    CAPTURE(op_text(ta));
+    CAPTURE(op_text(tb));
+    CAPTURE(m);
+    CAPTURE(n);
+    CAPTURE(k);
+    CAPTURE(beta);
+    const int rows_a = ta == CUBLAS_OP_N ? m : k, cols_a = ta == CUBLAS_OP_N ? k : m;
+    const int rows_b = tb == CUBLAS_OP_N ? k : n, cols_b = tb == CUBLAS_OP_N ? n : k;
+    const int lda = rows_a + pad, ldb = rows_b + pad, ldc = m + pad;
+    std::vector<T> A = random_values<T>(size_t(lda) * cols_a), B = random_values<T>(size_t(ldb) * cols_b);
+    std::vector<T> C = random_values<T>(size_t(ldc) * n);
+    for (int j = 0; j < n; ++j)
+        for (int i = m; i < ldc; ++i) C[i + size_t(j) * ldc] = static_cast<T>(nan_f);
+    if (beta == T(0))
+        for (T& c : C) c = static_cast<T>(nan_f);  // must not be read
+    std::vector<T> want = C;
+    cpu_gemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, want, ldc);
+    device_buffer<T> dA(A.size()), dB(B.size()), dC(C.size());
+    dA.write(A);
+    dB.write(B);
+    dC.write(C);
+    REQUIRE(run_gemm(h, ta, tb, m, n, k, &alpha, dA.ptr, lda, dB.ptr, ldb, &beta, dC.ptr, ldc) ==
+            CUBLAS_STATUS_SUCCESS);
+    require_close(dC.read(), want, tol);
+}
+
+const cublasOperation_t all_ops[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
+struct mnk {
+    int m, n, k;
+};
+const mnk odd_sizes[] = {{1, 1, 1}, {7, 13, 5}, {130, 67, 33}};
+
+}  // namespace
+
+// Sums of up to 130 products of numbers in [-1, 1]: float keeps about 7
+// digits, so 1e-4 relative to the size of the result leaves room for any
+// summation order and nothing for a wrong element.
+TEST_CASE("Sgemm: every transpose combination matches the CPU loop, odd sizes, padded ld") {
+    handle_guard g;
+    for (cublasOperation_t ta : all_ops)
+        for (cublasOperation_t tb : all_ops)
+            for (mnk s : odd_sizes) {
+                check_gemm<float>(g.h, ta, tb, s.m, s.n, s.k, 1.5f, -0.75f, 3, 1e-4);
+                check_gemm<float>(g.h, ta, tb, s.m, s.n, s.k, -0.5f, 0.0f, 2, 1e-4);
+            }
+}
+
+TEST_CASE("Dgemm: every transpose combination matches the CPU loop") {
+    handle_guard g;
+    for (cublasOperation_t ta : all_ops)
+        for (cublasOperation_t tb : all_ops)
+            for (mnk s : odd_sizes) {
+                check_gemm<double>(g.h, ta, tb, s.m, s.n, s.k, 0.25, 2.0, 1, 1e-12);
+                check_gemm<double>(g.h, ta, tb, s.m, s.n, s.k, 1.0, 0.0, 4, 1e-12);
+            }
+}
+
+TEST_CASE("Sgemm with m, n or k = 0, and alpha = 0") {
+    handle_guard g;
+    device_buffer<float> d(64);
+    const float one = 1, two = 2;
+    std::vector<float> before = random_values<float>(64);
+    d.write(before);
+    // m = 0: nothing to do, nothing touched.
+    REQUIRE(cublasSgemm(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 0, 4, 4, &one, d.ptr, 1, d.ptr, 4, &two, d.ptr, 1) ==
+            CUBLAS_STATUS_SUCCESS);
+    require_close(d.read(), before, 0);
+    // k = 0: C = beta C.
+    REQUIRE(cublasSgemm(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 0, &one, nullptr, 8, nullptr, 1, &two,
+                        d.ptr, 8) == CUBLAS_STATUS_SUCCESS);
+    std::vector<float> doubled = before;
+    for (float& x : doubled) x *= 2;
+    require_close(d.read(), doubled, 1e-6);
+}
+
+TEST_CASE("SgemmStridedBatched: each matrix of the batch, strides beyond the matrix, a shared A") {
+    handle_guard g;
+    const int m = 7, n = 5, k = 9, batch = 4;
+    for (cublasOperation_t ta : {CUBLAS_OP_N, CUBLAS_OP_T})
+        for (bool shared_a : {false, true}) {
+            CAPTURE(op_text(ta));
+            CAPTURE(shared_a);
+            const int lda = (ta == CUBLAS_OP_N ? m : k) + 1, ldb = k + 2, ldc = m + 1;
+            const long long stride_a = shared_a ? 0 : lda * (ta == CUBLAS_OP_N ? k : m) + 5;
+            const long long stride_b = ldb * n + 3, stride_c = ldc * n + 7;
+            std::vector<float> A = random_values<float>(size_t(shared_a ? lda * (ta == CUBLAS_OP_N ? k : m)
+                                                                          : stride_a * batch));
+            std::vector<float> B = random_values<float>(size_t(stride_b * batch));
+            std::vector<float> C(size_t(stride_c * batch), nan_f);
+            std::vector<float> want = C;
+            const float alpha = 0.5f, beta = 0.0f;
+            for (int i = 0; i < batch; ++i) {
+                std::vector<float> a(A.begin() + i * stride_a, A.end());
+                std::vector<float> b(B.begin() + i * stride_b, B.end());
+                std::vector<float> c(want.begin() + i * stride_c, want.end());
+                cpu_gemm(ta, CUBLAS_OP_N, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+                std::copy(c.begin(), c.begin() + ldc * n, want.begin() + i * stride_c);
+            }
+            device_buffer<float> dA(A.size()), dB(B.size()), dC(C.size());
+            dA.write(A);
+            dB.write(B);
+            dC.write(C);
+            REQUIRE(cublasSgemmStridedBatched(g.h, ta, CUBLAS_OP_N, m, n, k, &alpha, dA.ptr, lda, stride_a,
+                                              dB.ptr, ldb, stride_b, &beta, dC.ptr, ldc, stride_c,
+                                              batch) == CUBLAS_STATUS_SUCCESS);
+            require_close(dC.read(), want, 1e-4);
+        }
+}
+
+TEST_CASE("Sgemv: both orientations, increments, beta = 0 with a poisoned y") {
+    handle_guard g;
+    const int m = 13, n = 6, lda = 15;
+    std::vector<float> A = random_values<float>(size_t(lda) * n);
+    for (cublasOperation_t op : {CUBLAS_OP_N, CUBLAS_OP_T})
+        for (float beta : {0.0f, 0.5f}) {
+            CAPTURE(op_text(op));
+            CAPTURE(beta);
+            const int len_x = op == CUBLAS_OP_N ? n : m, len_y = op == CUBLAS_OP_N ? m : n;
+            const int incx = 2, incy = 3;
+            std::vector<float> x = random_values<float>(size_t(len_x) * incx);
+            std::vector<float> y = random_values<float>(size_t(len_y) * incy);
+            if (beta == 0.0f)
+                for (int i = 0; i < len_y; ++i) y[size_t(i) * incy] = nan_f;
+            std::vector<float> want = y;
+            const float alpha = -1.25f;
+            for (int i = 0; i < len_y; ++i) {
+                double sum = 0;
+                for (int j = 0; j < len_x; ++j)
+                    sum += double(op == CUBLAS_OP_N ? A[i + size_t(j) * lda] : A[j + size_t(i) * lda]) *
+                           x[size_t(j) * incx];
+                float& out = want[size_t(i) * incy];
+                out = static_cast<float>(alpha * sum + (beta == 0.0f ? 0.0 : double(beta) * out));
+            }
+            device_buffer<float> dA(A.size()), dx(x.size()), dy(y.size());
+            dA.write(A);
+            dx.write(x);
+            dy.write(y);
+            REQUIRE(cublasSgemv(g.h, op, m, n, &alpha, dA.ptr, lda, dx.ptr, incx, &beta, dy.ptr, incy) ==
+                    CUBLAS_STATUS_SUCCESS);
+            require_close(dy.read(), want, 1e-5);
+        }
+}
+
+TEST_CASE("Saxpy, Sdot, Snrm2, Sscal, with positive and negative increments") {
+    handle_guard g;
+    const int n = 1001;
+    std::vector<float> x = random_values<float>(size_t(n) * 2), y = random_values<float>(size_t(n) * 3);
+    device_buffer<float> dx(x.size()), dy(y.size());
+    dx.write(x);
+    dy.write(y);
+    // Element i of a vector with increment inc < 0 is at (n - 1 - i) * |inc| (BLAS).
+    auto at = [&](int i, int inc) { return size_t(inc > 0 ? i * inc : (n - 1 - i) * -inc); };
+    for (int incy : {3, -3}) {
+        CAPTURE(incy);
+        double dot = 0;
+        for (int i = 0; i < n; ++i) dot += double(x[at(i, 2)]) * y[at(i, incy)];
+        float got = nan_f;
+        REQUIRE(cublasSdot(g.h, n, dx.ptr, 2, dy.ptr, incy, &got) == CUBLAS_STATUS_SUCCESS);
+        CHECK(std::fabs(got - dot) <= 1e-4 * (1 + std::fabs(dot)));
+    }
+    double sumsq = 0;
+    for (int i = 0; i < n; ++i) sumsq += double(x[at(i, 2)]) * x[at(i, 2)];
+    float norm = nan_f;
+    REQUIRE(cublasSnrm2(g.h, n, dx.ptr, 2, &norm) == CUBLAS_STATUS_SUCCESS);
+    CHECK(std::fabs(norm - std::sqrt(sumsq)) <= 1e-5 * std::sqrt(sumsq));
+
+    const float alpha = 0.75f;
+    std::vector<float> want = y;
+    for (int i = 0; i < n; ++i) want[at(i, -3)] += alpha * x[at(i, 2)];
+    REQUIRE(cublasSaxpy(g.h, n, &alpha, dx.ptr, 2, dy.ptr, -3) == CUBLAS_STATUS_SUCCESS);
+    require_close(dy.read(), want, 1e-6);
+
+    const float scale = -2.0f;
+    for (int i = 0; i < n; ++i) want[at(i, 3)] *= scale;
+    REQUIRE(cublasSscal(g.h, n, &scale, dy.ptr, 3) == CUBLAS_STATUS_SUCCESS);
+    require_close(dy.read(), want, 1e-6);
+
+    // n = 0: results are 0, nothing is read.
+    float zero = nan_f;
+    REQUIRE(cublasSdot(g.h, 0, nullptr, 1, nullptr, 1, &zero) == CUBLAS_STATUS_SUCCESS);
+    CHECK(zero == 0.0f);
+}
+
+TEST_CASE("device pointer mode: alpha and beta read from device memory, results written there") {
+    handle_guard g;
+    REQUIRE(cublasSetPointerMode(g.h, CUBLAS_POINTER_MODE_DEVICE) == CUBLAS_STATUS_SUCCESS);
+    cublasPointerMode_t mode = CUBLAS_POINTER_MODE_HOST;
+    REQUIRE(cublasGetPointerMode(g.h, &mode) == CUBLAS_STATUS_SUCCESS);
+    CHECK(mode == CUBLAS_POINTER_MODE_DEVICE);
+    const int m = 5, n = 4, k = 3;
+    std::vector<float> A = random_values<float>(m * k), B = random_values<float>(k * n);
+    std::vector<float> C(m * n, nan_f), want = C;
+    cpu_gemm(CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, 3.0f, A, m, B, k, 0.0f, want, m);
+    device_buffer<float> dA(A.size()), dB(B.size()), dC(C.size()), scalars(3);
+    dA.write(A);
+    dB.write(B);
+    dC.write(C);
+    scalars.write({3.0f, 0.0f, nan_f});
+    REQUIRE(cublasSgemm(g.h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, scalars.ptr, dA.ptr, m, dB.ptr, k,
+                        scalars.ptr + 1, dC.ptr, m) == CUBLAS_STATUS_SUCCESS);
+    require_close(dC.read(), want, 1e-5);
+    REQUIRE(cublasSnrm2(g.h, 4, dA.ptr, 1, scalars.ptr + 2) == CUBLAS_STATUS_SUCCESS);
+    double sumsq = 0;
+    for (int i = 0; i < 4; ++i) sumsq += double(A[i]) * A[i];
+    CHECK(std::fabs(scalars.read()[2] - std::sqrt(sumsq)) <= 1e-5);
+}
+
+// The names and strings are libcublas 13's (emu.cublas.status-table compares
+// every code with the real library where the CUDA toolkit is installed).
+TEST_CASE("status codes, names and strings are cuBLAS 13's") {
+    CHECK(CUBLAS_STATUS_SUCCESS == 0);
+    CHECK(CUBLAS_STATUS_NOT_INITIALIZED == 1);
+    CHECK(CUBLAS_STATUS_ALLOC_FAILED == 3);
+    CHECK(CUBLAS_STATUS_INVALID_VALUE == 7);
+    CHECK(CUBLAS_STATUS_ARCH_MISMATCH == 8);
+    CHECK(CUBLAS_STATUS_MAPPING_ERROR == 11);
+    CHECK(CUBLAS_STATUS_EXECUTION_FAILED == 13);
+    CHECK(CUBLAS_STATUS_INTERNAL_ERROR == 14);
+    CHECK(CUBLAS_STATUS_NOT_SUPPORTED == 15);
+    CHECK(CUBLAS_STATUS_LICENSE_ERROR == 16);
+    CHECK(std::string(cublasGetStatusName(CUBLAS_STATUS_INVALID_VALUE)) == "CUBLAS_STATUS_INVALID_VALUE");
+    CHECK(std::string(cublasGetStatusString(CUBLAS_STATUS_INVALID_VALUE)) ==
+          "an unsupported value or parameter was passed to the function");
+    CHECK(std::string(cublasGetStatusString(CUBLAS_STATUS_NOT_INITIALIZED)) ==
+          "the library was not initialized");
+    CHECK(std::string(cublasGetStatusName(static_cast<cublasStatus_t>(2))) == "unrecognized status");
+}
+
+TEST_CASE("argument checks: cuBLAS's statuses, and a line saying which argument") {
+    const float one = 1;
+    float* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 256 * sizeof(float)) == cudaSuccess);
+    // A null handle: NOT_INITIALIZED before anything else (libcublas answers so without a GPU).
+    CHECK(cublasSgemm(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, -1, 1, 1, &one, d, 1, d, 1, &one, d, 1) ==
+          CUBLAS_STATUS_NOT_INITIALIZED);
+    CHECK(cublasSetStream(nullptr, 0) == CUBLAS_STATUS_NOT_INITIALIZED);
+    CHECK(cublasCreate(nullptr) == CUBLAS_STATUS_INVALID_VALUE);
+    cublasHandle_t h = nullptr;
+    REQUIRE(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS);
+    stderr_capture capture;
+    const int bad_ld_line = __LINE__ + 1;
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, d, 7, d, 8, &one, d, 8) ==
+          CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, 8, 8, 4, &one, d, 3, d, 4, &one, d, 8) ==
+          CUBLAS_STATUS_INVALID_VALUE);  // A is 4 x 8 as stored: lda >= 4
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, d, 8, d, 8, &one, d, 7) ==
+          CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, -1, 8, &one, d, 8, d, 8, &one, d, 8) ==
+          CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSgemm(h, static_cast<cublasOperation_t>(5), CUBLAS_OP_N, 8, 8, 8, &one, d, 8, d, 8,
+                      &one, d, 8) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, nullptr, d, 8, d, 8, &one, d, 8) ==
+          CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, d, 2, 4, d, 2, 4, &one,
+                                    d, 2, 4, -1) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSgemv(h, CUBLAS_OP_N, 8, 8, &one, d, 8, d, 0, &one, d, 1) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSgemv(h, CUBLAS_OP_T, 8, 4, &one, d, 7, d, 1, &one, d, 1) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSdot(h, 4, d, 1, d, 1, nullptr) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSetPointerMode(h, static_cast<cublasPointerMode_t>(7)) == CUBLAS_STATUS_INVALID_VALUE);
+    std::string report = capture.finish();
+    CHECK(report.find("cuemu: cublasSgemm at " + std::string(__FILE__) + ":" + std::to_string(bad_ld_line) +
+                      ": lda = 7 is smaller than the 8 rows of A as stored") != std::string::npos);
+    CHECK(report.find("ldb") == std::string::npos);  // each line names the argument that is wrong
+    CHECK(report.find("ldc = 7 is smaller than the 8 rows of C") != std::string::npos);
+    CHECK(report.find("lda = 3 is smaller than the 4 rows of A as stored (k, as A is transposed)") !=
+          std::string::npos);
+    CHECK(report.find("returns CUBLAS_STATUS_INVALID_VALUE") != std::string::npos);
+    // A destroyed handle is no handle.
+    REQUIRE(cublasDestroy(h) == CUBLAS_STATUS_SUCCESS);
+    stderr_capture capture2;
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, d, 8, d, 8, &one, d, 8) ==
+          CUBLAS_STATUS_NOT_INITIALIZED);
+    CHECK(capture2.finish().find("not a live cuBLAS handle") != std::string::npos);
+    CHECK(cudaFree(d) == cudaSuccess);
+}
+
+namespace {
+// Fills v[i] = value for i < n; slow enough (a loop per thread) that work
+// queued after it but done at once would find the data missing.
+__global__ void fill_slowly(float* v, int n, float value) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = 0;
+    for (int r = 0; r < 2000; ++r) x += 1e-30f;
+    v[i] = value + x * 0;
+}
+}  // namespace
+
+TEST_CASE("stream order: a cuBLAS call runs after earlier work in its stream, synchronization waits for it") {
+    handle_guard g;
+    cudaStream_t s = nullptr;
+    REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+    REQUIRE(cublasSetStream(g.h, s) == CUBLAS_STATUS_SUCCESS);
+    cudaStream_t got = nullptr;
+    REQUIRE(cublasGetStream(g.h, &got) == CUBLAS_STATUS_SUCCESS);
+    CHECK(got == s);
+    const int n = 256;
+    device_buffer<float> a(n * n), b(n * n), c(n * n);  // poisoned on creation
+    for (int round = 0; round < 3; ++round) {
+        fill_slowly<<<(n * n + 255) / 256, 256, 0, s>>>(a.ptr, n * n, 1.0f);
+        fill_slowly<<<(n * n + 255) / 256, 256, 0, s>>>(b.ptr, n * n, 2.0f);
+        REQUIRE(cudaGetLastError() == cudaSuccess);
+        const float one = 1, zero = 0;
+        REQUIRE(cublasSgemm(g.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.ptr, n, b.ptr, n, &zero, c.ptr,
+                            n) == CUBLAS_STATUS_SUCCESS);
+        // After the gemm in the stream: C must already hold the product.
+        const float half = 0.5f;
+        REQUIRE(cublasSscal(g.h, n * n, &half, c.ptr, 1) == CUBLAS_STATUS_SUCCESS);
+        REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+        std::vector<float> out(size_t(n) * n);
+        REQUIRE(cudaMemcpy(out.data(), c.ptr, out.size() * sizeof(float), cudaMemcpyDeviceToHost) ==
+                cudaSuccess);
+        for (float v : out) REQUIRE(v == 1.0f * 2.0f * n * 0.5f);
+        // Poison again for the next round, in the stream.
+        REQUIRE(cudaMemsetAsync(a.ptr, 0xFF, n * n * sizeof(float), s) == cudaSuccess);
+        REQUIRE(cudaMemsetAsync(b.ptr, 0xFF, n * n * sizeof(float), s) == cudaSuccess);
+    }
+    REQUIRE(cublasSetStream(g.h, 0) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
+}
+
+#ifdef CUEMU
+namespace {
+// Device memory these processes never free: after the sticky error every call fails.
+float* device_floats(int n) {
+    float* p = nullptr;
+    REQUIRE(cudaMalloc(&p, n * sizeof(float)) == cudaSuccess);
+    return p;
+}
+}  // namespace
+
+// A host array where device memory belongs: a report naming the call, the
+// argument and the line, and the work fails as a faulting kernel does.
+TEST_CASE("process: host pointer") {
+    handle_guard g;
+    const int m = 4, n = 3, k = 2;
+    std::vector<float> h_a(m * k, 1.0f);
+    float *b = device_floats(k * n), *c = device_floats(m * n);
+    const float one = 1, zero = 0;
+    stderr_capture capture(capture_until::device_idle);
+    const int line = __LINE__ + 1;
+    CHECK(cublasSgemm(g.h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, h_a.data(), m, b, k, &zero, c, m) ==
+          CUBLAS_STATUS_SUCCESS);
+    const std::string report = capture.finish();
+    char pointer[32];
+    std::snprintf(pointer, sizeof pointer, "%p", static_cast<void*>(h_a.data()));
+    CHECK(report.find("cuemu: cublasSgemm at " + std::string(__FILE__) + ":" + std::to_string(line) +
+                      ": the matrix A (4 x 2 elements, leading dimension 4) is " + pointer +
+                      ", host memory, not device memory") != std::string::npos);
+    CHECK(report.find("cudaMemcpy the data into it") != std::string::npos);
+    check_sticky(cudaErrorIllegalAddress);
+}
+
+// A buffer too small for the sizes and leading dimension given.
+TEST_CASE("process: buffer too small") {
+    handle_guard g;
+    float *a = device_floats(10), *b = device_floats(4), *c = device_floats(16);
+    const float one = 1, zero = 0;
+    stderr_capture capture(capture_until::device_idle);
+    CHECK(cublasSgemm(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 1, &one, a, 6, b, 1, &zero, c, 4) ==
+          CUBLAS_STATUS_SUCCESS);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);  // that one fits: it ran
+    CHECK(cublasSgemm(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, a, 4, b, 4, &zero, c, 4) ==
+          CUBLAS_STATUS_SUCCESS);
+    const std::string report = capture.finish();
+    CHECK(report.find("the matrix A (4 x 4 elements, leading dimension 4) needs 64 bytes from byte offset 0 "
+                      "of a 40-byte buffer from cudaMalloc") != std::string::npos);
+    CHECK(report.find("24 bytes past its end") != std::string::npos);
+    check_sticky(cudaErrorIllegalAddress);
+}
+#endif
