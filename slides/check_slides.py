@@ -39,6 +39,7 @@ DIAGRAMS = {
     "14": "img/histogram-privatised.svg",  # per-block shared bins merged into global bins
     "15": "img/transpose-banks.svg",     # banks of a 32 x 32 and a 32 x 33 tile
     "16": "img/conv-tile-halo.svg",      # output tile + halo, clamped at the picture's edge
+    "17": "img/copy-compute-overlap.svg",  # one stream against three: engines busy at once
     "18": "img/column-major.svg",        # one buffer read row-major and column-major
     "19": "img/register-tile.svg",       # one thread's 8 x 8 outer product
 }

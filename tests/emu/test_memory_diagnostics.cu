@@ -207,7 +207,9 @@ TEST_CASE("device-pointer-on-host") {
 // ---- 4b. queued work that touches host memory gone by the time it runs ----------------------
 // The bug: the host buffer of a cudaMemcpyAsync is released before the copy
 // has run. A host function queued first holds the device until the buffer
-// is gone, so the copy runs after it on every run.
+// is gone, so the copy runs after it on every run. The buffer is pinned
+// (registered): only then does cudaMemcpyAsync return before the copy; from
+// pageable memory it waits for the copy, as CUDA allows (copy_engines.cpp).
 static std::atomic<bool> host_buffer_released{false};
 static void CUDART_CB wait_until_released(void*) {
     while (!host_buffer_released.load()) usleep(1000);
@@ -218,9 +220,10 @@ static void copy_from_released_host_buffer() {
     cudaMalloc(&d_values, bytes);
     void* h_values = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     std::memset(h_values, 0, bytes);
+    cudaHostRegister(h_values, bytes, cudaHostRegisterDefault);
     cudaLaunchHostFunc(0, wait_until_released, nullptr);
     cudaMemcpyAsync(d_values, h_values, bytes, cudaMemcpyHostToDevice);
-    munmap(h_values, bytes);  // released while the copy is still queued
+    munmap(h_values, bytes);  // released (and still registered) while the copy is queued
     host_buffer_released = true;
     cudaDeviceSynchronize();
 }

@@ -72,6 +72,10 @@ void fill_more_properties(cudaDeviceProp& p) {
     p.hostRegisterReadOnlySupported = 1;
     p.deviceNumaId = -1;
     p.hostNumaId = -1;
+    // One copy engine per direction, each beside the compute engine
+    // (queue.cpp); kernels themselves never run at the same time here.
+    p.asyncEngineCount = 2;
+    p.concurrentKernels = 0;
 }
 
 }  // namespace cuemu::detail

@@ -96,7 +96,7 @@ cudaError_t cudaDeviceSynchronize() { return synchronize_device(); }
 // stay valid here (on a GPU they are gone; do not use them after a reset), and
 // __device__ variables keep their values (a GPU would reinitialize them).
 cudaError_t cudaDeviceReset() {
-    cudaError_t e = synchronize_device();
+    cudaError_t e = synchronize_device("cudaDeviceReset");
     free_all_allocations();
     return e;
 }

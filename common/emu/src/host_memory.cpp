@@ -79,7 +79,7 @@ cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags, const c
 // Like cudaFreeHost, it waits for the device: queued work may still use the memory.
 cudaError_t cudaHostUnregister(void* ptr) {
     if (!ptr) return record(cudaErrorInvalidValue);
-    if (cudaError_t e = synchronize_device()) return e;
+    if (cudaError_t e = synchronize_device("cudaHostUnregister")) return e;
     std::lock_guard<std::mutex> lock(host_mutex);
     auto it = registered.find(static_cast<const char*>(ptr));
     if (it == registered.end()) return record(cudaErrorHostMemoryNotRegistered);
@@ -216,7 +216,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
     if (cudaError_t e = copy_2d(dst, dpitch, src, spitch, width, height, kind, 0, "cudaMemcpy2D",
                                 file, line))
         return e;
-    return synchronize_device();
+    return synchronize_device("cudaMemcpy2D");
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,

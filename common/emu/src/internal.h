@@ -183,19 +183,41 @@ void cooperative_launch_end();
 void cooperative_block_finished(bool failed);
 
 // ---- the device queue (queue.cpp) -------------------------------------------------
-// One piece of device work. It runs on the device thread and returns a sticky
-// error (a fault in a kernel) or cudaSuccess; seq is its place in the queue.
+// One piece of device work. It runs on one of the device's threads (an
+// engine) and returns a sticky error (a fault in a kernel) or cudaSuccess; seq
+// is its place in the queue.
 using device_work = std::function<cudaError_t(std::uint64_t seq)>;
-// Queues work behind everything issued before it and returns its sequence
-// number. The stream must be valid (0, cudaStreamLegacy and
+// Which of the device's engines does a piece of work. Like a GPU's copy
+// engines, the two copy engines work while the compute engine runs a kernel
+// (see queue.cpp). Bookkeeping (an event record, a prefetch) takes no time:
+// it is done, under the queue's lock, as soon as the work before it is.
+enum class engine_kind { compute, copy_to_device, copy_to_host, host_function, bookkeeping };
+// What a piece of work is, for its engine and for the trace (trace.cpp):
+// args are JSON object members without braces; filled only when tracing.
+struct work_label {
+    engine_kind engine = engine_kind::compute;
+    const char* category = "kernel";
+    std::string name;
+    std::string args;
+};
+// Queues work in stream order (behind the stream's earlier work, and as the
+// legacy default stream orders it against other streams) and returns its
+// sequence number. The stream must be valid (0, cudaStreamLegacy and
 // cudaStreamPerThread name the default stream).
-std::uint64_t enqueue(cudaStream_t stream, device_work work);
-// Waits until the work numbered up to seq is done. cudaSuccess, or the sticky
-// error of a fault in that work, made sticky now: this is where the host
-// learns of a fault, as at a synchronizing call on a GPU.
-cudaError_t wait_for(std::uint64_t seq);
-// wait_for everything queued so far.
-cudaError_t synchronize_device();
+std::uint64_t enqueue(cudaStream_t stream, device_work work, work_label label = {});
+// Waits until the work numbered seq (and so everything it comes after) is
+// done. cudaSuccess, or the sticky error of a fault in work up to seq, made
+// sticky now: this is where the host learns of a fault, as at a synchronizing
+// call on a GPU. `what` names the waiting call (trace, messages).
+cudaError_t wait_for(std::uint64_t seq, const char* what = "a CUDA call that waits");
+// wait_for everything queued so far (every stream).
+cudaError_t synchronize_device(const char* what = "cudaDeviceSynchronize");
+// A copy's engine (and, when tracing, its name and bytes) (copy_engines.cpp).
+work_label copy_label(const char* call, cudaMemcpyKind kind, const void* dst, const void* src,
+                      std::size_t count);
+// True when cudaMemcpyAsync must return only once the copy is done: a
+// pageable host buffer, or host to host (copy_engines.cpp).
+bool copy_waits_for_host(cudaMemcpyKind kind, const void* dst, const void* src, std::size_t count);
 // False for a stream that was never created or was destroyed.
 bool is_valid_stream(cudaStream_t stream);
 // True on the device thread (the one that runs queued work). Safe in a signal handler.

@@ -45,6 +45,7 @@
 #include "cuemu/runtime.h"
 #include "diagnostics.h"
 #include "internal.h"
+#include "trace.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -525,7 +526,7 @@ cudaError_t cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags,
 // cudaFree waits for the device first, as on a GPU: a kernel still queued
 // may use the buffer.
 cudaError_t cudaFree(void* dev_ptr, const char* file, int line) {
-    if (cudaError_t e = synchronize_device()) return e;
+    if (cudaError_t e = synchronize_device("cudaFree")) return e;
     if (!dev_ptr) return cudaSuccess;
     std::unique_lock<std::mutex> lock(registry_mutex);
     auto it = live.find(static_cast<const char*>(dev_ptr));
@@ -578,7 +579,7 @@ bool cuemu::detail::is_pinned_host_memory(const void* p, const void** base) {
 // else (a second free, malloc or device memory) is refused with
 // cudaErrorInvalidValue, as the real runtime refuses it, instead of reaching free().
 cudaError_t cudaFreeHost(void* ptr, const char* file, int line) {
-    if (cudaError_t e = synchronize_device()) return e;  // like cudaFree
+    if (cudaError_t e = synchronize_device("cudaFreeHost")) return e;  // like cudaFree
     if (!ptr) return cudaSuccess;
     {
         std::lock_guard<std::mutex> lock(registry_mutex);
@@ -686,19 +687,22 @@ thread_local bool device_copy_running = false;
 std::uint64_t queue_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                          cudaStream_t stream, const char* call, const char* file, int line) {
     const char* kind_name = copy_kind_name(kind);
-    return enqueue(stream, [=](std::uint64_t) {
-        check_copied_bytes(src, count, call, file, line);
-        device_copy = copy_in_progress{call, file, line, kind_name, dst, src, count};
-        device_copy_running = true;
-        // The fault handler reads these: the compiler must not drop the
-        // stores around a memmove it knows touches only dst and src.
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-        std::memmove(dst, src, count);
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-        device_copy_running = false;
-        mark_written(dst, count);
-        return cudaSuccess;
-    });
+    return enqueue(
+        stream,
+        [=](std::uint64_t) {
+            check_copied_bytes(src, count, call, file, line);
+            device_copy = copy_in_progress{call, file, line, kind_name, dst, src, count};
+            device_copy_running = true;
+            // The fault handler reads these: the compiler must not drop the
+            // stores around a memmove it knows touches only dst and src.
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            std::memmove(dst, src, count);
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            device_copy_running = false;
+            mark_written(dst, count);
+            return cudaSuccess;
+        },
+        copy_label(call, kind, dst, src, count));
 }
 
 // cudaMemset is asynchronous on a GPU too (for device memory): it is queued
@@ -710,11 +714,20 @@ cudaError_t queue_fill(void* dev_ptr, int value, size_t count, cudaStream_t stre
     if (bad_device_range(dev_ptr, count, call, "destination", nullptr, file, line))
         return record(cudaErrorInvalidValue);
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    enqueue(stream, [dev_ptr, value, count](std::uint64_t) {
-        std::memset(dev_ptr, value, count);
-        mark_written(dev_ptr, count);
-        return cudaSuccess;
-    });
+    work_label label;
+    label.category = "memset";
+    if (trace_enabled()) {
+        label.name = call;
+        label.args = "\"bytes\":" + std::to_string(count);
+    }
+    enqueue(
+        stream,
+        [dev_ptr, value, count](std::uint64_t) {
+            std::memset(dev_ptr, value, count);
+            mark_written(dev_ptr, count);
+            return cudaSuccess;
+        },
+        std::move(label));
     return cudaSuccess;
 }
 }  // namespace
@@ -733,17 +746,22 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
     if (cudaError_t e = context_status()) return e;
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpy", file, line)) return e;
     if (count == 0) return cudaSuccess;
-    return wait_for(queue_copy(dst, src, count, kind, 0, "cudaMemcpy", file, line));
+    return wait_for(queue_copy(dst, src, count, kind, 0, "cudaMemcpy", file, line), "cudaMemcpy");
 }
 
-// Returns at once; the host memory must stay valid until the copy has run.
+// Returns at once when the host side is pinned (the host memory must then stay
+// valid until the copy has run); with pageable host memory it returns when the
+// copy is done (copy_engines.cpp).
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream, const char* file, int line) {
     if (cudaError_t e = context_status()) return e;
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpyAsync", file, line))
         return e;
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    if (count) queue_copy(dst, src, count, kind, stream, "cudaMemcpyAsync", file, line);
+    if (count == 0) return cudaSuccess;
+    std::uint64_t seq = queue_copy(dst, src, count, kind, stream, "cudaMemcpyAsync", file, line);
+    if (copy_waits_for_host(kind, dst, src, count))
+        return wait_for(seq, "cudaMemcpyAsync (pageable host memory)");
     return cudaSuccess;
 }
 

@@ -1,38 +1,57 @@
-// queue.cpp - the device's work queue and the one thread that does the work,
-// and what is built on them: asynchronous launches, streams, events and host
+// queue.cpp - the device's work queue and the engines that do the work, and
+// what is built on them: asynchronous launches, streams, events and host
 // functions. This file owns every piece of device work between the call that
 // issues it and its completion, and decides when the host hears of a fault.
 //
 // How it works:
 //   - A launch, cudaMemcpyAsync, cudaMemset(Async), cudaEventRecord,
-//     cudaLaunchHostFunc and cudaMemPrefetchAsync check their arguments at
-//     once (an error is returned by the call, as on a GPU), then append a piece
-//     of work to one FIFO queue and return. The host program runs on.
-//   - The device thread takes the work in order and does it: a kernel through
-//     the worker pool (scheduler.cpp), a copy with memmove, an event record by
-//     reading the clock. Each piece has a sequence number; `completed_` is the
-//     number of the last piece done.
-//   - Every stream is served by this one queue, so work runs in the order it
-//     was issued. CUDA guarantees only the order within a stream; a single
-//     order is one of the orders a GPU may choose (streams never overlap here).
-//   - Synchronizing calls wait for a sequence number: cudaDeviceSynchronize
-//     for the last one issued, cudaStreamSynchronize(s) for the last one on s,
+//     cudaStreamWaitEvent, cudaLaunchHostFunc and cudaMemPrefetchAsync check
+//     their arguments at once (an error is returned by the call, as on a GPU),
+//     then queue a piece of work and return. The host program runs on.
+//   - Each piece has a sequence number (its place in issue order) and the
+//     numbers it must come after: the previous work of its stream, and the
+//     ordering of the legacy default stream (below), or an event's record
+//     (cudaStreamWaitEvent). Work of different streams is not ordered.
+//   - Like a GPU, the emulated device has engines that work at the same time,
+//     each with its own thread taking its work in issue order, skipping work
+//     that must still wait: the compute engine (kernels through the worker
+//     pool, scheduler.cpp; memsets; device-to-device copies), one copy engine
+//     per direction between host and device (copy_engines.cpp says which copy
+//     goes where, and when cudaMemcpyAsync must wait for pageable memory),
+//     and one thread for host functions. So a copy on one stream can run while
+//     a kernel of another runs, as on a GPU with copy engines; two kernels
+//     never run at the same time here (a GPU may run them concurrently).
+//     Bookkeeping (an event record, an event wait) takes no time: it is done
+//     under the queue's lock as soon as the work it comes after is done.
+//     CUEMU_CHECK=uninit serializes everything on the compute engine: its
+//     page watching would take a copy engine's writes for the kernel's.
+//   - The legacy default stream (0, cudaStreamLegacy, cudaStreamPerThread)
+//     is synchronizing: its work waits for all earlier work of blocking
+//     streams, and their later work waits for it. Streams made with
+//     cudaStreamNonBlocking are not ordered against it.
+//   - Work is done out of issue order now: `done_through_` is the number up
+//     to which all work is done, `done_above_` the pieces done beyond it.
+//     Synchronizing calls wait: cudaDeviceSynchronize for everything issued,
+//     cudaStreamSynchronize(s) for the last work on s (for the default
+//     stream, also every blocking stream's work issued before),
 //     cudaEventSynchronize(e) for e's latest record. cudaMemcpy and cudaFree
 //     wait too, as they do on a GPU. Queries (cudaStreamQuery, cudaEventQuery)
 //     answer cudaErrorNotReady while that work is pending.
-//   - A fault inside a kernel is reported (printed) on the device thread when
-//     it happens. Later work is skipped, as a GPU context is dead after a
-//     fault. The host learns of it only when it waits for (or queries) work at
-//     or after the faulting kernel: then the error becomes sticky and is
-//     returned, like the next synchronizing call on a GPU returns it. Until
-//     then, calls that do not wait (another launch, cudaMalloc) succeed, so
-//     where the error surfaces does not depend on timing.
-//   - Device memory is opened (internal.h) before the device thread starts
-//     work and closed when the queue runs dry.
+//   - A fault inside a kernel is reported (printed) on the engine's thread
+//     when it happens. Later work is skipped, as a GPU context is dead after
+//     a fault. The host learns of it only when it waits for (or queries) work
+//     numbered at or after the faulting kernel: then the error becomes sticky
+//     and is returned, like the next synchronizing call on a GPU returns it.
+//     Until then, calls that do not wait (another launch, cudaMalloc) succeed.
+//   - Device memory is opened (internal.h) while any engine works and closed
+//     when all are idle and nothing is queued.
+//   - CUEMU_TRACE=file.json (trace.cpp): each engine writes the work it did,
+//     with its stream, start and end; each synchronizing call the time the
+//     host waited in it.
 //   - At the end of the program (exit, or main returning) the queue is
-//     finished before the process ends, so no work is half done. The queue
-//     itself is never destroyed: a static object's destructor may still call
-//     cudaFree after that.
+//     finished before the process ends, so no work is half done, and the
+//     trace is closed. The queue itself is never destroyed: a static
+//     object's destructor may still call cudaFree after that.
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -40,21 +59,25 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 #include <unordered_set>
 
 #include "cuemu/runtime.h"
 #include "internal.h"
+#include "trace.h"
 
 struct CUstream_st {
     unsigned int flags;
     std::uint64_t last_seq;  // the last work queued on this stream (0: none yet)
+    int number;              // 0 for the default stream, then 1, 2, ... in creation order
 };
 struct CUevent_st {
     unsigned int flags;
     bool recorded;       // cudaEventRecord was called at least once
     std::uint64_t seq;   // the latest record's place in the queue
-    double time_ms;      // when the device thread reached that record
+    double time_ms;      // when the device reached that record
     bool destroyed;      // cudaEventDestroy came while the record was pending
 };
 
@@ -78,10 +101,30 @@ void refuse_wait_from_device(const char* what) {
     std::abort();
 }
 
+constexpr int engine_count = 4;  // the engines with a thread: all but bookkeeping
+const char* engine_name(engine_kind e) {
+    switch (e) {
+        case engine_kind::compute: return "compute";
+        case engine_kind::copy_to_device: return "copy engine HtoD";
+        case engine_kind::copy_to_host: return "copy engine DtoH";
+        case engine_kind::host_function: return "host functions";
+        default: return "bookkeeping";
+    }
+}
+
 struct queued_work {
     std::uint64_t seq;
     device_work work;
     bool runs_after_fault;  // event records: bookkeeping that must still happen
+    engine_kind engine;
+    // The work it must come after (0: none): the stream's previous work, the
+    // legacy default stream's last work (for a blocking stream), an event.
+    std::uint64_t after[3];
+    // On the legacy default stream: it also waits for all earlier work of
+    // every blocking stream.
+    bool after_blocking_streams;
+    int stream_number;
+    work_label label;
 };
 
 class device_queue {
@@ -91,8 +134,17 @@ public:
         // of construction, so the pool then outlives this queue at exit.
         worker_count();
         install_fork_guard_once();
+        trace_start();
+        trace_name_stream(0, false);
+        // CUEMU_CHECK=uninit watches each kernel's first touch of every page
+        // of device memory; a copy engine writing beside it would be taken
+        // for the kernel. Its work is done one piece at a time, in issue order.
+        serial_ = check_requested("uninit");
         live_streams_.insert(&default_stream_);
-        std::thread([this] { serve(); }).detach();
+        for (int e = 0; e < engine_count; ++e) {
+            if (serial_ && e != int(engine_kind::compute)) continue;
+            std::thread([this, e] { serve(engine_kind(e)); }).detach();
+        }
     }
 
     // Streams: 0, cudaStreamLegacy and cudaStreamPerThread are the default stream.
@@ -107,49 +159,105 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         return resolve(s);
     }
+    int next_stream_number() { return ++streams_made_; }
 
-    // Queues work; while_locked(seq) runs under the queue lock before the
-    // device thread can see the work (for an event's bookkeeping).
-    std::uint64_t push(CUstream_st* stream, device_work work, bool runs_after_fault = false,
-                       const std::function<void(std::uint64_t)>& while_locked = {}) {
+    // Queues work; while_locked(seq) runs under the queue lock before any
+    // engine can see the work (for an event's bookkeeping). after_event: the
+    // record the work must also wait for (cudaStreamWaitEvent), or 0.
+    std::uint64_t push(CUstream_st* stream, device_work work, work_label label,
+                       bool runs_after_fault = false,
+                       const std::function<void(std::uint64_t)>& while_locked = {},
+                       std::uint64_t after_event = 0) {
         std::uint64_t seq;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             seq = ++issued_;
+            const bool on_default = stream == &default_stream_;
+            const bool blocking = on_default || !(stream->flags & cudaStreamNonBlocking);
+            queued_work item{seq, std::move(work), runs_after_fault, label.engine,
+                             {stream->last_seq, 0, after_event}, on_default, stream->number,
+                             std::move(label)};
+            if (blocking && !on_default) item.after[1] = default_stream_.last_seq;
             stream->last_seq = seq;
+            if (blocking) undone_blocking_.insert(seq);
             if (while_locked) while_locked(seq);
-            items_.push_back(queued_work{seq, std::move(work), runs_after_fault});
+            if (item.engine == engine_kind::bookkeeping) {
+                bookkeeping_.push_back(std::move(item));
+                do_ready_bookkeeping_locked();
+                done_.notify_all();
+                return seq;
+            }
+            if (serial_) item.engine = engine_kind::compute;
+            items_[int(item.engine)].push_back(std::move(item));
         }
-        wake_.notify_one();
+        wake_.notify_all();
         return seq;
     }
 
-    cudaError_t wait(std::uint64_t seq, const char* what) {
+    // Waits until `done(lock)` holds; `seq` is the latest work waited for (a
+    // fault in work up to it is returned).
+    template <class Done>
+    cudaError_t wait_until(std::uint64_t seq, const char* what, const std::string& trace_name,
+                           Done done) {
         if (in_forked_child()) return forked_child_error();  // no device thread to wait for
         refuse_wait_from_device(what);
+        const double begin = trace_now_us();
         std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [&] { return completed_ >= seq; });
+        const bool waited = !done();  // the trace shows only calls that waited
+        done_.wait(lock, [&] { return done(); });
+        if (waited && !trace_name.empty()) {
+            lock.unlock();
+            trace_host_wait(trace_name, begin, trace_now_us());
+            lock.lock();
+        }
         return observe_locked(lock, seq);
     }
+    std::string traced(const char* what) { return trace_enabled() ? what : ""; }
 
-    // cudaSuccess when the work up to seq is done (and did not fault),
-    // cudaErrorNotReady while it is pending.
+    // Waits for one piece of work (and so for all it comes after).
+    cudaError_t wait(std::uint64_t seq, const char* what) {
+        return wait_until(seq, what, traced(what), [&] { return is_done_locked(seq); });
+    }
+    // Waits for everything issued up to seq.
+    cudaError_t wait_all(std::uint64_t seq, const char* what) {
+        return wait_until(seq, what, traced(what), [&] { return done_through_ >= seq; });
+    }
+    // Waits for a stream: its last work; for the legacy default stream, also
+    // everything issued so far on blocking streams (it waits for them).
+    cudaError_t wait_stream(CUstream_st* s, const char* what) {
+        std::string name;
+        if (trace_enabled()) name = std::string(what) + "(stream " + std::to_string(s->number) + ")";
+        const std::uint64_t seq = last_on(s);
+        if (s != &default_stream_)
+            return wait_until(seq, what, name, [&] { return is_done_locked(seq); });
+        return wait_until(seq, what, name, [&] { return blocking_done_locked(seq); });
+    }
+
+    // cudaSuccess when the work is done (and did not fault), cudaErrorNotReady
+    // while it is pending.
     cudaError_t query(std::uint64_t seq) {
         if (in_forked_child()) return forked_child_error();
         std::unique_lock<std::mutex> lock(mutex_);
-        if (completed_ < seq) return cudaErrorNotReady;
+        if (!is_done_locked(seq)) return cudaErrorNotReady;
+        return observe_locked(lock, seq);
+    }
+    cudaError_t query_stream(CUstream_st* s) {
+        if (in_forked_child()) return forked_child_error();
+        const std::uint64_t seq = last_on(s);
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (s == &default_stream_ ? !blocking_done_locked(seq) : !is_done_locked(seq))
+            return cudaErrorNotReady;
         return observe_locked(lock, seq);
     }
 
-    // The sequence numbers to wait for.
     std::uint64_t last_issued() {
         std::lock_guard<std::mutex> lock(mutex_);
         return issued_;
     }
+    // The legacy default stream waits for the work of every blocking stream
+    // issued before, so synchronizing it covers everything issued so far.
     std::uint64_t last_on(CUstream_st* s) {
         std::lock_guard<std::mutex> lock(mutex_);
-        // Legacy default stream: it waits for the work of every (blocking)
-        // stream issued before, so synchronizing it waits for everything.
         return s == &default_stream_ ? issued_ : s->last_seq;
     }
 
@@ -163,9 +271,54 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         return e && live_events_.count(e) != 0;
     }
-    std::uint64_t completed_ = 0;
+    // Work is done in no single order any more: `done_through_` is the number
+    // up to which everything is done, `done_above_` what is done beyond it.
+    bool is_done_locked(std::uint64_t seq) const {
+        return seq <= done_through_ || done_above_.count(seq) != 0;
+    }
 
 private:
+    bool blocking_done_locked(std::uint64_t seq) const {
+        return undone_blocking_.empty() || *undone_blocking_.begin() > seq;
+    }
+
+    bool ready_locked(const queued_work& w) const {
+        for (std::uint64_t a : w.after)
+            if (a && !is_done_locked(a)) return false;
+        return !w.after_blocking_streams || blocking_done_locked(w.seq - 1);
+    }
+
+    void mark_done_locked(std::uint64_t seq) {
+        undone_blocking_.erase(seq);
+        if (seq != done_through_ + 1) {
+            done_above_.insert(seq);
+            return;
+        }
+        ++done_through_;
+        while (done_above_.erase(done_through_ + 1)) ++done_through_;
+    }
+
+    // Bookkeeping whose work before it is done is done now, in issue order;
+    // each may let another through.
+    void do_ready_bookkeeping_locked() {
+        for (bool progress = true; progress;) {
+            progress = false;
+            for (auto it = bookkeeping_.begin(); it != bookkeeping_.end();) {
+                if (!ready_locked(*it)) {
+                    ++it;
+                    continue;
+                }
+                queued_work item = std::move(*it);
+                it = bookkeeping_.erase(it);
+                if (fault_ == cudaSuccess || item.runs_after_fault) item.work(item.seq);
+                if (!item.label.name.empty())
+                    trace_stream_moment(item.stream_number, item.label.name, trace_now_us());
+                mark_done_locked(item.seq);
+                progress = true;
+            }
+        }
+    }
+
     cudaError_t observe_locked(std::unique_lock<std::mutex>& lock, std::uint64_t seq) {
         if (fault_ != cudaSuccess && fault_seq_ <= seq) {
             cudaError_t e = fault_;
@@ -177,60 +330,110 @@ private:
         return context_status();
     }
 
-    void serve() {
+    // The first of an engine's work that may start: its list is in issue
+    // order, and work of another stream may pass work still waiting.
+    std::deque<queued_work>::iterator first_ready_locked(engine_kind engine) {
+        auto& list = items_[int(engine)];
+        for (auto it = list.begin(); it != list.end(); ++it)
+            if (ready_locked(*it)) return it;
+        return list.end();
+    }
+
+    // Device memory is open to the host while any engine works (internal.h),
+    // and closed when none has work left.
+    void open_device_memory() {
+        std::lock_guard<std::mutex> gate(memory_gate_);
+        if (memory_open_) return;
+        device_memory_open();
+        memory_open_ = true;
+    }
+    void close_device_memory_if_idle() {
+        std::lock_guard<std::mutex> gate(memory_gate_);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (busy_ != 0 || issued_ != done_through_) return;
+        }
+        if (!memory_open_) return;
+        device_memory_close();
+        memory_open_ = false;
+    }
+
+    // One engine's thread: it takes its first ready work, does it, and marks
+    // it done, which may let other engines' work start.
+    void serve(engine_kind engine) {
         is_device_thread = true;
-        bool memory_open = false;
+        auto& list = items_[int(engine)];
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
-            wake_.wait(lock, [&] { return !items_.empty(); });
-            queued_work item = std::move(items_.front());
-            items_.pop_front();
+            auto it = list.end();
+            wake_.wait(lock, [&] { return (it = first_ready_locked(engine)) != list.end(); });
+            queued_work item = std::move(*it);
+            list.erase(it);
+            ++busy_;
             const bool skip = fault_ != cudaSuccess && !item.runs_after_fault;
             lock.unlock();
-            if (!memory_open) {
-                device_memory_open();
-                memory_open = true;
-            }
+            open_device_memory();
+            const double begin = trace_now_us();
             cudaError_t e = skip ? cudaSuccess : item.work(item.seq);
             item.work = nullptr;  // frees a launch's arguments, outside the lock
+            if (!skip && !item.label.name.empty()) {
+                std::string args = item.label.args;
+                args += std::string(args.empty() ? "" : ",") + "\"engine\":\"" + engine_name(engine) + "\"";
+                trace_device_work(item.stream_number, item.label.name, item.label.category, args,
+                                  begin, trace_now_us());
+            }
             lock.lock();
             if (e != cudaSuccess && fault_ == cudaSuccess) {
                 fault_ = e;
                 fault_seq_ = item.seq;
             }
-            if (items_.empty()) {
+            --busy_;
+            mark_done_locked(item.seq);
+            do_ready_bookkeeping_locked();
+            const bool idle = busy_ == 0 && issued_ == done_through_;
+            wake_.notify_all();
+            done_.notify_all();
+            if (idle) {
                 lock.unlock();
-                device_memory_close();
-                memory_open = false;
+                close_device_memory_if_idle();
                 lock.lock();
             }
-            completed_ = item.seq;
-            done_.notify_all();
         }
     }
 
-    CUstream_st default_stream_{cudaStreamDefault, 0};
+    CUstream_st default_stream_{cudaStreamDefault, 0, 0};
+    int streams_made_ = 0;
+    bool serial_ = false;
     std::condition_variable wake_, done_;
-    std::deque<queued_work> items_;
+    std::deque<queued_work> items_[engine_count];
+    std::deque<queued_work> bookkeeping_;
     std::uint64_t issued_ = 0;
+    std::uint64_t done_through_ = 0;
+    std::set<std::uint64_t> done_above_;
+    std::set<std::uint64_t> undone_blocking_;  // of the default and blocking streams
+    int busy_ = 0;                              // engines doing work now
+    std::mutex memory_gate_;                    // taken before mutex_, never after
+    bool memory_open_ = false;
     cudaError_t fault_ = cudaSuccess;  // the first fault, and where it happened
     std::uint64_t fault_seq_ = 0;
 };
 
 device_queue& queue();
 
-// At exit: let the device finish what was queued. Not when exit was called
-// by the device's own work (a host function or a kernel): it would wait for
-// itself. Nor in a child made with fork(): it has no device thread.
+// At exit: let the device finish what was queued, then close the trace. Not
+// when exit was called by the device's own work (a host function or a
+// kernel): it would wait for itself. Nor in a child made with fork(): it has
+// no device thread.
 void finish_at_exit() {
     if (is_device_thread || inside_kernel() || in_forked_child()) return;
     device_queue& q = queue();
-    q.wait(q.last_issued(), "exit");
+    q.wait_all(q.last_issued(), "exit (finishing queued work)");
+    trace_finish();
 }
 
 device_queue& queue() {
-    // Never destroyed (see the top of the file); the device thread idles in
-    // its wait when the process ends.
+    // Never destroyed (see the top of the file); the engine threads idle in
+    // their waits when the process ends.
     static device_queue* instance = [] {
         auto* q = new device_queue;
         std::atexit(finish_at_exit);
@@ -241,22 +444,22 @@ device_queue& queue() {
 
 }  // namespace
 
-std::uint64_t enqueue(cudaStream_t stream, device_work work) {
+std::uint64_t enqueue(cudaStream_t stream, device_work work, work_label label) {
     device_queue& q = queue();
     CUstream_st* s = q.find(stream);
     if (!s) s = q.resolve(nullptr);  // callers check the stream first; never a dangling one
-    return q.push(s, std::move(work));
+    return q.push(s, std::move(work), std::move(label));
 }
 
 bool is_valid_stream(cudaStream_t stream) { return queue().find(stream) != nullptr; }
 
 bool on_device_thread() { return is_device_thread; }
 
-cudaError_t wait_for(std::uint64_t seq) { return queue().wait(seq, "a CUDA call that waits"); }
+cudaError_t wait_for(std::uint64_t seq, const char* what) { return queue().wait(seq, what); }
 
-cudaError_t synchronize_device() {
+cudaError_t synchronize_device(const char* what) {
     device_queue& q = queue();
-    return q.wait(q.last_issued(), "cudaDeviceSynchronize (or a call that waits like it)");
+    return q.wait_all(q.last_issued(), what);
 }
 
 }  // namespace cuemu::detail
@@ -278,9 +481,21 @@ void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
     }
     // The site's strings are literals and the configuration is copied, so
     // both outlive the statement that launched.
-    enqueue(config.stream, [site, config, run_thread, owned](std::uint64_t) {
-        return run_launch(site, config, run_thread, owned.get());
-    });
+    work_label label;
+    if (trace_enabled()) {
+        auto xyz = [](dim3 d) {
+            return "\"(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")\"";
+        };
+        label.name = site.kernel;
+        label.args = "\"grid\":" + xyz(config.grid) + ",\"block\":" + xyz(config.block) +
+                     ",\"dynamic shared bytes\":" + std::to_string(config.shared_bytes);
+    }
+    enqueue(
+        config.stream,
+        [site, config, run_thread, owned](std::uint64_t) {
+            return run_launch(site, config, run_thread, owned.get());
+        },
+        std::move(label));
 }
 
 // ---- streams -----------------------------------------------------------------------
@@ -291,8 +506,9 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
     std::lock_guard<std::mutex> lock(q.mutex_);
-    *stream = new CUstream_st{flags, 0};
+    *stream = new CUstream_st{flags, 0, q.next_stream_number()};
     q.live_streams_.insert(*stream);
+    trace_name_stream((*stream)->number, flags == cudaStreamNonBlocking);
     return cudaSuccess;
 }
 
@@ -320,7 +536,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     device_queue& q = queue();
     CUstream_st* s = q.find(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
-    return q.wait(q.last_on(s), "cudaStreamSynchronize");
+    return q.wait_stream(s, "cudaStreamSynchronize");
 }
 
 // cudaErrorNotReady is not an error, only an answer: it is returned but not
@@ -330,16 +546,29 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     device_queue& q = queue();
     CUstream_st* s = q.find(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
-    return q.query(q.last_on(s));
+    return q.query_stream(s);
 }
 
-// Work runs in issue order, so whatever the event recorded has finished
-// before anything queued after this call starts: nothing is left to do.
+// Work queued on the stream after this call waits for the event's latest
+// record (as it stands now): a piece of bookkeeping in the stream that is
+// done when both the stream's earlier work and that record are.
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
     if (flags > 1) return record(cudaErrorInvalidValue);  // cudaEventWaitDefault, ...External
     if (cudaError_t e = context_status()) return e;
-    if (!queue().is_live(event)) return record(cudaErrorInvalidResourceHandle);
-    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    device_queue& q = queue();
+    if (!q.is_live(event)) return record(cudaErrorInvalidResourceHandle);
+    CUstream_st* s = q.find(stream);
+    if (!s) return record(cudaErrorInvalidResourceHandle);
+    std::uint64_t record_seq;
+    {
+        std::lock_guard<std::mutex> lock(q.mutex_);
+        record_seq = event->recorded ? event->seq : 0;
+    }
+    if (record_seq == 0) return cudaSuccess;  // never recorded: nothing to wait for, as in CUDA
+    work_label label;
+    label.engine = engine_kind::bookkeeping;
+    if (trace_enabled()) label.name = "cudaStreamWaitEvent: the event's record is reached";
+    q.push(s, [](std::uint64_t) { return cudaSuccess; }, std::move(label), false, {}, record_seq);
     return cudaSuccess;
 }
 
@@ -353,22 +582,30 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
     return cudaSuccess;
 }
 
-// The function runs on the device thread, in stream order. Like on a GPU it
+// The function runs on the host-function engine's thread, in stream order. Like on a GPU it
 // must not call CUDA functions that wait (the emulator stops with a message).
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
     if (!fn) return record(cudaErrorInvalidValue);
     if (cudaError_t e = context_status()) return e;
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    enqueue(stream, [fn, user_data](std::uint64_t) {
-        fn(user_data);
-        return cudaSuccess;
-    });
+    work_label label;
+    label.engine = engine_kind::host_function;
+    label.category = "host function";
+    if (trace_enabled()) label.name = "host function";
+    enqueue(
+        stream,
+        [fn, user_data](std::uint64_t) {
+            fn(user_data);
+            return cudaSuccess;
+        },
+        std::move(label));
     return cudaSuccess;
 }
 
 // ---- events ------------------------------------------------------------------------
-// The device thread reads the host clock when it reaches a record, so the
-// time between two events is the CPU time of the emulated work between them.
+// The queue reads the host clock when it reaches a record, so the
+// time between two events is the wall-clock time the emulated device took
+// between them (the CPU time of its work, and any overlap of its engines).
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
     if (!event) return record(cudaErrorInvalidValue);
     if (flags & ~unsigned(cudaEventBlockingSync | cudaEventDisableTiming | 0x04))
@@ -391,16 +628,19 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (!q.is_live(event)) return record(cudaErrorInvalidResourceHandle);
     CUstream_st* s = q.find(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
+    work_label label;
+    label.engine = engine_kind::bookkeeping;  // done under the queue's lock
+    if (trace_enabled()) label.name = "cudaEventRecord";
     q.push(
         s,
-        [event, &q](std::uint64_t seq) {
-            std::lock_guard<std::mutex> lock(q.mutex_);
+        [event](std::uint64_t seq) {
             if (event->seq == seq) {  // an older record of a re-recorded event stamps nothing
                 event->time_ms = now_ms();
                 if (event->destroyed) delete event;
             }
             return cudaSuccess;
         },
+        std::move(label),
         /*runs_after_fault=*/true,
         [event](std::uint64_t seq) {
             event->recorded = true;
@@ -445,20 +685,20 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
     if ((start->flags | end->flags) & cudaEventDisableTiming)
         return record(cudaErrorInvalidResourceHandle);
     if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
-    if (q.completed_ < start->seq || q.completed_ < end->seq) return cudaErrorNotReady;
+    if (!q.is_done_locked(start->seq) || !q.is_done_locked(end->seq)) return cudaErrorNotReady;
     *ms = static_cast<float>(end->time_ms - start->time_ms);
     return cudaSuccess;
 }
 
 // As on a GPU, an event may be destroyed while its record is pending: the
-// device thread frees it when it gets there. Destroying it a second time (or
+// queue frees it when it gets there. Destroying it a second time (or
 // an event never created) is refused with cudaErrorInvalidResourceHandle.
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
     if (in_forked_child()) return forked_child_error();
     device_queue& q = queue();
     std::lock_guard<std::mutex> lock(q.mutex_);
     if (!event || !q.live_events_.erase(event)) return record(cudaErrorInvalidResourceHandle);
-    if (event->recorded && q.completed_ < event->seq)
+    if (event->recorded && !q.is_done_locked(event->seq))
         event->destroyed = true;
     else
         delete event;
