@@ -186,11 +186,14 @@ static void read_device_memory_on_host() {
     float* d_values = nullptr;
     cudaMalloc(&d_values, n * sizeof(float));
     cudaMemcpy(d_values, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    // A copy back first, as lesson 03's program does: device memory must be
+    // closed again when cudaMemcpy returns, not a moment later.
+    cudaMemcpy(h.data(), d_values, n * sizeof(float), cudaMemcpyDeviceToHost);
     volatile float* values = d_values;
     float third = values[3];  // the bug: d_values lives on the device
     std::printf("%f\n", third);
 }
-constexpr int device_on_host_alloc_line = __LINE__ - 6;  // in the forked child
+constexpr int device_on_host_alloc_line = __LINE__ - 9;  // in the forked child
 constexpr int device_on_host_use_line = __LINE__ - 4;
 TEST_CASE("device-pointer-on-host") {
     child_result r = run_in_child(read_device_memory_on_host);

@@ -205,6 +205,14 @@ public:
         std::unique_lock<std::mutex> lock(mutex_);
         const bool waited = !done();  // the trace shows only calls that waited
         done_.wait(lock, [&] { return done(); });
+        if (busy_ == 0 && issued_ == done_through_) {
+            // The engine that finished the last work closes device memory, but
+            // only after it woke us: close it here first, so that the host's
+            // next read through a device pointer is caught, as it is on a GPU.
+            lock.unlock();
+            close_device_memory_if_idle();
+            lock.lock();
+        }
         if (waited && !trace_name.empty()) {
             lock.unlock();
             trace_host_wait(trace_name, begin, trace_now_us());
