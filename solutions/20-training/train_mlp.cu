@@ -343,8 +343,10 @@ int main(int argc, char** argv) {
     // Time: multiply-adds per training picture (forward 784*128 + 128*10,
     // backward the same twice less the input layer's dX, about 3 x 101 000
     // in all) and per test picture (forward only). Seconds per multiply-add
-    // measured for this program on the 2-core machine: emulator TODO, CPU
-    // reference TODO.
+    // measured for this program on the emulator, 2-core machine shared with
+    // other jobs: 14 ns (the default run, 4.1e9 multiply-adds in 57 s). On a
+    // GPU the host's share is gathering each batch; 1 ns is a generous guess
+    // (not measured: no GPU was at hand).
     {
         const double pictures = (double)train_count + (double)test_count;
         const int capacity = (int)std::max<long long>(batch, 500);
@@ -354,7 +356,7 @@ int main(int argc, char** argv) {
         const double per_picture = (double)kMlpInputs * kMlpHidden + kMlpHidden * kMlpClasses;
         const double work = (double)epochs * (3.0 * per_picture * train_count +
                                               per_picture * test_count);
-        run_limits_check_duration(work, 6e-9, 1e-9, "--epochs, --train or --test");
+        run_limits_check_duration(work, 14e-9, 1e-9, "--epochs, --train or --test");
     }
 
     LabelledImages train, test;
