@@ -371,6 +371,39 @@ TEST_CASE("synchronize-current-device-only") {
     CHECK(cudaFree(flags) == cudaSuccess);
 }
 
+// A copy to another device goes on a copy engine: it runs while a kernel of
+// another stream of the same device is held in a spin.
+TEST_CASE("peer-copy-overlaps-kernel") {
+    const int n = 4096;
+    int* flags = nullptr;  // [0] release, [1] released
+    REQUIRE(cudaMallocManaged(&flags, 2 * sizeof(int)) == cudaSuccess);
+    flags[0] = 0;
+    flags[1] = -1;
+    int *a0 = nullptr, *b1 = nullptr;
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    REQUIRE(cudaMalloc(&b1, n * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    REQUIRE(cudaMalloc(&a0, n * sizeof(int)) == cudaSuccess);
+    fill<<<n / 256, 256>>>(a0, n, 40);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    cudaStream_t held, copying;
+    REQUIRE(cudaStreamCreateWithFlags(&held, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&copying, cudaStreamNonBlocking) == cudaSuccess);
+    hold<<<1, 1, 0, held>>>(flags, flags + 1, 1ll << 31);
+    REQUIRE(cudaMemcpyPeerAsync(b1, 1, a0, 0, n * sizeof(int), copying) == cudaSuccess);
+    CHECK(cudaStreamSynchronize(copying) == cudaSuccess);
+    CHECK(cudaStreamQuery(held) == cudaErrorNotReady);  // the kernel is still held
+    __atomic_store_n(&flags[0], 1, __ATOMIC_SEQ_CST);
+    CHECK(cudaStreamSynchronize(held) == cudaSuccess);
+    CHECK(flags[1] == 1);  // released, not given up: the copy did not wait for it
+    CHECK(to_host(b1, n)[n - 1] == 40 + n - 1);
+    CHECK(cudaStreamDestroy(held) == cudaSuccess);
+    CHECK(cudaStreamDestroy(copying) == cudaSuccess);
+    CHECK(cudaFree(a0) == cudaSuccess);
+    CHECK(cudaFree(b1) == cudaSuccess);
+    CHECK(cudaFree(flags) == cudaSuccess);
+}
+
 // With the default, one device: the count, and the peer calls' answers of a
 // system with one GPU.
 TEST_CASE("single-device") {
