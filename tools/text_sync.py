@@ -280,8 +280,10 @@ class Runner:
             program = programs[0]
         exe = folder / 'program'
         env = dict(os.environ, CUEMU_BUILD_DIR=str(self.build))
-        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(program), '-o', str(exe)]
-                                + lesson_libraries(source.parent),
+        # -I the original folder: an include relative to it (lesson 21's
+        # "../../solutions/20-training/mlp.cuh") still finds its file.
+        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(program), '-o', str(exe),
+                                 '-I', str(source.parent)] + lesson_libraries(source.parent),
                                 env=env, capture_output=True, text=True)
         if result.returncode != 0:
             # A mistake the build refuses: its messages are what to show.

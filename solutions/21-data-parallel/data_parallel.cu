@@ -122,6 +122,10 @@ static void wait_for_ring(const std::vector<RingMember>& ring) {
 // [snippet: ring-all-reduce]
 void ring_all_reduce(const std::vector<RingMember>& ring, int count) {
     const int n = (int)ring.size();
+    // 0. A peer copy waits only for the work queued before it on ITS stream,
+    //    the receiving device's; the sender's backward pass, on the sender's
+    //    stream, may still be writing the data. Every device finishes first.
+    wait_for_ring(ring);
     // 1. Reduce-scatter. In step s, member r receives chunk (r - 1 - s) from
     //    its left-hand neighbour, which has summed s + 1 devices' share of it
     //    so far, and adds it into its own: now s + 2. After N - 1 steps,
