@@ -143,7 +143,7 @@ void ring_all_reduce(const std::vector<RingMember>& ring, int count) {
             // into my inbox (cudaMemcpyPeerAsync, stream 0: my default
             // stream), then add the inbox into my own chunk (add_into_kernel,
             // enough blocks of kAddBlock threads).
-            (void)left;
+            (void)left, (void)kAddBlock;
             CUDA_CHECK(cudaGetLastError());
         }
         wait_for_ring(ring);
