@@ -319,12 +319,12 @@ TEST_CASE("the gradients of a step are the derivatives of the mean loss (finite 
 // the first 500 training pictures (mini-batches of 32, learning rate 0.1,
 // seed 1) must classify at least 65% of the first 500 test pictures right
 // (guessing gives 10%). Measured on the emulator: 72.8% (the run is
-// deterministic; a GPU's fused multiply-adds move it by a picture or two).
+// deterministic; a GPU's fused multiply-adds may move it by a few pictures).
 // Without the package: a made-up set of 10 classes (prototype pictures plus
 // noise), the same run, at least 90%; measured: 100%. TUTORIAL_FASHION_MNIST_DIR
 // points the test at another folder (a missing one forces the made-up set).
 //
-// About 2 s on the emulator: too slow for the sanitizer lane (AddressSanitizer
+// 2.5 to 2.8 s on the emulator (2-core machine under load): too slow for the sanitizer lane (AddressSanitizer
 // makes every access several times slower), where the test is skipped; its
 // kernels are all exercised under the sanitizers by the cases above.
 #if defined(__SANITIZE_ADDRESS__)
