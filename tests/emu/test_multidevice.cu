@@ -450,6 +450,44 @@ TEST_CASE("peer-copy-overlaps-kernel") {
     CHECK(cudaFree(flags) == cudaSuccess);
 }
 
+// CUEMU_CHECK=uninit with several devices (ctest runs it with 2): device 0's
+// fill and kernel queued while device 1's kernels run (its pages are watched
+// then), and a kernel reading a peer's memory, written or not.
+TEST_CASE("uninit-across-devices") {
+    const int n = 16 * 256;
+    const size_t bytes = n * sizeof(int);
+    int *busy1 = nullptr, *out1 = nullptr, *written0 = nullptr, *unwritten0 = nullptr;
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    REQUIRE(cudaMalloc(&busy1, bytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&out1, bytes) == cudaSuccess);
+    REQUIRE(cudaMemset(out1, 0, bytes) == cudaSuccess);
+    for (int k = 0; k < 4; ++k) slow_fill<<<16, 256>>>(busy1, n, k);
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    REQUIRE(cudaMalloc(&written0, bytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&unwritten0, bytes) == cudaSuccess);
+    {
+        stderr_capture capture(capture_until::device_idle);
+        REQUIRE(cudaMemset(written0, 0, bytes) == cudaSuccess);
+        add_from<<<16, 256>>>(written0, written0, n);  // reads what the memset wrote
+        std::string report = capture.finish();
+        CHECK(report.empty());
+    }
+    CHECK(cudaGetLastError() == cudaSuccess);
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    REQUIRE(cudaDeviceEnablePeerAccess(0, 0) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    add_from<<<16, 256>>>(out1, written0, n);
+    const int launch_line = __LINE__ + 1;
+    add_from<<<16, 256>>>(out1, unwritten0, n);
+    std::string report = capture.finish();
+    CHECK(has(report, "cuemu: read of device memory nothing wrote (CUEMU_CHECK=uninit) in kernel "
+                      "'add_from' (launched at " + std::string(__FILE__) + ":" +
+                      std::to_string(launch_line) + ")"));
+    CHECK(report.find("cuemu:") == report.rfind("cuemu:"));  // that one report only
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
 // With the default, one device: the count, and the peer calls' answers of a
 // system with one GPU.
 TEST_CASE("single-device") {
