@@ -30,6 +30,17 @@ __global__ void add_from(int* out, const int* in, int n) {
     if (i < n) out[i] += in[i];
 }
 
+// The same read through a pointer kept in a struct: the launch cannot screen
+// it as it screens a raw pointer argument.
+struct borrowed {
+    const int* in;
+};
+const int struct_read_line = __LINE__ + 3;  // the line of the read in add_through
+__global__ void add_through(int* out, borrowed from, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] += from.in[i];
+}
+
 // Spins long enough that work queued behind it on another stream or
 // device would overtake it if nothing ordered them.
 __global__ void slow_fill(int* out, int n, int value) {
@@ -74,6 +85,17 @@ std::vector<int> to_host(const int* d, int n) {
 
 bool has(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
+}
+
+// in1 on device 1 holds 10, 11, ..., and device 1 is idle; out0 is device 0's,
+// unset; device 0 is current.
+void buffers_on_devices_0_and_1(int n, int** out0, int** in1) {
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    REQUIRE(cudaMalloc(in1, n * sizeof(int)) == cudaSuccess);
+    fill<<<2, 256>>>(*in1, n, 10);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    REQUIRE(cudaMalloc(out0, n * sizeof(int)) == cudaSuccess);
 }
 
 }  // namespace
@@ -242,12 +264,7 @@ TEST_CASE("peer-copies") {
 TEST_CASE("kernel-with-peer-access") {
     const int n = 300;
     int *out0 = nullptr, *in1 = nullptr;
-    REQUIRE(cudaSetDevice(1) == cudaSuccess);
-    REQUIRE(cudaMalloc(&in1, n * sizeof(int)) == cudaSuccess);
-    fill<<<2, 256>>>(in1, n, 10);
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    REQUIRE(cudaSetDevice(0) == cudaSuccess);
-    REQUIRE(cudaMalloc(&out0, n * sizeof(int)) == cudaSuccess);
+    buffers_on_devices_0_and_1(n, &out0, &in1);
     REQUIRE(cudaMemset(out0, 0, n * sizeof(int)) == cudaSuccess);
     REQUIRE(cudaDeviceEnablePeerAccess(1, 0) == cudaSuccess);
     add_from<<<2, 256>>>(out0, in1, n);
@@ -255,7 +272,36 @@ TEST_CASE("kernel-with-peer-access") {
     std::vector<int> h = to_host(out0, n);
     CHECK(h[0] == 10);
     CHECK(h[n - 1] == 10 + n - 1);
+    // A pointer in a struct works too: the peer's memory is open to the kernel.
+    add_through<<<2, 256>>>(out0, borrowed{in1}, n);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    h = to_host(out0, n);
+    CHECK(h[0] == 20);
+    CHECK(h[n - 1] == 2 * (10 + n - 1));
     CHECK(cudaDeviceDisablePeerAccess(1) == cudaSuccess);
+}
+
+// A pointer the launch cannot screen (in a struct), while the other device
+// is idle: its memory is closed, so the first use faults and is reported.
+TEST_CASE("cross-device-access-in-struct") {
+    const int n = 300;
+    int *out0 = nullptr, *in1 = nullptr;
+    buffers_on_devices_0_and_1(n, &out0, &in1);  // device 1 is idle from here
+    stderr_capture capture(capture_until::device_idle);
+    const int launch_line = __LINE__ + 1;
+    add_through<<<2, 256>>>(out0, borrowed{in1}, n);
+    std::string report = capture.finish();
+    const std::string at = std::string(__FILE__) + ":" + std::to_string(launch_line);
+    CHECK(has(report, "cuemu: another device's memory used (read) in kernel 'add_through' "
+                      "(launched at " + at + ")"));
+    CHECK(has(report, ":" + std::to_string(struct_read_line)));
+    CHECK(has(report, "the kernel runs on device 0; the buffer is memory of device 1, and peer "
+                      "access from\n    device 0 to device 1 was not enabled when the kernel was "
+                      "launched"));
+    CHECK(has(report, "cudaDeviceEnablePeerAccess(1, 0) while device 0 is current"));
+    CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);  // device 1 is untouched
+    CHECK(to_host(in1, n)[n - 1] == 10 + n - 1);
 }
 
 // Without peer access the kernel stops with a report, even while device 1
@@ -402,6 +448,44 @@ TEST_CASE("peer-copy-overlaps-kernel") {
     CHECK(cudaFree(a0) == cudaSuccess);
     CHECK(cudaFree(b1) == cudaSuccess);
     CHECK(cudaFree(flags) == cudaSuccess);
+}
+
+// CUEMU_CHECK=uninit with several devices (ctest runs it with 2): device 0's
+// fill and kernel queued while device 1's kernels run (its pages are watched
+// then), and a kernel reading a peer's memory, written or not.
+TEST_CASE("uninit-across-devices") {
+    const int n = 16 * 256;
+    const size_t bytes = n * sizeof(int);
+    int *busy1 = nullptr, *out1 = nullptr, *written0 = nullptr, *unwritten0 = nullptr;
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    REQUIRE(cudaMalloc(&busy1, bytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&out1, bytes) == cudaSuccess);
+    REQUIRE(cudaMemset(out1, 0, bytes) == cudaSuccess);
+    for (int k = 0; k < 4; ++k) slow_fill<<<16, 256>>>(busy1, n, k);
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    REQUIRE(cudaMalloc(&written0, bytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&unwritten0, bytes) == cudaSuccess);
+    {
+        stderr_capture capture(capture_until::device_idle);
+        REQUIRE(cudaMemset(written0, 0, bytes) == cudaSuccess);
+        add_from<<<16, 256>>>(written0, written0, n);  // reads what the memset wrote
+        std::string report = capture.finish();
+        CHECK(report.empty());
+    }
+    CHECK(cudaGetLastError() == cudaSuccess);
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    REQUIRE(cudaDeviceEnablePeerAccess(0, 0) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    add_from<<<16, 256>>>(out1, written0, n);
+    const int launch_line = __LINE__ + 1;
+    add_from<<<16, 256>>>(out1, unwritten0, n);
+    std::string report = capture.finish();
+    CHECK(has(report, "cuemu: read of device memory nothing wrote (CUEMU_CHECK=uninit) in kernel "
+                      "'add_from' (launched at " + std::string(__FILE__) + ":" +
+                      std::to_string(launch_line) + ")"));
+    CHECK(report.find("cuemu:") == report.rfind("cuemu:"));  // that one report only
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
 
 // With the default, one device: the count, and the peer calls' answers of a

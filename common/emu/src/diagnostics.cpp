@@ -277,16 +277,22 @@ cudaError_t report_fault(const fault_report& r) {
         } else if (engine_device() >= 0 && alloc.device != engine_device()) {
             // Not through a kernel argument (a pointer kept in a struct or in
             // device memory): caught only because that device was idle.
+            // Access enabled after the launch was queued does not count: the
+            // launch keeps what it had then (peer memory opened for it, or not).
+            const int here = engine_device(), there = alloc.device;
             headline = std::string("another device's memory used (") + access_word(r.is_write) + ")";
             std::snprintf(buf, sizeof buf,
-                          "\n  the kernel runs on device %d; the buffer is memory of device %d%s",
-                          engine_device(), alloc.device,
-                          peer_access_enabled(engine_device(), alloc.device)
-                              ? ""
-                              : ", and peer access between them is not enabled");
+                          "\n  the kernel runs on device %d; the buffer is memory of device %d, and "
+                          "peer access from\n    device %d to device %d was not enabled when the "
+                          "kernel was launched",
+                          here, there, here, there);
             detail += buf;
-            hint = "enable peer access (cudaDeviceEnablePeerAccess) or copy the data to this "
-                   "device first (cudaMemcpyPeer)";
+            std::snprintf(buf, sizeof buf,
+                          "call cudaDeviceEnablePeerAccess(%d, 0) while device %d is current "
+                          "(after checking\n        cudaDeviceCanAccessPeer), or copy the data to "
+                          "device %d first (cudaMemcpyPeer)",
+                          there, here, here);
+            hint = buf;
             on_a_gpu = "this may stop the kernel with cudaErrorIllegalAddress, or give a silent "
                        "wrong answer";
         } else {

@@ -208,7 +208,9 @@ void collect_kernel_writes() {
     const std::size_t page = page_size();
     for (auto& [begin_key, base] : live) {
         mapping& m = by_base[base];
-        if (!tracks_writes(m)) continue;
+        // A device whose memory closed while the kernel ran (its own work
+        // ended; several devices) was not the kernel's to write.
+        if (!tracks_writes(m) || opened[m.info.device] == 0) continue;
         const unsigned char* begin = reinterpret_cast<const unsigned char*>(m.info.begin);
         for (std::size_t word = 0; word < m.info.size; word += 4) {
             const std::size_t end = std::min(word + 4, m.info.size);
@@ -498,7 +500,9 @@ bool handle_uninit_fault(const void* addr, int is_write) {
     std::lock_guard<std::mutex> lock(registry_mutex);
     if (!kernel_view) return false;
     mapping* m = live_mapping_at(addr);
-    if (!m || !tracks_writes(*m)) return false;
+    // A closed device's memory (another device's, without peer access) is
+    // not the kernel's view: the fault is reported as an access to it.
+    if (!m || !tracks_writes(*m) || opened[m->info.device] == 0) return false;
     const std::size_t page = page_size();
     const std::size_t p = static_cast<std::size_t>(static_cast<const char*>(addr) - m->body) / page;
     if (m->page_open[p]) return true;  // another worker opened it a moment ago

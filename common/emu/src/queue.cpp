@@ -61,6 +61,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -99,6 +100,18 @@ double now_ms() {
 thread_local bool is_device_thread = false;
 thread_local int this_engine_device = -1;
 std::atomic<int> streams_made{0};  // over all devices, so that trace lanes differ
+
+// CUEMU_CHECK=uninit with several devices: the page watching of a running
+// kernel covers all device memory (memory.cpp), so another device's copy or
+// fill beside it would fault or be taken for the kernel. Kernels, copies and
+// fills of all devices take turns; waits and host functions do not hold it
+// (a wait for another device's event would wait for itself).
+std::mutex one_device_at_a_time;
+
+bool touches_device_memory(const work_label& label) {
+    return std::strcmp(label.category, "wait") != 0 &&
+           std::strcmp(label.category, "host function") != 0;
+}
 
 // Waiting for the device from the device's own work would wait forever.
 void refuse_wait_from_device(const char* what) {
@@ -413,10 +426,13 @@ private:
             ++busy_;
             const bool skip = fault_ != cudaSuccess && !item.runs_after_fault;
             lock.unlock();
+            std::unique_lock<std::mutex> turn(one_device_at_a_time, std::defer_lock);
+            if (serial_ && device_count() > 1 && touches_device_memory(item.label)) turn.lock();
             open_device_memory();
             const double begin = trace_now_us();
             cudaError_t e = skip ? cudaSuccess : item.work(item.seq);
             item.work = nullptr;  // frees a launch's arguments, outside the lock
+            if (turn.owns_lock()) turn.unlock();
             if (!skip && !item.label.name.empty()) {
                 std::string args = item.label.args;
                 args += std::string(args.empty() ? "" : ",") + "\"engine\":\"" + engine_name(engine) + "\"";
