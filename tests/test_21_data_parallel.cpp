@@ -24,7 +24,8 @@ struct Slice {
     int count = 0;
 };
 Slice batch_slice(int batch, int devices, int device);
-void all_reduce_on_devices(std::vector<std::vector<float>>& buffers, bool peer_access);
+void all_reduce_on_devices(std::vector<std::vector<float>>& buffers, bool peer_access,
+                           bool still_being_written);
 std::vector<std::vector<float>> train_on_devices(const float* images, const int* labels, int count,
                                                  int batch, int steps, uint64_t seed,
                                                  int num_devices);
@@ -73,17 +74,19 @@ TEST_CASE("each device takes its own slice of the batch, and together they take 
 // from a different device for each chunk; the CPU adds in double and rounds
 // once. N - 1 float additions of values in [-1, 1] are off by at most
 // (N - 1) * 2^-24 * N < 1e-6 for N <= 4.
-static void check_all_reduce(int devices, int n, bool peer_access) {
+static void check_all_reduce(int devices, int n, bool peer_access,
+                             bool still_being_written = false) {
     CAPTURE(devices);
     CAPTURE(n);
     CAPTURE(peer_access);
+    CAPTURE(still_being_written);
     std::vector<std::vector<float>> buffers;
     std::vector<const float*> parts;
     for (int d = 0; d < devices; ++d) buffers.push_back(random_floats((size_t)n));
     for (const auto& b : buffers) parts.push_back(b.data());
     std::vector<float> sum = poisoned_floats((size_t)n);
     cpu_sum_over_devices(parts.data(), devices, (size_t)n, sum.data());
-    all_reduce_on_devices(buffers, peer_access);
+    all_reduce_on_devices(buffers, peer_access, still_being_written);
     for (int d = 0; d < devices; ++d) {
         CAPTURE(d);
         INFO("device " << d << "'s buffer after the all-reduce");
@@ -101,6 +104,17 @@ TEST_CASE("the ring all-reduce leaves the sum on every device, without peer acce
 TEST_CASE("the ring all-reduce leaves the sum on every device, with peer access where possible") {
     for (int devices = 1; devices <= devices_here(); ++devices)
         for (int n : {5, 101770}) check_all_reduce(devices, n, true);
+}
+
+// In training the gradients are written by the backward pass, on each
+// device's own stream, and the ring starts right after it is queued. A peer
+// copy waits only for the work of its own stream (the receiving device's),
+// so the ring must wait for every device before its first copies.
+TEST_CASE("the ring all-reduce waits for the work still queued on every device") {
+    INFO("each device's data comes from a kernel that may still be running when the ring "
+         "starts: wait for every device (cudaDeviceSynchronize on each) before the first step");
+    for (int devices = 2; devices <= devices_here(); ++devices)
+        check_all_reduce(devices, 100003, false, true);
 }
 
 // Two steps of 13 random "pictures" with random labels (13 does not divide

@@ -45,10 +45,12 @@
 #include "../../solutions/20-training/mlp.cuh"  // lesson 20's network: kernels and launchers
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 // ---- splitting the work ----
@@ -196,30 +198,58 @@ int set_peer_access(const std::vector<int>& devices, bool enable) {
     return enabled;
 }
 
+// Sleeps 50 ms: queued in a stream, it holds back what comes after it there.
+static void CUDART_CB hold_back_50ms(void*) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
 // The launcher the all-reduce test calls: buffers[d] (host memory, all the
 // same length) is put on device d, for d < buffers.size(); the ring sums
-// them; each device's result is copied back into buffers[d].
-void all_reduce_on_devices(std::vector<std::vector<float>>& buffers, bool peer_access) {
+// them; each device's result is copied back into buffers[d]. With
+// still_being_written, the data is written on each device by a kernel that
+// is still queued when the ring starts (on a stream of its own, behind a
+// 50 ms pause): as the gradients are in training, only later. The ring must
+// wait for every device before its first copies.
+void all_reduce_on_devices(std::vector<std::vector<float>>& buffers, bool peer_access,
+                           bool still_being_written) {
     const int n = (int)buffers.size();
     const int count = (int)buffers[0].size();
+    const size_t bytes = (size_t)count * sizeof(float);
     std::vector<int> devices;
     for (int d = 0; d < n; ++d) devices.push_back(d);
     set_peer_access(devices, peer_access);
     std::vector<RingMember> ring((size_t)n);
+    std::vector<float*> staging((size_t)n, nullptr);
+    std::vector<cudaStream_t> writers((size_t)n, nullptr);
     const size_t inbox = (size_t)count / (size_t)n + 1;
     for (int d = 0; d < n; ++d) {
         ring[d].device = d;
         CUDA_CHECK(cudaSetDevice(d));
-        CUDA_CHECK(cudaMalloc(&ring[d].data, (size_t)count * sizeof(float)));
+        CUDA_CHECK(cudaMalloc(&ring[d].data, bytes));
         CUDA_CHECK(cudaMalloc(&ring[d].inbox, inbox * sizeof(float)));
-        CUDA_CHECK(cudaMemcpy(ring[d].data, buffers[d].data(), (size_t)count * sizeof(float),
-                              cudaMemcpyHostToDevice));
+        if (!still_being_written) {
+            CUDA_CHECK(cudaMemcpy(ring[d].data, buffers[d].data(), bytes, cudaMemcpyHostToDevice));
+            continue;
+        }
+        CUDA_CHECK(cudaMalloc(&staging[d], bytes));
+        CUDA_CHECK(cudaMemcpy(staging[d], buffers[d].data(), bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemset(ring[d].data, 0, bytes));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaStreamCreateWithFlags(&writers[d], cudaStreamNonBlocking));
+        CUDA_CHECK(cudaLaunchHostFunc(writers[d], hold_back_50ms, nullptr));
+        add_into_kernel<<<(count + kAddBlock - 1) / kAddBlock, kAddBlock, 0, writers[d]>>>(
+            ring[d].data, staging[d], count);
+        CUDA_CHECK(cudaGetLastError());
     }
     ring_all_reduce(ring, count);
     for (int d = 0; d < n; ++d) {
         CUDA_CHECK(cudaSetDevice(d));
-        CUDA_CHECK(cudaMemcpy(buffers[d].data(), ring[d].data, (size_t)count * sizeof(float),
-                              cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(buffers[d].data(), ring[d].data, bytes, cudaMemcpyDeviceToHost));
+        if (still_being_written) {
+            CUDA_CHECK(cudaStreamSynchronize(writers[d]));
+            CUDA_CHECK(cudaStreamDestroy(writers[d]));
+            CUDA_CHECK(cudaFree(staging[d]));
+        }
         CUDA_CHECK(cudaFree(ring[d].data));
         CUDA_CHECK(cudaFree(ring[d].inbox));
     }
