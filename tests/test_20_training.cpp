@@ -420,16 +420,17 @@ TEST_CASE("the loss curve: axes, quarter lines, and the values joined left to ri
 // noise), the same run, at least 90%; measured: 100%. TUTORIAL_FASHION_MNIST_DIR
 // points the test at another folder (a missing one forces the made-up set).
 //
-// 2.5 to 2.8 s on the emulator (2-core machine under load): too slow for the sanitizer lane (AddressSanitizer
-// makes every access several times slower), where the test is skipped; its
-// kernels are all exercised under the sanitizers by the cases above.
+// 2.5 to 4 s on the emulator (2-core machine under load): too slow for the
+// sanitizer lane (AddressSanitizer makes every access several times slower),
+// where the case says so and stops; its kernels are all exercised under the
+// sanitizers by the cases above. (A doctest::skip decorator would hide the
+// case from ./tutorial export, which lists the cases by their plain
+// TEST_CASE("...") lines.)
+TEST_CASE("a short training run learns") {
 #if defined(__SANITIZE_ADDRESS__)
-const bool kSkipLongRun = true;
-#else
-const bool kSkipLongRun = false;
+    MESSAGE("not run under AddressSanitizer: too slow there");
+    return;
 #endif
-
-TEST_CASE("a short training run learns" * doctest::skip(kSkipLongRun)) {
     if (kernels_failed()) return;
     const char* dir = std::getenv("TUTORIAL_FASHION_MNIST_DIR");
     if (!dir) dir = kFashionMnistDefaultDir;
