@@ -340,6 +340,97 @@ TEST_CASE("cross-device-access-report") {
     CHECK(cudaMalloc(&more, 16) == cudaErrorIllegalAddress);
 }
 
+// Takes a pointer and never uses it: each launch still screens the argument
+// (a host pointer gets an alias window of its own).
+__global__ void keep_pointer(const int*) {}
+
+// A launch queued behind other work keeps its own record of a screened
+// argument: launches made while it waits (more than the emulator keeps
+// windows for at first) must not take that record over, or the report
+// names one of their launches instead of the kernel that faulted.
+TEST_CASE("report-names-the-faulting-launch") {
+    const int n = 300;
+    int* flags = nullptr;  // [0] release, [1] released
+    REQUIRE(cudaMallocManaged(&flags, 2 * sizeof(int)) == cudaSuccess);
+    flags[0] = 0;
+    flags[1] = -1;
+    int *out0 = nullptr, *in1 = nullptr;
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    REQUIRE(cudaMalloc(&in1, n * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    REQUIRE(cudaMalloc(&out0, n * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    hold<<<1, 1>>>(flags, flags + 1, 1ll << 33);  // device 0 waits for the host
+    const int launch_line = __LINE__ + 1;
+    add_from<<<2, 256>>>(out0, in1, n);
+    int on_the_host = 0;
+    // Queued behind it: 40 fit in the emulator's windows; 300 do not, and
+    // then the report must say that the argument it names may not be right.
+    const bool too_many = std::getenv("TOO_MANY_LAUNCHES") != nullptr;
+    for (int k = 0; k < (too_many ? 300 : 40); ++k) keep_pointer<<<1, 1>>>(&on_the_host);
+    __atomic_store_n(&flags[0], 1, __ATOMIC_SEQ_CST);
+    std::string report = capture.finish();
+    const std::string at = std::string(__FILE__) + ":" + std::to_string(launch_line);
+    CHECK(has(report, "in kernel 'add_from' (launched at " + at + ")"));
+    if (too_many) {
+        CHECK(has(report, "caution: over 256 launches with such pointer arguments were queued"));
+    } else {
+        CHECK(has(report, "the kernel runs on device 0; argument 2 of the launch at " + at + " is "));
+        CHECK(has(report, "memory of device 1, and peer access from device 0 to device 1 is not enabled"));
+        CHECK_FALSE(has(report, "caution:"));
+    }
+    CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+}
+
+// Every device runs a kernel that reads the next device's memory: the
+// reports come at about the same time, from each device's own thread, and
+// each must reach stderr whole, its lines together.
+TEST_CASE("reports-of-several-devices-do-not-interleave") {
+    const int n = 300;
+    int count = 0;
+    REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
+    std::vector<int*> buffers(count, nullptr);
+    for (int d = 0; d < count; ++d) {
+        REQUIRE(cudaSetDevice(d) == cudaSuccess);
+        REQUIRE(cudaMalloc(&buffers[d], n * sizeof(int)) == cudaSuccess);
+    }
+    stderr_capture capture;
+    for (int d = 0; d < count; ++d) {
+        REQUIRE(cudaSetDevice(d) == cudaSuccess);
+        add_from<<<2, 256>>>(buffers[d], buffers[(d + 1) % count], n);
+    }
+    for (int d = 0; d < count; ++d) {
+        (void)cudaSetDevice(d);  // returns the device's sticky error once it has faulted
+        CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+    }
+    std::string text = capture.finish();
+    // Each report runs from its "cuemu: ..." headline to the line that says
+    // which error later calls return; no other headline may come between.
+    std::vector<std::string> lines;
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        lines.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    int reports = 0;
+    bool inside = false;
+    for (const std::string& line : lines) {
+        const bool headline = line.rfind("cuemu: ", 0) == 0;
+        if (headline) {
+            CHECK_MESSAGE(!inside, "a report began inside another:\n" << text);
+            inside = true;
+            ++reports;
+        }
+        if (has(line, "and every later CUDA call returns that error")) {
+            CHECK_MESSAGE(inside, "a report's last line without its headline:\n" << text);
+            inside = false;
+        }
+    }
+    CHECK(reports == count);
+    CHECK_FALSE(inside);
+}
+
 TEST_CASE("streams-and-events-across-devices") {
     const int n = 512;
     REQUIRE(cudaSetDevice(1) == cudaSuccess);

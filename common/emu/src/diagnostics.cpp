@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -23,6 +24,12 @@
 
 namespace cuemu::detail {
 namespace {
+
+// One report at a time, for the whole process: each device's thread prints
+// the reports of its own kernels, and a report is many lines (with a pause
+// for addr2line in the middle), so two devices faulting together would
+// otherwise mix their lines.
+std::mutex report_output_mutex;
 
 std::string run_command(const std::string& command) {
     std::string out;
@@ -149,6 +156,7 @@ bool continue_after_fault() {
 }
 
 cudaError_t report_fault(const fault_report& r) {
+    std::lock_guard<std::mutex> whole_report(report_output_mutex);
     std::fflush(stdout);  // keep the program's own output before the report
     const launch_site& site = *r.site;
     cudaError_t error = cudaErrorIllegalAddress;
@@ -311,6 +319,11 @@ cudaError_t report_fault(const fault_report& r) {
         hint = "is the index far out of range, or the pointer not from cudaMalloc?";
     }
 
+    if (alias.shared)  // past the emulator's limit on windows (memory.cpp)
+        detail += "\n  caution: over 256 launches with such pointer arguments were queued at "
+                  "once, so what the first line\n    calls the pointer, and the argument and launch "
+                  "named above, may be another launch's;\n    the kernel and launch in the first "
+                  "line are the faulting ones";
     print_position(headline.c_str(), site, r.block_idx, r.grid_dim, r.thread_idx, r.block_dim);
     std::string line = source_line_of(r.pc);
     if (!line.empty()) std::fprintf(stderr, "  at %s\n", line.c_str());
@@ -334,6 +347,7 @@ cudaError_t report_fault(const fault_report& r) {
 cudaError_t report_kernel_problem(const launch_site& site, const std::string& headline,
                                   const std::string& body, const char* hint,
                                   const char* on_a_gpu, cudaError_t error) {
+    std::lock_guard<std::mutex> whole_report(report_output_mutex);
     std::fflush(stdout);  // keep the program's own output before the report
     std::fprintf(stderr, "cuemu: %s in kernel '%s' (launched at %s:%d)\n", headline.c_str(),
                  site.kernel, site.file, site.line);
@@ -348,6 +362,7 @@ cudaError_t report_kernel_problem(const launch_site& site, const std::string& he
 }
 
 void report_fault_count(const launch_site& site, unsigned long long faults) {
+    std::lock_guard<std::mutex> whole_report(report_output_mutex);
     std::fprintf(stderr,
                  "cuemu: %llu CUDA threads of kernel '%s' (launched at %s:%d) faulted; the first "
                  "is reported above\n",
@@ -542,6 +557,7 @@ void explain_unwritten_copy(const char* call, std::size_t count, std::size_t unw
 
 void report_uninit_read(const kernel_position& where, const void* address,
                         const allocation_info& info) {
+    std::lock_guard<std::mutex> whole_report(report_output_mutex);
     std::fflush(stdout);
     print_position("read of device memory nothing wrote (CUEMU_CHECK=uninit)", where.site,
                    where.block_idx, where.grid_dim, where.thread_idx, where.block_dim);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "cuemu/launch.h"
@@ -111,8 +112,16 @@ struct host_alias_info {
     // launch_device without peer access to memory_device (-1: a host pointer).
     int memory_device = -1;
     int launch_device = -1;
+    // The window was given to another launch while this one still held it
+    // (more launches with screened arguments in flight than windows): the
+    // fields above may be that launch's.
+    bool shared = false;
 };
 bool find_host_alias(const void* addr, host_alias_info* out);
+// The windows this host thread's screened arguments got since its last
+// launch was queued: the launch being queued keeps the result until it is
+// done, so no later launch reuses them meanwhile (null when there are none).
+std::shared_ptr<void> hold_pointer_aliases();
 
 // The copy the device thread is doing now (for a fault report): false when
 // it is doing something else. Safe in a signal handler on the device thread.

@@ -39,6 +39,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -337,17 +338,26 @@ bool is_static_data(const void* p) {
 // ---- host pointers passed to kernels ---------------------------------------------------
 // Each window is a reserved, inaccessible range; the pointer a kernel gets is
 // its middle plus the host address's offset within a page (so alignment is
-// kept), leaving 8 GiB either side for indexing. A ring of windows, reused
-// oldest first, keeps memory use flat however many launches a program makes.
+// kept), leaving 8 GiB either side for indexing. A window is reused only
+// once no launch holds it: launches are queued, and one that faults later
+// must find its own argument in its window, not that of a launch made while
+// it waited (with several devices, many launches wait). So the windows grow
+// with the launches in flight, up to alias_window_limit; past that the
+// oldest is shared, and a report in it says it cannot tell which launch.
 constexpr std::size_t alias_window_size = std::size_t(16) << 30;
-constexpr int alias_window_count = 16;
+constexpr std::size_t alias_window_limit = 256;  // 4 TiB of reserved addresses
 struct alias_window {
     char* start = nullptr;
     host_alias_info info;
     const char* alias = nullptr;  // the pointer the kernel received
+    int holders = 0;              // launches queued or running with this alias
 };
-std::array<alias_window, alias_window_count> alias_windows;  // guarded by registry_mutex
-int next_alias_window = 0;
+// Never destroyed: a launch may end, and let go of its windows, during exit.
+std::vector<alias_window>& alias_windows = *new std::vector<alias_window>;  // guarded by registry_mutex
+std::size_t next_alias_window = 0;        // where the search for a free one starts
+// Windows given out on this host thread since it last queued a launch: the
+// next launch it queues holds them (hold_pointer_aliases, queue.cpp).
+thread_local std::vector<std::size_t> unheld_alias_windows;
 
 // For reports: the mapping holding addr or, for an address of the device
 // range between mappings, the nearest one below it (an index past the end of
@@ -360,19 +370,35 @@ const mapping* mapping_for_report(const void* addr) {
     return &it->second;
 }
 
-// A pointer the kernel must not use, swapped for the middle of the next
-// alias window (caller holds registry_mutex). memory_device: the device whose
+// A pointer the kernel must not use, swapped for the middle of a window no
+// launch holds (caller holds registry_mutex). memory_device: the device whose
 // memory p is (-1 for host memory), launch_device: the launch's device.
 void* alias_locked(void* p, int argument, const launch_site& site, int memory_device,
                    int launch_device) {
-    alias_window& w = alias_windows[next_alias_window];
-    next_alias_window = (next_alias_window + 1) % alias_window_count;
-    if (!w.start) {
-        void* window = mmap(nullptr, alias_window_size, PROT_NONE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (window == MAP_FAILED) return p;  // no address space: leave it unchecked
-        w.start = static_cast<char*>(window);
+    std::size_t chosen = alias_windows.size();
+    for (std::size_t k = 0; k < alias_windows.size(); ++k) {
+        const std::size_t i = (next_alias_window + k) % alias_windows.size();
+        if (alias_windows[i].holders == 0) {
+            chosen = i;
+            break;
+        }
     }
+    if (chosen == alias_windows.size()) {
+        void* window = alias_windows.size() < alias_window_limit
+                           ? mmap(nullptr, alias_window_size, PROT_NONE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                           : MAP_FAILED;
+        if (window != MAP_FAILED) {
+            alias_windows.emplace_back();
+            alias_windows.back().start = static_cast<char*>(window);
+        } else if (alias_windows.empty()) {
+            return p;  // no address space: leave it unchecked
+        } else {
+            chosen = next_alias_window % alias_windows.size();  // shared: see the top
+        }
+    }
+    next_alias_window = (chosen + 1) % alias_windows.size();
+    alias_window& w = alias_windows[chosen];
     const std::uintptr_t within_page = reinterpret_cast<std::uintptr_t>(p) % page_size();
     w.alias = w.start + alias_window_size / 2 + within_page;
     w.info.host_pointer = p;
@@ -380,6 +406,9 @@ void* alias_locked(void* p, int argument, const launch_site& site, int memory_de
     w.info.site = site;
     w.info.memory_device = memory_device;
     w.info.launch_device = launch_device;
+    w.info.shared = w.holders > 0;
+    ++w.holders;
+    unheld_alias_windows.push_back(chosen);
     return const_cast<char*>(w.alias);
 }
 
@@ -481,6 +510,20 @@ void device_memory_kernel_end() {
         pending_uninit.seen = false;
     }
     if (report.seen) report_uninit_read(report.where, report.address, report.alloc);
+}
+
+std::shared_ptr<void> hold_pointer_aliases() {
+    if (unheld_alias_windows.empty()) return nullptr;
+    auto* held = new std::vector<std::size_t>(std::move(unheld_alias_windows));
+    unheld_alias_windows.clear();
+    return std::shared_ptr<void>(held, [](void* p) {
+        auto* windows = static_cast<std::vector<std::size_t>*>(p);
+        {
+            std::lock_guard<std::mutex> lock(registry_mutex);
+            for (std::size_t i : *windows) --alias_windows[i].holders;
+        }
+        delete windows;
+    });
 }
 
 bool find_host_alias(const void* addr, host_alias_info* out) {

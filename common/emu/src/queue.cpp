@@ -570,6 +570,8 @@ using namespace cuemu::detail;
 void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
                            void (*run_thread)(void*), void* ctx, void (*destroy)(void*)) {
     std::shared_ptr<void> owned(ctx, destroy);  // freed when the work is done or dropped
+    // Its screened arguments' windows, held as long as ctx (memory.cpp).
+    std::shared_ptr<void> aliases = hold_pointer_aliases();
     if (context_status() != cudaSuccess) return;  // a sticky error: nothing runs
     if (cudaError_t e = check_launch(site, config)) {
         record(e);  // reported by the next cudaGetLastError(), not sticky
@@ -599,7 +601,7 @@ void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
         if (d != device && peer_access_enabled(device, d)) peers |= 1u << d;
     enqueue(
         config.stream,
-        [site, config, run_thread, owned, peers](std::uint64_t) {
+        [site, config, run_thread, owned, aliases, peers](std::uint64_t) {
             for (int d = 0; peers >> d; ++d)
                 if (peers >> d & 1) device_memory_open(d);
             cudaError_t e = run_launch(site, config, run_thread, owned.get());
