@@ -93,11 +93,13 @@ cudaError_t cuemu::enqueue_launch_returning(const launch_site& site, const launc
                                             void (*destroy)(void*)) {
     auto refuse = [&](cudaError_t e) {
         destroy(ctx);
+        (void)hold_pointer_aliases();  // let go of its screened arguments' windows at once
         last_error_was_read();  // the caller gets the error: no note is due
         return record(e);
     };
     if (cudaError_t e = context_status()) {
         destroy(ctx);
+        (void)hold_pointer_aliases();
         return e;
     }
     if (cudaError_t e = check_launch(site, config)) return refuse(e);
