@@ -347,7 +347,8 @@ __global__ void keep_pointer(const int*) {}
 // A launch queued behind other work keeps its own record of a screened
 // argument: launches made while it waits (more than the emulator keeps
 // windows for at first) must not take that record over, or the report
-// names one of their launches instead of the kernel that faulted.
+// names one of their launches instead of the kernel that faulted. Launches
+// refused at once hold no window.
 TEST_CASE("report-names-the-faulting-launch") {
     const int n = 300;
     int* flags = nullptr;  // [0] release, [1] released
@@ -359,11 +360,18 @@ TEST_CASE("report-names-the-faulting-launch") {
     REQUIRE(cudaMalloc(&in1, n * sizeof(int)) == cudaSuccess);
     REQUIRE(cudaSetDevice(0) == cudaSuccess);
     REQUIRE(cudaMalloc(&out0, n * sizeof(int)) == cudaSuccess);
+    int on_the_host = 0;
+    // Launches refused at once (too many threads per block) let go of their
+    // screened argument's window at once too: 300 of them fill nothing.
+    const int* host_pointer = &on_the_host;
+    void* args[] = {&host_pointer};
+    for (int k = 0; k < 300; ++k)
+        REQUIRE(cudaLaunchKernel(keep_pointer, dim3(1), dim3(2048), args, 0, 0) ==
+                cudaErrorInvalidConfiguration);
     stderr_capture capture(capture_until::device_idle);
     hold<<<1, 1>>>(flags, flags + 1, 1ll << 33);  // device 0 waits for the host
     const int launch_line = __LINE__ + 1;
     add_from<<<2, 256>>>(out0, in1, n);
-    int on_the_host = 0;
     // Queued behind it: 40 fit in the emulator's windows; 300 do not, and
     // then the report must say that the argument it names may not be right.
     const bool too_many = std::getenv("TOO_MANY_LAUNCHES") != nullptr;
