@@ -127,11 +127,30 @@ function(_tutorial_register_bad_input_test program lesson backend)
     LABELS "lesson${lesson};${backend}" TIMEOUT ${TUTORIAL_TEST_TIMEOUT})
 endfunction()
 
+# tests/test_main.cpp, the main() of every lesson test, compiled once per
+# backend into a small library: doctest's implementation takes seconds to
+# compile, and every lesson's tests used to compile their own copy.
+function(_tutorial_test_main backend)
+  set(library tutorial_test_main_${backend})
+  if(NOT TARGET ${library})
+    string(TOUPPER ${backend} backend_macro)
+    add_library(${library} STATIC ${TUTORIAL_TESTS_DIR}/test_main.cpp)
+    target_compile_definitions(${library} PRIVATE TUTORIAL_BACKEND_${backend_macro})
+    target_link_libraries(${library} PRIVATE doctest::doctest)
+    if(backend STREQUAL "emu")
+      target_link_libraries(${library} PRIVATE cuemu)
+    elseif(backend STREQUAL "nvcc")
+      target_link_libraries(${library} PRIVATE CUDA::cudart)
+    endif()
+  endif()
+endfunction()
+
 # One backend's build of a lesson: the program lessonNN_<variant>_<backend>,
 # its test executable, the test, and (for solutions) the bad-input test.
 # backend is cpu (plain C), emu or nvcc. Called from tutorial_lesson(), whose
 # variables (nn, variant, base, sources, libraries, test_sources, test_suffix) it reads.
 function(_tutorial_lesson_backend backend)
+  _tutorial_test_main(${backend})
   set(program ${base}_${backend})
   set(test test_${base}_${backend})
   if(backend STREQUAL "emu")
@@ -172,7 +191,7 @@ function(_tutorial_lesson_backend backend)
   # pictures); not __FILE__, which a compiler cache may make relative.
   target_compile_definitions(${test} PRIVATE TUTORIAL_TEST_BUILD TUTORIAL_BACKEND_${backend_macro}
                                              TUTORIAL_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
-  target_link_libraries(${test} PRIVATE doctest::doctest)
+  target_link_libraries(${test} PRIVATE doctest::doctest tutorial_test_main_${backend})
   _tutorial_register_test(lesson${nn}.${variant}.${backend}${test_suffix}
                           ${test} ${variant} ${backend} ${nn})
   if(variant STREQUAL "solution")
@@ -218,7 +237,7 @@ function(tutorial_lesson)
       set(all_c FALSE)
     endif()
   endforeach()
-  set(test_sources ${TUTORIAL_TESTS_DIR}/test_main.cpp ${test_source} ${sources})
+  set(test_sources ${test_source} ${sources})
   set(base lesson${nn}_${variant})
   set(test_suffix "")
   if(variant STREQUAL "exercise")
