@@ -3,7 +3,7 @@
 # names the package to install, instead of a cryptic error later.
 
 set(_tutorial_install_hint
-    "  Debian/Ubuntu: sudo apt-get install cmake g++ libboost-context-dev doctest-dev libpng-dev\n"
+    "  Debian/Ubuntu: sudo apt-get install cmake g++ libboost-context-dev doctest-dev libpng-dev zlib1g-dev\n"
     "  macOS (Homebrew): brew install cmake boost doctest libpng\n"
     "  or run ./tutorial setup, which installs them for you on Debian/Ubuntu.")
 
@@ -24,6 +24,8 @@ endif()
 # libpng: lesson 16 reads and writes pictures. tutorial_lesson() stops with
 # the hint above when a lesson that links PNG::PNG is built without it.
 find_package(PNG QUIET)
+# zlib: lesson 20 reads Fashion-MNIST's gzip-compressed files (common/fashion_mnist.h).
+find_package(ZLIB QUIET)
 
 # cuBLAS on the emulator does its arithmetic with the system's BLAS, through
 # its C interface (cblas_*): OpenBLAS where it is installed, else any BLAS

@@ -1,4 +1,5 @@
-// png_image.h - grey pictures in and out of PNG files, for lesson 16.
+// png_image.h - grey pictures in and out of PNG files, for lesson 16, and a
+// line chart drawn as such a picture, for lesson 20's loss curve.
 //
 // A picture here is width x height floats in [0, 1], row by row (0 black,
 // 1 white). Reading accepts any PNG libpng reads (grey, colour, palette,
@@ -77,6 +78,53 @@ inline bool write_png_grey(const char* path, const GreyPicture& picture, std::st
         return false;
     }
     return true;
+}
+
+// A line chart of values[0..n) (n >= 1) as a width x height picture: white
+// ground, black axes along the left and bottom, light grey lines at a
+// quarter, a half and three quarters of the largest value, the values joined
+// by a black line from left to right. The vertical axis runs from 0 to the
+// largest value (a loss curve is positive); the caller says in words what the
+// axes mean. Negative values are drawn at 0.
+inline GreyPicture draw_line_chart(const std::vector<float>& values, int width, int height) {
+    GreyPicture chart;
+    chart.width = width;
+    chart.height = height;
+    chart.pixels.assign((size_t)width * height, 1.0f);
+    const int margin = 8;  // blank space around the plot
+    const int left = margin, right = width - 1 - margin, bottom = height - 1 - margin, top = margin;
+    if (values.empty() || right <= left || bottom <= top) return chart;
+    auto set = [&](int x, int y, float level) {
+        if (x >= 0 && x < width && y >= 0 && y < height) chart.pixels[(size_t)y * width + x] = level;
+    };
+    float largest = 0.0f;
+    for (float v : values) largest = std::max(largest, v);
+    if (!(largest > 0.0f)) largest = 1.0f;
+    for (int quarter = 1; quarter <= 3; ++quarter)
+        for (int x = left; x <= right; x += 2) set(x, bottom - (bottom - top) * quarter / 4, 0.75f);
+    for (int x = left; x <= right; ++x) set(x, bottom, 0.0f);
+    for (int y = top; y <= bottom; ++y) set(left, y, 0.0f);
+    // The point of value i, in pixels.
+    auto px = [&](size_t i) {
+        return values.size() == 1 ? (double)left
+                                  : left + (double)(right - left) * i / (values.size() - 1);
+    };
+    auto py = [&](size_t i) {
+        double v = std::max(values[i], 0.0f) / largest;
+        return bottom - (bottom - top) * v;
+    };
+    for (size_t i = 0; i + 1 < values.size() || i == 0; ++i) {
+        const size_t j = values.size() == 1 ? 0 : i + 1;
+        // Enough steps that neighbouring dots touch.
+        const double dx = px(j) - px(i), dy = py(j) - py(i);
+        const int steps = 1 + (int)std::ceil(std::max(std::fabs(dx), std::fabs(dy)));
+        for (int k = 0; k <= steps; ++k) {
+            double t = (double)k / steps;
+            set((int)std::lround(px(i) + dx * t), (int)std::lround(py(i) + dy * t), 0.0f);
+        }
+        if (values.size() == 1) break;
+    }
+    return chart;
 }
 
 #endif

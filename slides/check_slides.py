@@ -42,6 +42,8 @@ DIAGRAMS = {
     "17": "img/copy-compute-overlap.svg",  # one stream against three: engines busy at once
     "18": "img/column-major.svg",        # one buffer read row-major and column-major
     "19": "img/register-tile.svg",       # one thread's 8 x 8 outer product
+    "20": "img/backward-data-flow.svg",  # the backward pass: buffers and the kernel between them
+    "21": "img/ring-all-reduce.svg",     # reduce-scatter then all-gather round a ring of 3 GPUs
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.

@@ -70,6 +70,18 @@ for picture in $(grep -o '\.\./\.\./slides/img/[A-Za-z0-9_.-]*' "$ROOT/lessons/$
     cp "$ROOT/slides/img/${picture##*/}" "$dest/slides/img/" ||
         die "export: the README shows ${picture#../../}, which does not exist"
 done
+# A lesson may build on an earlier lesson's solution (lesson 21 includes
+# ../../solutions/20-training/mlp.cuh): the files its sources include from
+# solutions/ come along, at the same path. Never the lesson's own solution.
+for included in $(sed -n 's|^#include "\.\./\.\./\(solutions/[^"]*\)".*|\1|p' \
+                      "$ROOT/lessons/$lesson"/*.cu 2>/dev/null | sort -u); do
+    case "$included" in
+        solutions/"$lesson"/*) die "export: lessons/$lesson includes its own solution ($included)" ;;
+    esac
+    [ -f "$ROOT/$included" ] || die "export: lessons/$lesson includes $included, which does not exist"
+    mkdir -p "$dest/$(dirname "$included")"
+    cp "$ROOT/$included" "$dest/$included"
+done
 if [ "$with_solution" -eq 1 ]; then
     mkdir -p "$dest/solutions"
     cp -R "$ROOT/solutions/$lesson" "$dest/solutions/"

@@ -64,7 +64,7 @@ FENCE = re.compile(r'^(\s*)(```+)(.*)$')
 REGION_START = re.compile(r'^\s*//\s*\[snippet:\s*([\w.-]+)\]\s*$')
 REGION_END = re.compile(r'^\s*//\s*\[end snippet\]\s*$')
 CODE_LANGS = {'', 'c', 'cpp', 'c++', 'cu', 'cuda'}
-SOURCE_SUFFIXES = {'.c', '.cu', '.cpp', '.h'}
+SOURCE_SUFFIXES = {'.c', '.cu', '.cuh', '.cpp', '.h'}
 
 
 # ---- Markdown: fenced blocks and their tags --------------------------------
@@ -207,7 +207,7 @@ def answer_lines():
 # ---- running programs ------------------------------------------------------
 
 # Imported CMake targets a lesson may name in LIBRARIES, as linker names.
-LIBRARY_OF_TARGET = {'PNG::PNG': 'png'}
+LIBRARY_OF_TARGET = {'PNG::PNG': 'png', 'ZLIB::ZLIB': 'z'}
 
 
 def lesson_libraries(folder):
@@ -265,11 +265,25 @@ class Runner:
         folder = self.scratch / f'mistake{len(self.mistake_dirs)}'
         target = folder / path_text
         target.parent.mkdir(parents=True, exist_ok=True)
+        # The lesson's other files come along (a header next to the program,
+        # lesson 20's mlp.cuh); a mistake in a header builds the folder's .cu.
+        for sibling in source.parent.iterdir():
+            if sibling.is_file() and sibling.suffix in ('.cu', '.cuh', '.h'):
+                shutil.copy(sibling, target.parent / sibling.name)
         target.write_text('\n'.join(lines))
+        program = target
+        if target.suffix != '.cu':
+            programs = sorted(target.parent.glob('*.cu'))
+            if len(programs) != 1:
+                raise LookupError(f'mistake: {path_text} is a header and its folder has '
+                                  f'{len(programs)} .cu files, not 1')
+            program = programs[0]
         exe = folder / 'program'
         env = dict(os.environ, CUEMU_BUILD_DIR=str(self.build))
-        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(target), '-o', str(exe)]
-                                + lesson_libraries(source.parent),
+        # -I the original folder: an include relative to it (lesson 21's
+        # "../../solutions/20-training/mlp.cuh") still finds its file.
+        result = subprocess.run([str(ROOT / 'bin' / 'nvcc-emu'), str(program), '-o', str(exe),
+                                 '-I', str(source.parent)] + lesson_libraries(source.parent),
                                 env=env, capture_output=True, text=True)
         if result.returncode != 0:
             # A mistake the build refuses: its messages are what to show.

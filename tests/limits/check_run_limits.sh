@@ -47,7 +47,13 @@ expect_refusal "lesson 09 at 4096^3" "$too_long" none -- lesson09_solution_emu -
 expect_refusal "lesson 19 at 4096^3" "$too_long" none -- lesson19_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 10, 16384 x 4096 x 4096" "$too_long" none -- \
     lesson10_solution_emu --batch 16384 --inputs 4096 --hidden 4096 --outputs 16
+# Training grows with epochs x pictures: all 60000 for 100 epochs is hours.
+expect_refusal "lesson 20, 100 epochs of 60000 pictures" "$too_long" none -- \
+    lesson20_solution_emu --epochs 100 --train 60000 --test 10000
 expect_refusal "lesson 12, 2^28 elements" "$too_long" none -- lesson12_solution_emu --n 268435456
+# Training: every device's step and every picture cost time, before any data is read.
+expect_refusal "lesson 21, 100 epochs of 60000 pictures" "$too_long" none -- \
+    lesson21_solution_emu --train 60000 --epochs 100
 # A transpose is linear in its size, but 16384 x 16384 is still minutes of emulator.
 expect_refusal "lesson 15, 16384 x 16384" "$too_long|$memory" none -- lesson15_solution_emu --rows 16384 --cols 16384
 # A histogram is linear too, but the largest --n is about 10 minutes of emulator,

@@ -187,6 +187,22 @@ check-selects-nothing)
         fail "a selected test case: exit $(rc_of one)"; tail -5 "$work/one.out"
     fi ;;
 
+emulator-devices)
+    # Lesson 21's source names "emulator devices 4": ./tutorial gives the
+    # emulator four devices for it, unless CUEMU_DEVICES says otherwise.
+    (unset CUEMU_DEVICES; TUTORIAL_BUILD_DIR=$BUILD_DIR run_captured default \
+        "$ROOT/tutorial" --emu solution 21 --list-devices)
+    CUEMU_DEVICES=2 TUTORIAL_BUILD_DIR=$BUILD_DIR run_captured chosen \
+        "$ROOT/tutorial" --emu solution 21 --list-devices
+    for run in default:4 chosen:2; do
+        if [ "$(rc_of "${run%%:*}")" -eq 0 ] && grep -q "^${run##*:} devices:" "$work/${run%%:*}.out"; then
+            ok "${run%%:*}: ${run##*:} emulated devices"
+        else
+            fail "${run%%:*}: expected ${run##*:} devices, exit $(rc_of "${run%%:*}"):"
+            head -5 "$work/${run%%:*}.out" "$work/${run%%:*}.err"
+        fi
+    done ;;
+
 *) echo "cases.sh: unknown case '$case_name'"; exit 2 ;;
 esac
 [ "$failures" -eq 0 ]

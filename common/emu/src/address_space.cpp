@@ -1,5 +1,5 @@
-// address_space.cpp - the device's own address range, and how much memory the
-// emulated device has.
+// address_space.cpp - the devices' own address range, and how much memory
+// each emulated device has.
 //
 // Every cudaMalloc and cudaMallocManaged buffer is carved out of one range of
 // addresses reserved at the first allocation (PROT_NONE, no memory behind it).
@@ -10,6 +10,12 @@
 // reported; it can never reach host memory, whatever the index (the fences
 // cover any 32-bit index of elements up to 8 bytes). And "is this a device
 // pointer?" is a range test.
+//
+// Several devices (CUEMU_DEVICES): the range is cut into one slice per
+// device, each device's buffers carved from its own slice, so the address
+// tells the device (the owner of a pointer is a division away). Buffers are
+// carved from the low end of a slice, so the next device's buffers lie at
+// least a slice away (64 GiB or more with the full range).
 //
 // Memory: new buffers are filled with a pattern, so every page of a buffer is
 // touched at once. An allocation the machine cannot back would get the
@@ -48,7 +54,9 @@ constexpr std::size_t huge_page = std::size_t(2) << 20;  // x86-64 and AArch64 w
 std::mutex range_mutex;
 // Set once, under range_mutex; read without it (a fault handler asks).
 std::atomic<char*> heap_begin{nullptr};
-auto& free_ranges = *new std::map<char*, std::size_t>;  // begin -> length, guarded by range_mutex
+std::size_t slice_size = 0;  // each device's part of the heap; set before heap_begin
+// Per device: begin -> length, guarded by range_mutex.
+auto* const free_ranges_of = new std::map<char*, std::size_t>[max_devices];
 
 bool reserve_once() {
     if (heap_begin.load()) return true;
@@ -60,7 +68,10 @@ bool reserve_once() {
             char* begin = static_cast<char*>(base) + fence;
             fence_size = fence;
             heap_size = size;
-            free_ranges[begin] = size;
+            const std::size_t devices = static_cast<std::size_t>(device_count());
+            slice_size = size / devices / huge_page * huge_page;
+            for (std::size_t d = 0; d < devices; ++d)
+                free_ranges_of[d][begin + d * slice_size] = slice_size;
             heap_begin.store(begin);
             return true;
         }
@@ -69,7 +80,7 @@ bool reserve_once() {
 }
 
 std::mutex memory_mutex;
-std::size_t in_use = 0;  // the sizes of the live buffers; guarded by memory_mutex
+std::size_t in_use[max_devices] = {};  // the sizes of the live buffers; guarded by memory_mutex
 
 // A value from /proc/meminfo, in bytes (0 when unknown).
 std::size_t meminfo_bytes(const char* key) {
@@ -95,8 +106,9 @@ std::size_t physical_memory() {
 
 }  // namespace
 
-char* carve_device_range(std::size_t length) {
+char* carve_device_range(std::size_t length, int device) {
     std::lock_guard<std::mutex> lock(range_mutex);
+    auto& free_ranges = free_ranges_of[device];
     if (!reserve_once()) return nullptr;
     // A buffer of a huge page or more starts on a huge-page boundary and asks
     // for transparent huge pages: the device's memory is opened and closed
@@ -126,6 +138,8 @@ char* carve_device_range(std::size_t length) {
 
 void release_device_range(char* begin, std::size_t length) {
     std::lock_guard<std::mutex> lock(range_mutex);
+    const std::size_t slice = static_cast<std::size_t>(begin - heap_begin.load()) / slice_size;
+    auto& free_ranges = free_ranges_of[slice];
     // A fresh PROT_NONE mapping in its place gives the memory back and keeps
     // the addresses reserved.
     mmap(begin, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
@@ -150,10 +164,12 @@ bool in_device_address_range(const void* p) {
     return begin && c >= begin - fence_size && c < begin + heap_size + fence_size;
 }
 
-// Three quarters of the machine's memory: what the emulated device may hold
-// in all (cudaGetDeviceProperties' totalGlobalMem, cudaMemGetInfo's total).
+// Three quarters of the machine's memory, split evenly between the devices:
+// what one emulated device may hold in all (cudaGetDeviceProperties'
+// totalGlobalMem, cudaMemGetInfo's total).
 std::size_t device_memory_capacity() {
-    static const std::size_t capacity = physical_memory() / 4 * 3;
+    static const std::size_t capacity =
+        physical_memory() / 4 * 3 / static_cast<std::size_t>(device_count());
     return capacity;
 }
 
@@ -162,22 +178,24 @@ std::size_t machine_memory_available() {
     return available ? available : physical_memory();
 }
 
-cudaError_t take_device_memory(std::size_t size, const char* how, const char* file, int line) {
+cudaError_t take_device_memory(std::size_t size, int device, const char* how, const char* file,
+                               int line) {
     constexpr std::size_t checked_from = std::size_t(16) << 20;  // below it, no /proc read
     constexpr std::size_t headroom = std::size_t(256) << 20;     // left to the rest of the machine
     const std::size_t capacity = device_memory_capacity();
     {
         std::lock_guard<std::mutex> lock(memory_mutex);
-        if (size > capacity - std::min(in_use, capacity)) {
-            explain_allocation_refused(how, size, capacity, in_use, file, line);
+        std::size_t& used = in_use[device];
+        if (size > capacity - std::min(used, capacity)) {
+            explain_allocation_refused(how, size, capacity, used, file, line);
             return record(cudaErrorMemoryAllocation);
         }
-        in_use += size;
+        used += size;
     }
     if (size >= checked_from) {
         const std::size_t available = machine_memory_available();
         if (size + headroom > available) {
-            give_back_device_memory(size);
+            give_back_device_memory(size, device);
             explain_allocation_refused(how, size, 0, available, file, line);
             return record(cudaErrorMemoryAllocation);
         }
@@ -185,14 +203,14 @@ cudaError_t take_device_memory(std::size_t size, const char* how, const char* fi
     return cudaSuccess;
 }
 
-void give_back_device_memory(std::size_t size) {
+void give_back_device_memory(std::size_t size, int device) {
     std::lock_guard<std::mutex> lock(memory_mutex);
-    in_use -= size;
+    in_use[device] -= size;
 }
 
-std::size_t device_memory_in_use() {
+std::size_t device_memory_in_use(int device) {
     std::lock_guard<std::mutex> lock(memory_mutex);
-    return in_use;
+    return in_use[device];
 }
 
 }  // namespace cuemu::detail

@@ -101,7 +101,7 @@ cudaError_t cuemu::enqueue_launch_returning(const launch_site& site, const launc
         return e;
     }
     if (cudaError_t e = check_launch(site, config)) return refuse(e);
-    if (!is_valid_stream(config.stream)) return refuse(cudaErrorInvalidResourceHandle);
+    if (!is_stream_of_current_device(config.stream)) return refuse(cudaErrorInvalidResourceHandle);
     if (config.cooperative) {
         cudaDeviceProp p;
         if (cudaError_t e = cudaGetDeviceProperties(&p, 0)) return refuse(e);

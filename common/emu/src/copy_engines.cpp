@@ -3,8 +3,11 @@
 //
 // A GPU has copy engines beside its multiprocessors: a copy between host and
 // device memory can run while a kernel of another stream runs. The emulator
-// has one copy engine per direction (queue.cpp). A copy between two device
-// buffers is done by the compute engine here (a GPU may use either).
+// has one copy engine per direction (queue.cpp). A copy between two buffers
+// of one device is done by the compute engine here (a GPU may use either); a
+// copy between two devices (cudaMemcpyPeer and the like) by the copy engine
+// that copies out of the device, so it may overlap the device's kernels, as a
+// peer copy on a GPU does.
 //
 // A copy engine reads and writes host memory directly only when that memory
 // is pinned (cudaMallocHost, cudaHostAlloc, cudaHostRegister). Pageable memory
@@ -50,7 +53,7 @@ copy_sides sides_of(cudaMemcpyKind kind, const void* dst, const void* src) {
 }
 
 const char* direction_name(copy_sides s) {
-    if (s.dst_device && s.src_device) return "DtoD";
+    if (s.dst_device && s.src_device) return "DtoD";  // between devices too: a peer copy
     if (s.dst_device) return "HtoD";
     if (s.src_device) return "DtoH";
     return "HtoH";
@@ -63,9 +66,13 @@ work_label copy_label(const char* call, cudaMemcpyKind kind, const void* dst, co
     const copy_sides s = sides_of(kind, dst, src);
     work_label label;
     label.category = "copy";
-    label.engine = s.dst_device && s.src_device ? engine_kind::compute
-                   : s.src_device               ? engine_kind::copy_to_host
-                                                : engine_kind::copy_to_device;
+    const int dst_owner = s.dst_device ? device_of_pointer(dst) : -1;
+    const int src_owner = s.src_device ? device_of_pointer(src) : -1;
+    const bool between_devices = dst_owner >= 0 && src_owner >= 0 && dst_owner != src_owner;
+    label.engine = between_devices               ? engine_kind::copy_to_host
+                   : s.dst_device && s.src_device ? engine_kind::compute
+                   : s.src_device                 ? engine_kind::copy_to_host
+                                                  : engine_kind::copy_to_device;
     if (!trace_enabled()) return label;
     label.name = std::string(call) + " " + direction_name(s);
     const void* host_side = s.src_device ? dst : src;

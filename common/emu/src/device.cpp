@@ -3,7 +3,8 @@
 // synchronization and reset, and version queries. (Streams, events and the
 // work queue are in queue.cpp.)
 //
-// The emulator is one device, number 0. Its properties describe it honestly:
+// The emulator has CUEMU_DEVICES devices (1 by default; devices.cpp), all
+// alike but for their number, PCI location and memory. Their properties describe them honestly:
 // the name says it is an emulator, the memory is the share of the machine's
 // that the emulator can back (address_space.cpp), the
 // multiprocessor count is the worker-thread count, and the launch limits are
@@ -24,7 +25,7 @@ namespace {
 constexpr int emulated_major = 7, emulated_minor = 5;
 
 cudaError_t check_device(int device) {
-    return device == 0 ? cudaSuccess : record(cudaErrorInvalidDevice);
+    return is_valid_device(device) ? cudaSuccess : record(cudaErrorInvalidDevice);
 }
 
 }  // namespace
@@ -35,19 +36,23 @@ using namespace cuemu::detail;
 cudaError_t cudaGetDeviceCount(int* count) {
     if (!count) return record(cudaErrorInvalidValue);
     if (in_forked_child()) return forked_child_error();
-    *count = 1;
+    *count = device_count();
     return cudaSuccess;
 }
 
+// The calling host thread's device (0 until it calls cudaSetDevice).
 cudaError_t cudaGetDevice(int* device) {
     if (!device) return record(cudaErrorInvalidValue);
-    *device = 0;
+    *device = current_device();
     return cudaSuccess;
 }
 
+// For the calling host thread only. Like CUDA's, it initializes the device's
+// context, so a device whose context a fault corrupted answers with that error.
 cudaError_t cudaSetDevice(int device) {
-    if (cudaError_t e = context_status()) return e;
-    return check_device(device);
+    if (cudaError_t e = check_device(device)) return e;
+    set_current_device(device);
+    return context_status();
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
@@ -83,11 +88,14 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->managedMemory = 1;
     prop->concurrentManagedAccess = 1;
     fill_more_properties(*prop);  // the rest: attributes.cpp
+    // Several devices: each on a PCI location of its own, as GPUs are.
+    prop->pciDeviceID = device;
     return cudaSuccess;
 }
 
 // Waits for all queued work (queue.cpp); a fault in it is returned here,
 // and stays (sticky).
+// The current device only; other devices' work goes on.
 cudaError_t cudaDeviceSynchronize() { return synchronize_device(); }
 
 // Waits for the device, then frees every allocation: a pointer kept across the
@@ -97,7 +105,7 @@ cudaError_t cudaDeviceSynchronize() { return synchronize_device(); }
 // __device__ variables keep their values (a GPU would reinitialize them).
 cudaError_t cudaDeviceReset() {
     cudaError_t e = synchronize_device("cudaDeviceReset");
-    free_all_allocations();
+    free_all_allocations(current_device());  // the current device's, as in CUDA
     return e;
 }
 
@@ -114,8 +122,9 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     if (cudaError_t e = context_status()) return e;
     // What the emulator can back: the device's share of the machine's memory,
     // less what is allocated, and never more than the machine has free now.
+    const std::size_t in_use = device_memory_in_use(current_device());
     *total_bytes = device_memory_capacity();
-    *free_bytes = std::min(*total_bytes - std::min(device_memory_in_use(), *total_bytes),
+    *free_bytes = std::min(*total_bytes - std::min(in_use, *total_bytes),
                            machine_memory_available());
     return cudaSuccess;
 }

@@ -226,6 +226,27 @@ cudaError_t report_fault(const fault_report& r) {
         hint = "move large arrays to device memory (cudaMalloc) or shared memory";
         on_a_gpu = "a stack overflow may stop the kernel with cudaErrorIllegalAddress or another\n"
                    "  launch error, or corrupt other data";
+    } else if (find_host_alias(r.address, &alias) && alias.memory_device >= 0) {
+        headline = std::string("another device's memory used without peer access (") +
+                   access_word(r.is_write) + ")";
+        const char* a_at = static_cast<const char*>(alias.host_pointer) + alias.offset;
+        std::snprintf(buf, sizeof buf,
+                      "the kernel runs on device %d; argument %d of the launch at %s:%d is %p,\n"
+                      "    memory of device %d, and peer access from device %d to device %d is "
+                      "not enabled",
+                      alias.launch_device, alias.argument, alias.site.file, alias.site.line,
+                      alias.host_pointer, alias.memory_device, alias.launch_device,
+                      alias.memory_device);
+        detail = buf;
+        if (find_allocation(a_at, &alloc)) detail += "\n  " + where_in_buffer(a_at, alloc);
+        std::snprintf(buf, sizeof buf,
+                      "call cudaDeviceEnablePeerAccess(%d, 0) while device %d is current (after "
+                      "checking\n        cudaDeviceCanAccessPeer), or copy the data to device %d "
+                      "first (cudaMemcpyPeer)",
+                      alias.memory_device, alias.launch_device, alias.launch_device);
+        hint = buf;
+        on_a_gpu = "this may stop the kernel with cudaErrorIllegalAddress, or give a silent "
+                   "wrong answer";
     } else if (find_host_alias(r.address, &alias)) {
         headline = std::string("host pointer dereferenced (") + access_word(r.is_write) + ")";
         std::snprintf(buf, sizeof buf,
@@ -253,6 +274,27 @@ cudaError_t report_fault(const fault_report& r) {
             headline = std::string("out-of-bounds ") + access_word(r.is_write) +
                        " before the start of a buffer";
             hint = "an index went negative: check the arithmetic that computes it";
+        } else if (engine_device() >= 0 && alloc.device != engine_device()) {
+            // Not through a kernel argument (a pointer kept in a struct or in
+            // device memory): caught only because that device was idle.
+            // Access enabled after the launch was queued does not count: the
+            // launch keeps what it had then (peer memory opened for it, or not).
+            const int here = engine_device(), there = alloc.device;
+            headline = std::string("another device's memory used (") + access_word(r.is_write) + ")";
+            std::snprintf(buf, sizeof buf,
+                          "\n  the kernel runs on device %d; the buffer is memory of device %d, and "
+                          "peer access from\n    device %d to device %d was not enabled when the "
+                          "kernel was launched",
+                          here, there, here, there);
+            detail += buf;
+            std::snprintf(buf, sizeof buf,
+                          "call cudaDeviceEnablePeerAccess(%d, 0) while device %d is current "
+                          "(after checking\n        cudaDeviceCanAccessPeer), or copy the data to "
+                          "device %d first (cudaMemcpyPeer)",
+                          there, here, here);
+            hint = buf;
+            on_a_gpu = "this may stop the kernel with cudaErrorIllegalAddress, or give a silent "
+                       "wrong answer";
         } else {
             headline = std::string("invalid ") + access_word(r.is_write);
         }
@@ -283,8 +325,9 @@ cudaError_t report_fault(const fault_report& r) {
     else
         std::fprintf(stderr,
                      "  The emulator stops the kernel with %s (\"%s\"),\n"
-                     "  and every later CUDA call returns that error.\n",
-                     cudaGetErrorName(error), cudaGetErrorString(error));
+                     "  and every later CUDA call returns that error%s.\n",
+                     cudaGetErrorName(error), cudaGetErrorString(error),
+                     device_count() > 1 ? " while this device is current" : "");
     return error;
 }
 

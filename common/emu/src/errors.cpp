@@ -1,5 +1,9 @@
 // errors.cpp - error names and strings (the real runtime's table), the
-// per-host-thread "last error" and the process-wide sticky error.
+// per-host-thread "last error" and each device's sticky error.
+//
+// A sticky error corrupts the context of the device whose work faulted, as
+// in CUDA where each device has its own (primary) context: calls made while
+// that device is current return it; another device's context stays usable.
 #include <atomic>
 
 #include "cuemu/runtime.h"
@@ -8,7 +12,9 @@
 namespace cuemu::detail {
 namespace {
 thread_local cudaError_t last_error = cudaSuccess;
-std::atomic<int> sticky{cudaSuccess};
+std::atomic<int> sticky[max_devices];  // zero: cudaSuccess
+
+int sticky_of_current() { return sticky[current_device()].load(); }
 
 struct error_entry {
     int code;
@@ -33,15 +39,15 @@ cudaError_t record(cudaError_t e) {
     return e;
 }
 
-void make_sticky(cudaError_t e) {
+void make_sticky(cudaError_t e, int device) {
     int expected = cudaSuccess;
-    sticky.compare_exchange_strong(expected, e);  // the first sticky error stays
-    record(static_cast<cudaError_t>(sticky.load()));
+    sticky[device].compare_exchange_strong(expected, e);  // the first sticky error stays
+    record(static_cast<cudaError_t>(sticky[device].load()));
 }
 
 cudaError_t context_status() {
     if (in_forked_child()) return forked_child_error();
-    int s = sticky.load(std::memory_order_relaxed);
+    int s = sticky_of_current();
     return s == cudaSuccess ? cudaSuccess : record(static_cast<cudaError_t>(s));
 }
 
@@ -51,7 +57,7 @@ using namespace cuemu::detail;
 
 cudaError_t cudaGetLastError() {
     last_error_was_read();
-    int s = sticky.load();
+    int s = sticky_of_current();
     if (s != cudaSuccess) return static_cast<cudaError_t>(s);
     cudaError_t e = last_error;
     last_error = cudaSuccess;
@@ -60,7 +66,7 @@ cudaError_t cudaGetLastError() {
 
 cudaError_t cudaPeekAtLastError() {
     last_error_was_read();
-    int s = sticky.load();
+    int s = sticky_of_current();
     return s != cudaSuccess ? static_cast<cudaError_t>(s) : last_error;
 }
 

@@ -1,7 +1,6 @@
 // host_memory.cpp - host memory the device may use (cudaHostRegister and
 // the flags of cudaHostAlloc), what a pointer is (cudaPointerGetAttributes),
-// pitched 2D memory (cudaMallocPitch, cudaMemcpy2D, cudaMemset2D), and the
-// peer calls of a one-device system.
+// and pitched 2D memory (cudaMallocPitch, cudaMemcpy2D, cudaMemset2D).
 //
 // Host and "device" share one memory here, so a mapped host pointer's device
 // address is the host address itself, as with unified addressing on a GPU.
@@ -116,7 +115,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
     if (ptr && is_device_pointer(ptr) && find_allocation(ptr, &info) && !info.freed) {
         const bool managed = is_managed_range(ptr, 1);
         attributes->type = managed ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
-        attributes->device = 0;
+        attributes->device = info.device;  // the device it was allocated on
         attributes->devicePointer = p;
         attributes->hostPointer = managed ? p : nullptr;
     } else if (ptr && (is_pinned_host_memory(ptr, nullptr) || is_registered_host_memory(ptr))) {
@@ -234,37 +233,4 @@ cudaError_t cudaMemset2D(void* dev_ptr, size_t pitch, int value, size_t width, s
 cudaError_t cudaMemset2DAsync(void* dev_ptr, size_t pitch, int value, size_t width,
                               size_t height, cudaStream_t stream, const char* file, int line) {
     return set_2d(dev_ptr, pitch, value, width, height, stream, "cudaMemset2DAsync", file, line);
-}
-
-// ---- peers: the one device has none ------------------------------------------------------------
-cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
-                           size_t count, const char* file, int line) {
-    if (dst_device != 0 || src_device != 0) return record(cudaErrorInvalidDevice);
-    return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice, file, line);
-}
-
-cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
-                                size_t count, cudaStream_t stream, const char* file, int line) {
-    if (dst_device != 0 || src_device != 0) return record(cudaErrorInvalidDevice);
-    return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream, file, line);
-}
-
-// A device is not its own peer: the answer is 0, and asking for access to a
-// peer gets cudaErrorInvalidDevice, since there is no other device.
-cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device) {
-    if (!can_access) return record(cudaErrorInvalidValue);
-    if (device != 0 || peer_device != 0) return record(cudaErrorInvalidDevice);
-    *can_access = 0;
-    return cudaSuccess;
-}
-
-cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags) {
-    if (flags != cudaPeerAccessDefault) return record(cudaErrorInvalidValue);
-    (void)peer_device;
-    return record(cudaErrorInvalidDevice);
-}
-
-cudaError_t cudaDeviceDisablePeerAccess(int peer_device) {
-    (void)peer_device;
-    return record(cudaErrorInvalidDevice);
 }

@@ -14,15 +14,32 @@
 
 namespace cuemu::detail {
 
+// ---- several devices (devices.cpp) -------------------------------------------------
+// CUEMU_DEVICES=N emulated devices (1 by default, at most max_devices); a bad
+// setting stops the program with one line (exit 2).
+constexpr int max_devices = 16;
+int device_count();
+bool is_valid_device(int device);
+// The calling host thread's current device (cudaSetDevice; 0 in a new thread).
+int current_device();
+void set_current_device(int device);
+// Whether a kernel on device `from` may use device `to`'s memory: the same
+// device, or peer access from -> to enabled. set_peer_access: false when it
+// was already so.
+bool peer_access_enabled(int from, int to);
+bool set_peer_access(int from, int to, bool enabled);
+
 // ---- errors (errors.cpp) ---------------------------------------------------------
 // Records e as this host thread's last error when it is not cudaSuccess and
 // returns it, so API functions can end with `return record(code);`.
 cudaError_t record(cudaError_t e);
 // A sticky error (an illegal address, a failed launch) corrupts the CUDA
 // context: every later call returns it, and cudaGetLastError does not clear it.
-void make_sticky(cudaError_t e);
-// cudaSuccess, or the sticky error (recorded as the last error). Every API
-// call that talks to the "device" starts with this.
+// Sticky errors belong to one device (its context): device is the one whose
+// work faulted.
+void make_sticky(cudaError_t e, int device);
+// cudaSuccess, or the current device's sticky error (recorded as the last
+// error). Every API call that talks to the "device" starts with this.
 cudaError_t context_status();
 
 // ---- CUEMU_CHECK (check_setting.cpp) ---------------------------------------------
@@ -51,6 +68,7 @@ struct allocation_info {
     const char* freed_by = "";  // "cudaFree" or "cudaDeviceReset"
     const char* free_file = "";  // where cudaFree was called, once freed
     int free_line = 0;
+    int device = 0;  // the device current when it was allocated
 };
 // The allocation whose buffer or guard page holds addr, live or freed.
 bool find_allocation(const void* addr, allocation_info* out);
@@ -61,12 +79,17 @@ bool find_allocation_in_signal(const void* addr, allocation_info* out);
 bool is_device_range(const void* p, std::size_t n);
 // True when p points into a live device allocation at all.
 bool is_device_pointer(const void* p);
+// The device whose live allocation holds p; -1 for anything else (host
+// memory, __device__ variables, freed buffers).
+int device_of_pointer(const void* p);
 // Device memory is open to the host only while the emulated device works on it
 // (a kernel, an async copy): the device queue calls open before it runs work and
 // close when it goes idle, so a host dereference of a device pointer faults and
-// can be reported. Both may be called repeatedly; they nest by nothing.
-void device_memory_open();
-void device_memory_close();
+// can be reported. They count: a copy between two devices opens the other
+// device's memory for its length too, and memory is closed when every open
+// has had its close.
+void device_memory_open(int device);
+void device_memory_close(int device);
 // Around each kernel, on the device thread (run_launch). Under
 // CUEMU_CHECK=uninit the kernel sees only the pages something wrote; the end
 // collects what the kernel wrote and reports its first read of memory nothing
@@ -84,6 +107,10 @@ struct host_alias_info {
     int argument = 0;                    // 1 for the kernel's first parameter
     launch_site site{"", "", 0};
     long long offset = 0;  // of the faulting address from the passed pointer
+    // A pointer into another device's memory, passed to a kernel launched on
+    // launch_device without peer access to memory_device (-1: a host pointer).
+    int memory_device = -1;
+    int launch_device = -1;
 };
 bool find_host_alias(const void* addr, host_alias_info* out);
 
@@ -107,7 +134,7 @@ bool handle_uninit_fault(const void* addr, int is_write);
 
 // Every live allocation becomes freed, as cudaFree would leave it (so a later
 // use is reported as a use after free). For cudaDeviceReset.
-void free_all_allocations();
+void free_all_allocations(int device);
 // A __constant__ or __device__ variable used through the symbol API counts as
 // device memory from then on (cudaMemcpy to its address is accepted).
 void register_symbol(const void* begin, std::size_t size);
@@ -116,15 +143,17 @@ bool is_managed_range(const void* p, std::size_t n);
 
 // ---- the device's address range and its memory (address_space.cpp) -------------------
 // Maps `length` bytes (readable and writable) at addresses inside the
-// device's own range; nullptr when no room is left.
-char* carve_device_range(std::size_t length);
+// device's own range; nullptr when no room is left. Each device has its own
+// slice of the range, so an address tells its device.
+char* carve_device_range(std::size_t length, int device);
 // Gives the memory back; the addresses stay reserved (inaccessible) for reuse.
 void release_device_range(char* begin, std::size_t length);
 // True for any address in the device's range or the fences around it: no host
 // object can be there.
 bool in_device_address_range(const void* p);
-// How much memory the emulated device has (fixed for the process), and how
-// much the machine could back now.
+// How much memory each emulated device has (fixed for the process: the
+// emulator's share of the machine, split evenly), and how much the machine
+// could back now.
 std::size_t device_memory_capacity();
 std::size_t machine_memory_available();
 // Counts an allocation of `size` bytes against the device's memory, or
@@ -132,10 +161,11 @@ std::size_t machine_memory_available();
 // the device has left, or (from 16 MiB) more than the machine could back now.
 // The fill pattern touches every page at once, so an allocation the machine
 // cannot back would get the process killed instead of refused.
-cudaError_t take_device_memory(std::size_t size, const char* how, const char* file, int line);
-void give_back_device_memory(std::size_t size);
-// Device memory allocated and not yet freed.
-std::size_t device_memory_in_use();
+cudaError_t take_device_memory(std::size_t size, int device, const char* how, const char* file,
+                               int line);
+void give_back_device_memory(std::size_t size, int device);
+// The device's memory allocated and not yet freed.
+std::size_t device_memory_in_use(int device);
 
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------
 // Installs the SIGSEGV/SIGBUS/SIGFPE/SIGILL handler (once); memory.cpp calls
@@ -201,17 +231,28 @@ struct work_label {
     std::string args;
 };
 // Queues work in stream order (behind the stream's earlier work, and as the
-// legacy default stream orders it against other streams) and returns its
-// sequence number. The stream must be valid (0, cudaStreamLegacy and
-// cudaStreamPerThread name the default stream).
+// legacy default stream orders it against other streams) on the queue of the
+// stream's device, and returns a ticket for wait_for (the work's place in
+// that queue, and the device). The stream must be valid (0, cudaStreamLegacy
+// and cudaStreamPerThread name the current device's default stream). The
+// seq that work receives is its place in its device's queue.
 std::uint64_t enqueue(cudaStream_t stream, device_work work, work_label label = {});
-// Waits until the work numbered seq (and so everything it comes after) is
-// done. cudaSuccess, or the sticky error of a fault in work up to seq, made
+// Waits until the work of the ticket (and so everything it comes after) is
+// done. cudaSuccess, or the sticky error of a fault in work up to it, made
 // sticky now: this is where the host learns of a fault, as at a synchronizing
 // call on a GPU. `what` names the waiting call (trace, messages).
-cudaError_t wait_for(std::uint64_t seq, const char* what = "a CUDA call that waits");
-// wait_for everything queued so far (every stream).
+cudaError_t wait_for(std::uint64_t ticket, const char* what = "a CUDA call that waits");
+// wait_for everything queued so far (every stream) on the current device.
 cudaError_t synchronize_device(const char* what = "cudaDeviceSynchronize");
+// Waits for everything queued so far on `device`, without taking a fault
+// there as the caller's error (that device's own calls report it): before a
+// copy that reads or writes another device's memory.
+void drain_device(int device, const char* what);
+// The device a stream belongs to (the current device for 0, cudaStreamLegacy
+// and cudaStreamPerThread); -1 for a stream never created or destroyed.
+int stream_device(cudaStream_t stream);
+// The device whose engine the calling thread is; -1 on any other thread.
+int engine_device();
 // A copy's engine (and, when tracing, its name and bytes) (copy_engines.cpp).
 work_label copy_label(const char* call, cudaMemcpyKind kind, const void* dst, const void* src,
                       std::size_t count);
@@ -220,6 +261,8 @@ work_label copy_label(const char* call, cudaMemcpyKind kind, const void* dst, co
 bool copy_waits_for_host(cudaMemcpyKind kind, const void* dst, const void* src, std::size_t count);
 // False for a stream that was never created or was destroyed.
 bool is_valid_stream(cudaStream_t stream);
+// Launches must go to a stream of the current device (a copy may use any).
+bool is_stream_of_current_device(cudaStream_t stream);
 // True on the device thread (the one that runs queued work). Safe in a signal handler.
 bool on_device_thread();
 // The program has read its last error (cudaGetLastError, cudaPeekAtLastError):

@@ -80,11 +80,12 @@ std::size_t quarantined_bytes = 0;
 auto& symbols = *new std::map<const char*, std::size_t>;  // __device__/__constant__ variables: begin -> size
 auto& pinned = *new std::map<const char*, std::size_t>;   // cudaMallocHost buffers: begin -> size
 
-// Device memory access (all guarded by registry_mutex). device_open: the
-// device queue is working (device_memory_open/close), and every cudaMalloc
-// buffer is open. kernel_view: a kernel runs under CUEMU_CHECK=uninit
+// Device memory access (all guarded by registry_mutex). opened[d] > 0: device
+// d's queue is working, or a copy of another device's reaches into d's
+// memory (device_memory_open/close), and every cudaMalloc buffer of d is
+// open. kernel_view: a kernel runs under CUEMU_CHECK=uninit
 // (device_memory_kernel_begin/end), and only the pages something wrote are open.
-bool device_open = false;
+int opened[max_devices] = {};
 bool kernel_view = false;
 
 std::size_t page_size() {
@@ -133,7 +134,8 @@ bool in_symbol(const void* p, std::size_t n) {
 // always open: the host may use it, as on a GPU system.
 void protect(mapping& m) {
     if (m.info.freed || std::strcmp(m.info.how, "cudaMalloc") != 0) return;
-    if (!kernel_view || !tracks_writes(m)) {
+    const bool device_open = opened[m.info.device] > 0;
+    if (!device_open || !kernel_view || !tracks_writes(m)) {
         mprotect(m.body, m.body_length, device_open ? PROT_READ | PROT_WRITE : PROT_NONE);
         return;
     }
@@ -158,6 +160,13 @@ void protect_all() {
     for (auto& [begin, base] : live) protect(by_base[base]);
 }
 
+void protect_device(int device) {
+    for (auto& [begin, base] : live) {
+        mapping& m = by_base[base];
+        if (m.info.device == device) protect(m);
+    }
+}
+
 // Frees the live buffer at `it` (caller holds registry_mutex): the mapping
 // stays, without access, in quarantine. file and line: where cudaFree was
 // called (none for cudaDeviceReset).
@@ -169,7 +178,7 @@ void release_locked(std::map<const char*, const char*>::iterator it, const char*
     m.info.freed_by = freed_by;
     m.info.free_file = file ? file : "";
     m.info.free_line = line;
-    give_back_device_memory(m.info.size);
+    give_back_device_memory(m.info.size, m.info.device);
     m.written.clear();
     m.page_open.clear();
     mprotect(m.base, m.length, PROT_NONE);
@@ -199,7 +208,9 @@ void collect_kernel_writes() {
     const std::size_t page = page_size();
     for (auto& [begin_key, base] : live) {
         mapping& m = by_base[base];
-        if (!tracks_writes(m)) continue;
+        // A device whose memory closed while the kernel ran (its own work
+        // ended; several devices) was not the kernel's to write.
+        if (!tracks_writes(m) || opened[m.info.device] == 0) continue;
         const unsigned char* begin = reinterpret_cast<const unsigned char*>(m.info.begin);
         for (std::size_t word = 0; word < m.info.size; word += 4) {
             const std::size_t end = std::min(word + 4, m.info.size);
@@ -261,10 +272,11 @@ cudaError_t allocate(void** out, std::size_t size, const char* how, const char* 
     if (body < size) return record(cudaErrorMemoryAllocation);
     const std::size_t length = lead + body + page;
     if (length < body) return record(cudaErrorMemoryAllocation);
-    if (cudaError_t e = take_device_memory(size, how, file, line)) return e;
-    char* b = carve_device_range(length);
+    const int device = current_device();
+    if (cudaError_t e = take_device_memory(size, device, how, file, line)) return e;
+    char* b = carve_device_range(length, device);
     if (!b) {
-        give_back_device_memory(size);
+        give_back_device_memory(size, device);
         explain_allocation_refused(how, size, 0, 0, file, line);
         return record(cudaErrorMemoryAllocation);
     }
@@ -283,6 +295,7 @@ cudaError_t allocate(void** out, std::size_t size, const char* how, const char* 
     m.info.file = file ? file : "";
     m.info.line = line;
     m.info.how = how;
+    m.info.device = device;
     if (check_uninit() && std::strcmp(how, "cudaMalloc") == 0) {
         m.written.assign(size, 0);
         m.page_open.assign(body / page, 0);
@@ -347,6 +360,29 @@ const mapping* mapping_for_report(const void* addr) {
     return &it->second;
 }
 
+// A pointer the kernel must not use, swapped for the middle of the next
+// alias window (caller holds registry_mutex). memory_device: the device whose
+// memory p is (-1 for host memory), launch_device: the launch's device.
+void* alias_locked(void* p, int argument, const launch_site& site, int memory_device,
+                   int launch_device) {
+    alias_window& w = alias_windows[next_alias_window];
+    next_alias_window = (next_alias_window + 1) % alias_window_count;
+    if (!w.start) {
+        void* window = mmap(nullptr, alias_window_size, PROT_NONE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (window == MAP_FAILED) return p;  // no address space: leave it unchecked
+        w.start = static_cast<char*>(window);
+    }
+    const std::uintptr_t within_page = reinterpret_cast<std::uintptr_t>(p) % page_size();
+    w.alias = w.start + alias_window_size / 2 + within_page;
+    w.info.host_pointer = p;
+    w.info.argument = argument;
+    w.info.site = site;
+    w.info.memory_device = memory_device;
+    w.info.launch_device = launch_device;
+    return const_cast<char*>(w.alias);
+}
+
 }  // namespace
 
 bool find_allocation(const void* addr, allocation_info* out) {
@@ -378,6 +414,12 @@ bool is_device_pointer(const void* p) {
     return live_mapping_at(p) != nullptr || in_symbol(p, 1);
 }
 
+int device_of_pointer(const void* p) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    const mapping* m = live_mapping_at(p);
+    return m ? m->info.device : -1;
+}
+
 bool is_managed_range(const void* p, std::size_t n) {
     std::lock_guard<std::mutex> lock(registry_mutex);
     const mapping* m = live_mapping_at(p);
@@ -390,24 +432,28 @@ void register_symbol(const void* begin, std::size_t size) {
     symbols[static_cast<const char*>(begin)] = size;
 }
 
-void free_all_allocations() {
+void free_all_allocations(int device) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    while (!live.empty()) release_locked(live.begin(), "cudaDeviceReset", nullptr, 0);
+    for (auto it = live.begin(); it != live.end();) {
+        auto next = std::next(it);
+        if (by_base[it->second].info.device == device)
+            release_locked(it, "cudaDeviceReset", nullptr, 0);
+        it = next;
+    }
 }
 
-void device_memory_open() {
+void device_memory_open(int device) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    if (device_open) return;
-    device_open = true;
-    protect_all();
+    if (opened[device]++ == 0) protect_device(device);
 }
 
-void device_memory_close() {
+void device_memory_close(int device) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    if (!device_open) return;
-    device_open = false;
-    kernel_view = false;
-    protect_all();
+    if (opened[device] == 0 || --opened[device] != 0) return;
+    bool all_closed = true;
+    for (int d = 0; d < max_devices; ++d) all_closed &= opened[d] == 0;
+    if (all_closed) kernel_view = false;
+    protect_device(device);
 }
 
 void device_memory_kernel_begin() {
@@ -454,7 +500,9 @@ bool handle_uninit_fault(const void* addr, int is_write) {
     std::lock_guard<std::mutex> lock(registry_mutex);
     if (!kernel_view) return false;
     mapping* m = live_mapping_at(addr);
-    if (!m || !tracks_writes(*m)) return false;
+    // A closed device's memory (another device's, without peer access) is
+    // not the kernel's view: the fault is reported as an access to it.
+    if (!m || !tracks_writes(*m) || opened[m->info.device] == 0) return false;
     const std::size_t page = page_size();
     const std::size_t p = static_cast<std::size_t>(static_cast<const char*>(addr) - m->body) / page;
     if (m->page_open[p]) return true;  // another worker opened it a moment ago
@@ -483,8 +531,17 @@ void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
     if (!p) return p;  // a null pointer is reported as one if it is used
     {
         std::lock_guard<std::mutex> lock(registry_mutex);
-        // Device or managed memory, live or freed: anything in the device's range.
-        if (in_device_address_range(p)) return p;
+        // Device or managed memory, live or freed: anything in the device
+        // range, except another device's cudaMalloc buffer that the current
+        // device has no peer access to (it is screened like a host pointer).
+        if (in_device_address_range(p)) {
+            const mapping* m = live_mapping_at(p);
+            const int launch_device = current_device();
+            if (!m || std::strcmp(m->info.how, "cudaMalloc") != 0 ||
+                peer_access_enabled(launch_device, m->info.device))
+                return p;
+            return alias_locked(p, argument, site, m->info.device, launch_device);
+        }
         auto it = pinned.upper_bound(static_cast<const char*>(p));
         if (it != pinned.begin()) {
             --it;  // cudaMallocHost memory is mapped into the device, as on a GPU
@@ -494,20 +551,7 @@ void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
     if (is_registered_host_memory(p)) return p;  // cudaHostRegister (host_memory.cpp)
     if (is_static_data(p)) return p;
     std::lock_guard<std::mutex> lock(registry_mutex);
-    alias_window& w = alias_windows[next_alias_window];
-    next_alias_window = (next_alias_window + 1) % alias_window_count;
-    if (!w.start) {
-        void* window = mmap(nullptr, alias_window_size, PROT_NONE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (window == MAP_FAILED) return p;  // no address space: leave it unchecked
-        w.start = static_cast<char*>(window);
-    }
-    const std::uintptr_t within_page = reinterpret_cast<std::uintptr_t>(p) % page_size();
-    w.alias = w.start + alias_window_size / 2 + within_page;
-    w.info.host_pointer = p;
-    w.info.argument = argument;
-    w.info.site = site;
-    return const_cast<char*>(w.alias);
+    return alias_locked(p, argument, site, -1, -1);
 }
 
 }  // namespace cuemu
@@ -528,6 +572,8 @@ cudaError_t cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags,
 cudaError_t cudaFree(void* dev_ptr, const char* file, int line) {
     if (cudaError_t e = synchronize_device("cudaFree")) return e;
     if (!dev_ptr) return cudaSuccess;
+    const int owner = device_of_pointer(dev_ptr);  // another device's buffer: its work too
+    if (owner >= 0 && owner != current_device()) drain_device(owner, "cudaFree");
     std::unique_lock<std::mutex> lock(registry_mutex);
     auto it = live.find(static_cast<const char*>(dev_ptr));
     if (it == live.end()) {  // freed twice, not from cudaMalloc, or not its start
@@ -684,12 +730,29 @@ thread_local bool device_copy_running = false;
 // while device memory is open. Under CUEMU_CHECK=uninit the copy first checks
 // the bytes it carries out of device memory, and notes the bytes it writes.
 
+// Device memory is open while its own device's queue works; a copy that
+// reaches into another device's memory (a peer copy, cudaMemcpyDefault) opens
+// that memory for as long as it runs.
+struct devices_opened {
+    int a, b;
+    devices_opened(int a_, int b_) : a(a_), b(b_) {
+        if (a >= 0) device_memory_open(a);
+        if (b >= 0) device_memory_open(b);
+    }
+    ~devices_opened() {
+        if (a >= 0) device_memory_close(a);
+        if (b >= 0) device_memory_close(b);
+    }
+};
+
 std::uint64_t queue_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                          cudaStream_t stream, const char* call, const char* file, int line) {
     const char* kind_name = copy_kind_name(kind);
+    const int dst_device = device_of_pointer(dst), src_device = device_of_pointer(src);
     return enqueue(
         stream,
         [=](std::uint64_t) {
+            devices_opened open(dst_device, src_device);
             check_copied_bytes(src, count, call, file, line);
             device_copy = copy_in_progress{call, file, line, kind_name, dst, src, count};
             device_copy_running = true;
@@ -720,9 +783,11 @@ cudaError_t queue_fill(void* dev_ptr, int value, size_t count, cudaStream_t stre
         label.name = call;
         label.args = "\"bytes\":" + std::to_string(count);
     }
+    const int device = device_of_pointer(dev_ptr);
     enqueue(
         stream,
-        [dev_ptr, value, count](std::uint64_t) {
+        [dev_ptr, value, count, device](std::uint64_t) {
+            devices_opened open(device, -1);
             std::memset(dev_ptr, value, count);
             mark_written(dev_ptr, count);
             return cudaSuccess;
@@ -746,6 +811,10 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
     if (cudaError_t e = context_status()) return e;
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpy", file, line)) return e;
     if (count == 0) return cudaSuccess;
+    // Between devices it is serialized with the other devices' work too, as
+    // cudaMemcpyPeer is (peer_access.cpp).
+    for (int d : {device_of_pointer(dst), device_of_pointer(src)})
+        if (d >= 0 && d != current_device()) drain_device(d, "cudaMemcpy");
     return wait_for(queue_copy(dst, src, count, kind, 0, "cudaMemcpy", file, line), "cudaMemcpy");
 }
 
@@ -780,7 +849,7 @@ namespace {
 cudaError_t check_location(cudaMemLocation location) {
     switch (location.type) {
         case cudaMemLocationTypeDevice:
-            return location.id == 0 ? cudaSuccess : record(cudaErrorInvalidDevice);
+            return is_valid_device(location.id) ? cudaSuccess : record(cudaErrorInvalidDevice);
         case cudaMemLocationTypeHost:
         case cudaMemLocationTypeHostNuma:
         case cudaMemLocationTypeHostNumaCurrent:

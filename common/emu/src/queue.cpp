@@ -15,7 +15,7 @@
 //   - Like a GPU, the emulated device has engines that work at the same time,
 //     each with its own thread taking its work in issue order, skipping work
 //     that must still wait: the compute engine (kernels through the worker
-//     pool, scheduler.cpp; memsets; device-to-device copies), one copy engine
+//     pool, scheduler.cpp; memsets; copies within the device), one copy engine
 //     per direction between host and device (copy_engines.cpp says which copy
 //     goes where, and when cudaMemcpyAsync must wait for pageable memory),
 //     and one thread for host functions. So a copy on one stream can run while
@@ -48,14 +48,20 @@
 //   - CUEMU_TRACE=file.json (trace.cpp): each engine writes the work it did,
 //     with its stream, start and end; each synchronizing call the time the
 //     host waited in it.
+//   - Each emulated device (CUEMU_DEVICES, devices.cpp) has a queue of its
+//     own, with its own engines, default stream and fault. A stream or an
+//     event belongs to the device that was current when it was made; work
+//     goes to the queue of its stream's device.
 //   - At the end of the program (exit, or main returning) the queue is
 //     finished before the process ends, so no work is half done, and the
 //     trace is closed. The queue itself is never destroyed: a static
 //     object's destructor may still call cudaFree after that.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -71,9 +77,11 @@
 struct CUstream_st {
     unsigned int flags;
     std::uint64_t last_seq;  // the last work queued on this stream (0: none yet)
-    int number;              // 0 for the default stream, then 1, 2, ... in creation order
+    int number;              // 0 for the default streams, then 1, 2, ... in creation order
+    int device;
 };
 struct CUevent_st {
+    int device;  // its record's number is a place in this device's queue
     unsigned int flags;
     bool recorded;       // cudaEventRecord was called at least once
     std::uint64_t seq;   // the latest record's place in the queue
@@ -90,6 +98,20 @@ double now_ms() {
 }
 
 thread_local bool is_device_thread = false;
+thread_local int this_engine_device = -1;
+std::atomic<int> streams_made{0};  // over all devices, so that trace lanes differ
+
+// CUEMU_CHECK=uninit with several devices: the page watching of a running
+// kernel covers all device memory (memory.cpp), so another device's copy or
+// fill beside it would fault or be taken for the kernel. Kernels, copies and
+// fills of all devices take turns; waits and host functions do not hold it
+// (a wait for another device's event would wait for itself).
+std::mutex one_device_at_a_time;
+
+bool touches_device_memory(const work_label& label) {
+    return std::strcmp(label.category, "wait") != 0 &&
+           std::strcmp(label.category, "host function") != 0;
+}
 
 // Waiting for the device from the device's own work would wait forever.
 void refuse_wait_from_device(const char* what) {
@@ -129,7 +151,7 @@ struct queued_work {
 
 class device_queue {
 public:
-    device_queue() {
+    explicit device_queue(int device) : device_(device) {
         // Start the worker pool first: statics are destroyed in reverse order
         // of construction, so the pool then outlives this queue at exit.
         worker_count();
@@ -159,7 +181,8 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         return resolve(s);
     }
-    int next_stream_number() { return ++streams_made_; }
+    int next_stream_number() { return ++streams_made; }
+    int device() const { return device_; }
 
     // Queues work; while_locked(seq) runs under the queue lock before any
     // engine can see the work (for an event's bookkeeping). after_event: the
@@ -327,16 +350,37 @@ private:
         }
     }
 
+    // A fault is this device's sticky error; the caller hears of it even when
+    // another device is current (cudaEventSynchronize of this device's event).
     cudaError_t observe_locked(std::unique_lock<std::mutex>& lock, std::uint64_t seq) {
         if (fault_ != cudaSuccess && fault_seq_ <= seq) {
             cudaError_t e = fault_;
             lock.unlock();
-            make_sticky(e);
+            make_sticky(e, device_);
+            if (device_ != current_device()) return record(e);
         } else {
             lock.unlock();
         }
         return context_status();
     }
+
+public:
+    // Waits for everything issued so far; a fault stays this device's.
+    void drain(const char* what) {
+        if (in_forked_child()) return;
+        refuse_wait_from_device(what);
+        std::unique_lock<std::mutex> lock(mutex_);
+        const std::uint64_t seq = issued_;
+        done_.wait(lock, [&] { return done_through_ >= seq; });
+    }
+    // The same for one piece of work, from another device's engine
+    // (cudaStreamWaitEvent across devices).
+    void wait_quietly(std::uint64_t seq) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [&] { return is_done_locked(seq); });
+    }
+
+private:
 
     // The first of an engine's work that may start: its list is in issue
     // order, and work of another stream may pass work still waiting.
@@ -352,7 +396,7 @@ private:
     void open_device_memory() {
         std::lock_guard<std::mutex> gate(memory_gate_);
         if (memory_open_) return;
-        device_memory_open();
+        device_memory_open(device_);
         memory_open_ = true;
     }
     void close_device_memory_if_idle() {
@@ -362,7 +406,7 @@ private:
             if (busy_ != 0 || issued_ != done_through_) return;
         }
         if (!memory_open_) return;
-        device_memory_close();
+        device_memory_close(device_);
         memory_open_ = false;
     }
 
@@ -370,6 +414,8 @@ private:
     // it done, which may let other engines' work start.
     void serve(engine_kind engine) {
         is_device_thread = true;
+        this_engine_device = device_;
+        set_current_device(device_);  // a stream callback's status is its device's
         auto& list = items_[int(engine)];
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
@@ -380,10 +426,13 @@ private:
             ++busy_;
             const bool skip = fault_ != cudaSuccess && !item.runs_after_fault;
             lock.unlock();
+            std::unique_lock<std::mutex> turn(one_device_at_a_time, std::defer_lock);
+            if (serial_ && device_count() > 1 && touches_device_memory(item.label)) turn.lock();
             open_device_memory();
             const double begin = trace_now_us();
             cudaError_t e = skip ? cudaSuccess : item.work(item.seq);
             item.work = nullptr;  // frees a launch's arguments, outside the lock
+            if (turn.owns_lock()) turn.unlock();
             if (!skip && !item.label.name.empty()) {
                 std::string args = item.label.args;
                 args += std::string(args.empty() ? "" : ",") + "\"engine\":\"" + engine_name(engine) + "\"";
@@ -409,8 +458,8 @@ private:
         }
     }
 
-    CUstream_st default_stream_{cudaStreamDefault, 0, 0};
-    int streams_made_ = 0;
+    int device_;
+    CUstream_st default_stream_{cudaStreamDefault, 0, 0, device_};
     bool serial_ = false;
     std::condition_variable wake_, done_;
     std::deque<queued_work> items_[engine_count];
@@ -426,44 +475,87 @@ private:
     std::uint64_t fault_seq_ = 0;
 };
 
-device_queue& queue();
+// One queue per device, made at its first use and never destroyed (see the
+// top of the file); the engine threads idle in their waits when the process ends.
+std::mutex queues_mutex;
+std::atomic<device_queue*> queues[max_devices];
 
-// At exit: let the device finish what was queued, then close the trace. Not
-// when exit was called by the device's own work (a host function or a
+// At exit: let every device finish what was queued, then close the trace.
+// Not when exit was called by the device's own work (a host function or a
 // kernel): it would wait for itself. Nor in a child made with fork(): it has
 // no device thread.
 void finish_at_exit() {
     if (is_device_thread || inside_kernel() || in_forked_child()) return;
-    device_queue& q = queue();
-    q.wait_all(q.last_issued(), "exit (finishing queued work)");
+    for (auto& slot : queues)
+        if (device_queue* q = slot.load()) q->wait_all(q->last_issued(), "exit (finishing queued work)");
     trace_finish();
 }
 
-device_queue& queue() {
-    // Never destroyed (see the top of the file); the engine threads idle in
-    // their waits when the process ends.
-    static device_queue* instance = [] {
-        auto* q = new device_queue;
-        std::atexit(finish_at_exit);
-        return q;
-    }();
-    return *instance;
+device_queue& queue(int device) {
+    if (device_queue* q = queues[device].load()) return *q;
+    std::lock_guard<std::mutex> lock(queues_mutex);
+    if (!queues[device].load()) {
+        queues[device].store(new device_queue(device));
+        // Registered after the first queue started the worker pool, so that
+        // it runs before the pool's static is destroyed.
+        static const bool at_exit = (std::atexit(finish_at_exit), true);
+        (void)at_exit;
+    }
+    return *queues[device].load();
+}
+
+device_queue& queue() { return queue(current_device()); }
+
+// The queue that knows this event, or nullptr for one never created or
+// destroyed (a handle is never read before it is found here).
+device_queue* queue_of_event(cudaEvent_t e) {
+    if (!e) return nullptr;
+    for (auto& slot : queues)
+        if (device_queue* q = slot.load(); q && q->is_live(e)) return q;
+    return nullptr;
+}
+
+// The queue a stream belongs to (0 and the other default handles: the
+// current device's), or nullptr.
+device_queue* queue_of_stream(cudaStream_t s) {
+    if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return &queue();
+    for (auto& slot : queues)
+        if (device_queue* q = slot.load(); q && q->find(s)) return q;
+    return nullptr;
+}
+
+constexpr std::uint64_t ticket(std::uint64_t seq, int device) {
+    return seq * max_devices + static_cast<std::uint64_t>(device);
 }
 
 }  // namespace
 
 std::uint64_t enqueue(cudaStream_t stream, device_work work, work_label label) {
-    device_queue& q = queue();
-    CUstream_st* s = q.find(stream);
-    if (!s) s = q.resolve(nullptr);  // callers check the stream first; never a dangling one
-    return q.push(s, std::move(work), std::move(label));
+    device_queue* q = queue_of_stream(stream);
+    if (!q) q = &queue();  // callers check the stream first; never a dangling one
+    CUstream_st* s = q->find(stream);
+    if (!s) s = q->resolve(nullptr);
+    return ticket(q->push(s, std::move(work), std::move(label)), q->device());
 }
 
-bool is_valid_stream(cudaStream_t stream) { return queue().find(stream) != nullptr; }
+bool is_valid_stream(cudaStream_t stream) { return queue_of_stream(stream) != nullptr; }
+
+bool is_stream_of_current_device(cudaStream_t stream) { return queue_of_stream(stream) == &queue(); }
+
+int stream_device(cudaStream_t stream) {
+    device_queue* q = queue_of_stream(stream);
+    return q ? q->device() : -1;
+}
+
+int engine_device() { return this_engine_device; }
+
+void drain_device(int device, const char* what) { queue(device).drain(what); }
 
 bool on_device_thread() { return is_device_thread; }
 
-cudaError_t wait_for(std::uint64_t seq, const char* what) { return queue().wait(seq, what); }
+cudaError_t wait_for(std::uint64_t ticket, const char* what) {
+    return queue(static_cast<int>(ticket % max_devices)).wait(ticket / max_devices, what);
+}
 
 cudaError_t synchronize_device(const char* what) {
     device_queue& q = queue();
@@ -483,7 +575,8 @@ void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
         record(e);  // reported by the next cudaGetLastError(), not sticky
         return;
     }
-    if (!is_valid_stream(config.stream)) {
+    // A stream destroyed, never made, or of another device than the current one.
+    if (!is_stream_of_current_device(config.stream)) {
         record(cudaErrorInvalidResourceHandle);
         return;
     }
@@ -498,10 +591,21 @@ void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
         label.args = "\"grid\":" + xyz(config.grid) + ",\"block\":" + xyz(config.block) +
                      ",\"dynamic shared bytes\":" + std::to_string(config.shared_bytes);
     }
+    // The devices whose memory this device has peer access to (as it stands
+    // at the launch): their memory is open while the kernel runs.
+    const int device = current_device();
+    unsigned peers = 0;
+    for (int d = 0; d < device_count(); ++d)
+        if (d != device && peer_access_enabled(device, d)) peers |= 1u << d;
     enqueue(
         config.stream,
-        [site, config, run_thread, owned](std::uint64_t) {
-            return run_launch(site, config, run_thread, owned.get());
+        [site, config, run_thread, owned, peers](std::uint64_t) {
+            for (int d = 0; peers >> d; ++d)
+                if (peers >> d & 1) device_memory_open(d);
+            cudaError_t e = run_launch(site, config, run_thread, owned.get());
+            for (int d = 0; peers >> d; ++d)
+                if (peers >> d & 1) device_memory_close(d);
+            return e;
         },
         std::move(label));
 }
@@ -514,7 +618,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
     std::lock_guard<std::mutex> lock(q.mutex_);
-    *stream = new CUstream_st{flags, 0, q.next_stream_number()};
+    *stream = new CUstream_st{flags, 0, q.next_stream_number(), q.device()};
     q.live_streams_.insert(*stream);
     trace_name_stream((*stream)->number, flags == cudaStreamNonBlocking);
     return cudaSuccess;
@@ -528,7 +632,9 @@ cudaError_t cudaStreamCreate(cudaStream_t* stream) {
 // work still runs (it does not refer to the stream object).
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     if (in_forked_child()) return forked_child_error();
-    device_queue& q = queue();
+    device_queue* found = queue_of_stream(stream);
+    if (!found) return record(cudaErrorInvalidResourceHandle);
+    device_queue& q = *found;
     {
         std::lock_guard<std::mutex> lock(q.mutex_);
         if (q.resolve(stream) == nullptr || q.is_default(stream))
@@ -541,20 +647,20 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     if (cudaError_t e = context_status()) return e;
-    device_queue& q = queue();
-    CUstream_st* s = q.find(stream);
+    device_queue* q = queue_of_stream(stream);  // any device's, as in CUDA
+    CUstream_st* s = q ? q->find(stream) : nullptr;
     if (!s) return record(cudaErrorInvalidResourceHandle);
-    return q.wait_stream(s, "cudaStreamSynchronize");
+    return q->wait_stream(s, "cudaStreamSynchronize");
 }
 
 // cudaErrorNotReady is not an error, only an answer: it is returned but not
 // recorded for cudaGetLastError.
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
     if (cudaError_t e = context_status()) return e;
-    device_queue& q = queue();
-    CUstream_st* s = q.find(stream);
+    device_queue* q = queue_of_stream(stream);  // any device's, as in CUDA
+    CUstream_st* s = q ? q->find(stream) : nullptr;
     if (!s) return record(cudaErrorInvalidResourceHandle);
-    return q.query_stream(s);
+    return q->query_stream(s);
 }
 
 // Work queued on the stream after this call waits for the event's latest
@@ -563,26 +669,45 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
     if (flags > 1) return record(cudaErrorInvalidValue);  // cudaEventWaitDefault, ...External
     if (cudaError_t e = context_status()) return e;
-    device_queue& q = queue();
-    if (!q.is_live(event)) return record(cudaErrorInvalidResourceHandle);
-    CUstream_st* s = q.find(stream);
+    device_queue* event_queue = queue_of_event(event);
+    if (!event_queue) return record(cudaErrorInvalidResourceHandle);
+    device_queue* q = queue_of_stream(stream);
+    CUstream_st* s = q ? q->find(stream) : nullptr;
     if (!s) return record(cudaErrorInvalidResourceHandle);
     std::uint64_t record_seq;
     {
-        std::lock_guard<std::mutex> lock(q.mutex_);
+        std::lock_guard<std::mutex> lock(event_queue->mutex_);
         record_seq = event->recorded ? event->seq : 0;
     }
     if (record_seq == 0) return cudaSuccess;  // never recorded: nothing to wait for, as in CUDA
     work_label label;
-    label.engine = engine_kind::bookkeeping;
-    if (trace_enabled()) label.name = "cudaStreamWaitEvent: the event's record is reached";
-    q.push(s, [](std::uint64_t) { return cudaSuccess; }, std::move(label), false, {}, record_seq);
+    if (event_queue == q) {
+        label.engine = engine_kind::bookkeeping;
+        if (trace_enabled()) label.name = "cudaStreamWaitEvent: the event's record is reached";
+        q->push(s, [](std::uint64_t) { return cudaSuccess; }, std::move(label), false, {}, record_seq);
+        return cudaSuccess;
+    }
+    // An event of another device (allowed, as in CUDA: this is how devices
+    // wait for each other). The queues number their work apart, so the wait
+    // is a piece of work of the stream, on the host-function engine, that
+    // returns when the other device has reached the record.
+    label.engine = engine_kind::host_function;
+    label.category = "wait";
+    if (trace_enabled()) label.name = "cudaStreamWaitEvent (another device's event)";
+    q->push(s,
+            [event_queue, record_seq](std::uint64_t) {
+                event_queue->wait_quietly(record_seq);
+                return cudaSuccess;
+            },
+            std::move(label));
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
     if (!flags) return record(cudaErrorInvalidValue);
-    device_queue& q = queue();
+    device_queue* found = queue_of_stream(stream);
+    if (!found) return record(cudaErrorInvalidResourceHandle);
+    device_queue& q = *found;
     std::lock_guard<std::mutex> lock(q.mutex_);
     CUstream_st* s = q.resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
@@ -621,7 +746,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
     if (cudaError_t e = context_status()) return e;
     device_queue& q = queue();
     std::lock_guard<std::mutex> lock(q.mutex_);
-    *event = new CUevent_st{flags, false, 0, 0.0, false};
+    *event = new CUevent_st{q.device(), flags, false, 0, 0.0, false};
     q.live_events_.insert(*event);
     return cudaSuccess;
 }
@@ -630,10 +755,13 @@ cudaError_t cudaEventCreate(cudaEvent_t* event) {
     return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 
+// The event and the stream must belong to the same device
+// (cudaErrorInvalidResourceHandle otherwise, as in CUDA).
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (cudaError_t e = context_status()) return e;
-    device_queue& q = queue();
-    if (!q.is_live(event)) return record(cudaErrorInvalidResourceHandle);
+    device_queue* found = queue_of_event(event);
+    if (!found || found != queue_of_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    device_queue& q = *found;
     CUstream_st* s = q.find(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     work_label label;
@@ -668,16 +796,18 @@ std::uint64_t record_seq(device_queue& q, cudaEvent_t event) {
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (cudaError_t e = context_status()) return e;
-    device_queue& q = queue();
-    if (!q.is_live(event)) return record(cudaErrorInvalidResourceHandle);
+    device_queue* found = queue_of_event(event);  // any device's, as in CUDA
+    if (!found) return record(cudaErrorInvalidResourceHandle);
+    device_queue& q = *found;
     return q.wait(record_seq(q, event), "cudaEventSynchronize");
 }
 
 // cudaErrorNotReady is returned, not recorded (see cudaStreamQuery).
 cudaError_t cudaEventQuery(cudaEvent_t event) {
     if (cudaError_t e = context_status()) return e;
-    device_queue& q = queue();
-    if (!q.is_live(event)) return record(cudaErrorInvalidResourceHandle);
+    device_queue* found = queue_of_event(event);  // any device's, as in CUDA
+    if (!found) return record(cudaErrorInvalidResourceHandle);
+    device_queue& q = *found;
     return q.query(record_seq(q, event));
 }
 
@@ -687,8 +817,10 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
     if (!ms) return record(cudaErrorInvalidValue);
     if (cudaError_t e = context_status()) return e;
-    device_queue& q = queue();
-    if (!q.is_live(start) || !q.is_live(end)) return record(cudaErrorInvalidResourceHandle);
+    // Both events of one device (cudaErrorInvalidResourceHandle otherwise, as in CUDA).
+    device_queue* found = queue_of_event(start);
+    if (!found || found != queue_of_event(end)) return record(cudaErrorInvalidResourceHandle);
+    device_queue& q = *found;
     std::lock_guard<std::mutex> lock(q.mutex_);
     if ((start->flags | end->flags) & cudaEventDisableTiming)
         return record(cudaErrorInvalidResourceHandle);
@@ -703,7 +835,9 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
 // an event never created) is refused with cudaErrorInvalidResourceHandle.
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
     if (in_forked_child()) return forked_child_error();
-    device_queue& q = queue();
+    device_queue* found = queue_of_event(event);
+    if (!found) return record(cudaErrorInvalidResourceHandle);
+    device_queue& q = *found;
     std::lock_guard<std::mutex> lock(q.mutex_);
     if (!event || !q.live_events_.erase(event)) return record(cudaErrorInvalidResourceHandle);
     if (event->recorded && !q.is_done_locked(event->seq))

@@ -59,8 +59,9 @@ cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
 
 cudaError_t cudaStreamGetDevice(cudaStream_t stream, int* device) {
     if (!device) return record(cudaErrorInvalidValue);
-    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    *device = 0;
+    const int owner = stream_device(stream);  // the device current when it was made
+    if (owner < 0) return record(cudaErrorInvalidResourceHandle);
+    *device = owner;
     return cudaSuccess;
 }
 
