@@ -41,6 +41,20 @@ __global__ void late_blocks_write_past_end(float* out, long long dawdle_ns) {
     out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;  // no bounds check
 }
 
+// One thread writes just past the end of a 64-float buffer; the others stay
+// inside. The report must name that thread: the launch's loop over a block's
+// threads stores only threadIdx.x for each thread of a row (y and z once a
+// row), and after a barrier every thread resumes on a fiber of its own.
+__global__ void thread_3_2_1_of_block_1_writes_past_end(float* out) {
+    const bool culprit = blockIdx.x == 1 && threadIdx.x == 3 && threadIdx.y == 2 && threadIdx.z == 1;
+    out[culprit ? 64 : threadIdx.x] = 1.0f;
+}
+__global__ void thread_5_3_0_writes_past_end_after_barrier(float* out) {
+    out[threadIdx.y * blockDim.x + threadIdx.x] = 0.0f;
+    __syncthreads();
+    if (threadIdx.x == 5 && threadIdx.y == 3) out[64] = 1.0f;
+}
+
 // The launch is accepted; the fault is only known once the host waits.
 static void launch_accepted_then_fails_at_sync(cudaError_t expected) {
     CHECK(cudaGetLastError() == cudaSuccess);
@@ -71,6 +85,28 @@ TEST_CASE("out-of-bounds") {
     // one report per launch, not one per thread
     CHECK(report.find("cuemu:") == report.rfind("cuemu:"));
     check_sticky(cudaErrorIllegalAddress);
+}
+
+// Runs `launch` on a fresh 64-float buffer; the fault report must name `thread`.
+template <class Launch>
+static void check_report_names(Launch launch, const char* thread) {
+    float* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 64 * sizeof(float)) == cudaSuccess);
+    stderr_capture capture;
+    launch(d);
+    launch_accepted_then_fails_at_sync(cudaErrorIllegalAddress);
+    CHECK(capture.finish().find(thread) != std::string::npos);
+    check_sticky(cudaErrorIllegalAddress);
+}
+
+TEST_CASE("names-thread-in-3d-block") {
+    check_report_names([](float* d) { thread_3_2_1_of_block_1_writes_past_end<<<2, dim3(4, 3, 2)>>>(d); },
+                       "block (1,0,0) of grid (2,1,1), thread (3,2,1)");
+}
+
+TEST_CASE("names-thread-after-barrier") {
+    check_report_names([](float* d) { thread_5_3_0_writes_past_end_after_barrier<<<1, dim3(8, 4)>>>(d); },
+                       "block (0,0,0) of grid (1,1,1), thread (5,3,0)");
 }
 
 TEST_CASE("null-pointer") {

@@ -425,8 +425,20 @@ inline void thread_exited(block_state& block, unsigned linear, bool counts_as_ex
 // has finished since the last look: as thread_exited for each, one warp at a
 // time; a warp with lanes waiting in a warp function goes thread by thread, in
 // order, as the exits happened, so groups complete as they did.
+// First, if a fiber's loop is in a run, the run ends at the thread running
+// now (threadIdx): the threads before it have finished, and the next to
+// start is the one after it.
 void record_finished_run(block_state& block) {
     thread_cursor& c = block.cursor;
+    if (c.active_run) {
+        const uint3 idx = tls_thread_idx;
+        const unsigned running = idx.x + c.dim.x * (idx.y + c.dim.y * idx.z);
+        c.run_end = running;
+        c.next = running + 1;
+        c.idx = idx;
+        advance(c.idx, c.dim);
+        c.active_run = 0;
+    }
     const unsigned begin = c.run_begin, end = c.run_end;
     if (begin == end) return;
     c.run_begin = end;
@@ -1091,11 +1103,23 @@ public:
     void run(launch_job& job) {
         job.schedule = schedule_;
         job.watchdog_seconds = watchdog_seconds_;
+        // Only as many workers as there are chunks of blocks to hand out
+        // wake up (a <<<1, 1>>> launch wakes one); all of them for a
+        // cooperative launch, whose blocks must all run at once.
+        const std::uint64_t chunks = (job.total_blocks + job.chunk - 1) / job.chunk;
+        const int wanted = job.config->cooperative
+                               ? size()
+                               : static_cast<int>(std::min<std::uint64_t>(size(), chunks));
         std::unique_lock<std::mutex> lock(mutex_);
         job_ = &job;
-        busy_ = size();
+        busy_ = tickets_ = wanted;
         ++generation_;
-        wake_.notify_all();
+        // Every worker is done with the last launch, so whichever one wakes
+        // takes the ticket (one not back to waiting yet finds it first).
+        if (wanted == 1)
+            wake_.notify_one();
+        else
+            wake_.notify_all();
         auto all_done = [this] { return busy_ == 0; };
         if (watchdog_seconds_ <= 0) {
             done_.wait(lock, all_done);
@@ -1162,9 +1186,10 @@ private:
             launch_job* job;
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [&] { return quit_ || generation_ != seen; });
+                wake_.wait(lock, [&] { return quit_ || (generation_ != seen && tickets_ > 0); });
                 if (quit_) break;
                 seen = generation_;
+                --tickets_;
                 job = job_;
             }
             run_blocks(state, *job);
@@ -1185,6 +1210,7 @@ private:
     launch_job* job_ = nullptr;
     std::uint64_t generation_ = 0;
     int busy_ = 0;
+    int tickets_ = 0;  // workers the launch still wants to wake
     bool quit_ = false;
 };
 

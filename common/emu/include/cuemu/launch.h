@@ -254,15 +254,9 @@ __attribute__((no_sanitize("thread", "alignment"))) void thread_loop_of(void* p)
     if constexpr (elements_trivially_copyable<decltype(c->args)>::value) {
         // The arguments as local values: the compiler keeps them in registers
         // across the loop (every thread still gets its own copies from them).
-        std::apply(
-            [c](auto... args) {
-                auto call = [body = c->body, args...] { body(args...); };
-                run_threads(call);
-            },
-            c->args);
+        std::apply([c](auto... args) { run_threads(c->body, args...); }, c->args);
     } else {
-        auto call = [c] { std::apply(c->body, c->args); };
-        run_threads(call);
+        run_threads([c] { std::apply(c->body, c->args); });
     }
 }
 
