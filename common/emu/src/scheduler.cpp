@@ -1,6 +1,7 @@
 // scheduler.cpp - runs a launch: blocks spread over a pool of worker OS
 // threads, each CUDA thread of a block a fiber on its worker, and
-// __syncthreads as a switch back to the block's scheduling loop. Also owns the
+// __syncthreads as a switch back to the block's scheduling loop (or straight
+// to the next thread the loop has queued: hand_on_at_barrier). Also owns the
 // fault handler that turns a bad access inside a kernel into a report and a
 // sticky cudaErrorIllegalAddress instead of a dead process.
 //
