@@ -134,7 +134,9 @@ lock)
         fi
     done
     # The first build shows its progress; a build with nothing to do does not.
-    if cat "$work/a.err" "$work/b.err" | grep -q '^tutorial: building: [0-9]* of [0-9]* steps'; then
+    # grep reads both files itself: with pipefail, cat | grep -q failed
+    # whenever grep matched in a.err and left before cat wrote b.err (SIGPIPE).
+    if grep -q '^tutorial: building: [0-9]* of [0-9]* steps' "$work/a.err" "$work/b.err"; then
         ok "the first build shows progress"
     else
         fail "no build progress shown"; cat "$work/a.err" "$work/b.err"
