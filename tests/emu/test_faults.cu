@@ -54,6 +54,16 @@ __global__ void thread_5_3_0_writes_past_end_after_barrier(float* out) {
     __syncthreads();
     if (threadIdx.x == 5 && threadIdx.y == 3) out[64] = 1.0f;
 }
+// Between two barriers: each thread leaving the first is resumed by the one
+// before it, arriving at the second, which switches straight to it
+// (scheduler.cpp: hand_on_at_barrier), not by the block's loop.
+__global__ void thread_6_2_0_writes_past_end_between_barriers(float* out) {
+    out[threadIdx.y * blockDim.x + threadIdx.x] = 0.0f;
+    __syncthreads();
+    if (threadIdx.x == 6 && threadIdx.y == 2) out[64] = 1.0f;
+    __syncthreads();
+    out[threadIdx.y * blockDim.x + threadIdx.x] += 1.0f;
+}
 
 // The launch is accepted; the fault is only known once the host waits.
 static void launch_accepted_then_fails_at_sync(cudaError_t expected) {
@@ -107,6 +117,11 @@ TEST_CASE("names-thread-in-3d-block") {
 TEST_CASE("names-thread-after-barrier") {
     check_report_names([](float* d) { thread_5_3_0_writes_past_end_after_barrier<<<1, dim3(8, 4)>>>(d); },
                        "block (0,0,0) of grid (1,1,1), thread (5,3,0)");
+}
+
+TEST_CASE("names-thread-between-barriers") {
+    check_report_names([](float* d) { thread_6_2_0_writes_past_end_between_barriers<<<1, dim3(8, 4)>>>(d); },
+                       "block (0,0,0) of grid (1,1,1), thread (6,2,0)");
 }
 
 TEST_CASE("null-pointer") {

@@ -1,6 +1,7 @@
 // scheduler.cpp - runs a launch: blocks spread over a pool of worker OS
 // threads, each CUDA thread of a block a fiber on its worker, and
-// __syncthreads as a switch back to the block's scheduling loop. Also owns the
+// __syncthreads as a switch back to the block's scheduling loop (or straight
+// to the next thread the loop has queued: hand_on_at_barrier). Also owns the
 // fault handler that turns a bad access inside a kernel into a report and a
 // sticky cudaErrorIllegalAddress instead of a dead process.
 //
@@ -153,7 +154,9 @@ struct block_state {
     dim3 dim;
     const unsigned* start_order;  // other orders: linear index of each start
     warp_state* warps;
-    std::vector<fiber_slot*>* ready;  // lanes whose warp function completed
+    std::vector<fiber_slot*>* ready;  // to resume, in this order (worker_state::ready)
+    std::vector<fiber_slot*>* at_barrier;  // worker_state::at_barrier
+    std::size_t next_ready = 0;            // ready[next_ready] is the next to resume
 };
 
 // The thread index after idx in x-fastest order. Counting up is much cheaper
@@ -496,6 +499,35 @@ void yield_to_scheduler(fiber_slot* s) {
     fiber_switch_start(&s->fake_stack, s->scheduler_stack);
     s->sched = std::move(s->sched).resume();
     fiber_switch_finish(s->fake_stack, nullptr);
+}
+
+// At __syncthreads, when the block's loop has fibers queued to resume (the
+// threads leaving the previous barrier), the loop's next steps would be to
+// file this fiber as waiting and to resume the first of them. This fiber
+// does both itself and switches straight to that one: one switch per barrier
+// round trip instead of two (there and back through the loop's stack), and
+// the same order. The next fiber's resume returns the loop's continuation,
+// which it then holds as its own `sched`. Everything else (starting threads,
+// releasing a barrier, warp groups, faults, the watchdog) stays with the
+// loop. False when the loop must decide what runs next.
+bool hand_on_at_barrier(fiber_slot* s) {
+    block_state& block = *s->block;
+    if (block.next_ready >= block.ready->size() ||
+        block.job->timed_out.load(std::memory_order_relaxed))
+        return false;
+    fiber_slot* next = (*block.ready)[block.next_ready++];
+    block.at_barrier->push_back(s);
+    fiber_switch_start(&s->fake_stack, next->own_stack);
+    bctx::fiber loop = std::move(next->fiber).resume_with([s, next](bctx::fiber&& from) {
+        // On next's stack, s suspended: from here on a fault or the
+        // watchdog's signal belongs to next.
+        tls_slot = next;
+        s->fiber = std::move(from);
+        return std::move(s->sched);  // what next's resume returns
+    });
+    fiber_switch_finish(s->fake_stack, nullptr);
+    s->sched = std::move(loop);
+    return true;
 }
 
 bctx::fiber make_fiber(fiber_slot* s, std::size_t colour_index) {
@@ -885,8 +917,12 @@ bool resume(worker_state& w, fiber_slot* s) {
     tls_slot = s;
     void* fake_stack = nullptr;
     fiber_switch_start(&fake_stack, s->own_stack);
-    s->fiber = std::move(s->fiber).resume();
+    bctx::fiber back = std::move(s->fiber).resume();
     fiber_switch_finish(fake_stack, nullptr);
+    // The fiber back here is the one running now: fibers leaving a barrier
+    // hand on to each other (hand_on_at_barrier), so it need not be s.
+    s = tls_slot;
+    s->fiber = std::move(back);
     tls_slot = nullptr;
     switch (s->state) {
         case fiber_state::idle:
@@ -934,7 +970,7 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
     tls_block_idx = unflatten(linear_block, job.config->grid);
     tls_linear_block = linear_block;
     tls_thread_cursor = thread_cursor{};
-    block_state block{&job, tls_thread_cursor, block_dim, nullptr, w.warps, &w.ready};
+    block_state block{&job, tls_thread_cursor, block_dim, nullptr, w.warps, &w.ready, &w.at_barrier};
     block.cursor.count = block_dim.x * block_dim.y * block_dim.z;
     block.cursor.dim = block_dim;
     block.cursor.record_run = record_run_of_current_block;
@@ -958,7 +994,7 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
     w.ready.clear();
     w.lockstep.clear();
     race_block_begin(tls_dynamic_shared, job.config->shared_bytes);
-    std::size_t next_ready = 0;
+    std::size_t& next_ready = block.next_ready;  // hand_on_at_barrier moves it too
     for (std::uint64_t round = 1;; ) {
         fiber_slot* s;
         if (next_ready < w.ready.size()) {
@@ -1514,9 +1550,10 @@ int block_barrier(int predicate, const char* file, int line) {
     s->barrier_file = file;
     s->barrier_line = line;
     s->barrier_predicate = predicate != 0;
-    yield_to_scheduler(s);
-    // Resumed by the block's loop, on the same OS thread: restore this
-    // thread's index (another fiber ran in between).
+    if (!hand_on_at_barrier(s)) yield_to_scheduler(s);
+    // Resumed by the block's loop or by the fiber before it in the queue, on
+    // the same OS thread: restore this thread's index (another fiber ran in
+    // between).
     tls_thread_idx = s->thread_idx;
     return s->barrier_result;
 }
