@@ -54,6 +54,21 @@ const double kAtol = 1e-5, kRtol = 1e-4;
 // the h^2 truncation error. Agreement within 1e-4 absolute plus 1e-3 relative
 // then means the kernel computes the derivative, not something near it.
 const double kStep = 1e-3;
+
+// The derivative of f() in v[p] by a central difference: f is evaluated with
+// v[p] nudged up and down by kStep, divided by the nudge as stored in float,
+// and v[p] is restored.
+template <typename Function>
+double central_difference(std::vector<float>& v, size_t p, Function f) {
+    const float saved = v[p], above = saved + (float)kStep, below = saved - (float)kStep;
+    v[p] = above;
+    const double up = f();
+    v[p] = below;
+    const double down = f();
+    v[p] = saved;
+    const double h = ((double)above - (double)below) / 2;
+    return (up - down) / (2 * h);
+}
 bool close_to_difference(double analytic, double numeric) {
     return std::fabs(analytic - numeric) <= 1e-4 + 1e-3 * std::fabs(numeric);
 }
@@ -146,15 +161,9 @@ TEST_CASE("weight gradient: dW = dZ X^T, against the CPU and finite differences"
         // f(W) = sum of dZ * (W X): its derivative in W[o][i] is dW[o][i].
         auto w = random_floats((size_t)m * k);
         for (size_t p : probe_positions((size_t)m * k, 4)) {
-            const float saved = w[p];
-            w[p] = saved + (float)kStep;
-            double up = contracted_product(dz, w, x, m, k, b);
-            w[p] = saved - (float)kStep;
-            double down = contracted_product(dz, w, x, m, k, b);
-            w[p] = saved;
-            double h = ((double)(saved + (float)kStep) - (double)(saved - (float)kStep)) / 2;
+            double numeric = central_difference(w, p, [&] { return contracted_product(dz, w, x, m, k, b); });
             CAPTURE(p);
-            REQUIRE(close_to_difference(got[p], (up - down) / (2 * h)));
+            REQUIRE(close_to_difference(got[p], numeric));
         }
     }
 }
@@ -196,15 +205,9 @@ TEST_CASE("input gradient: dX = W^T dZ, against the CPU and finite differences")
         // f(X) = sum of dZ * (W X): its derivative in X[i][s] is dX[i][s].
         auto x = random_floats((size_t)k * b);
         for (size_t p : probe_positions((size_t)k * b, 4)) {
-            const float saved = x[p];
-            x[p] = saved + (float)kStep;
-            double up = contracted_product(dz, w, x, m, k, b);
-            x[p] = saved - (float)kStep;
-            double down = contracted_product(dz, w, x, m, k, b);
-            x[p] = saved;
-            double h = ((double)(saved + (float)kStep) - (double)(saved - (float)kStep)) / 2;
+            double numeric = central_difference(x, p, [&] { return contracted_product(dz, w, x, m, k, b); });
             CAPTURE(p);
-            REQUIRE(close_to_difference(got[p], (up - down) / (2 * h)));
+            REQUIRE(close_to_difference(got[p], numeric));
         }
     }
 }
@@ -307,15 +310,12 @@ TEST_CASE("the gradients of a step are the derivatives of the mean loss (finite 
         for (size_t p : probe_positions(kClasses, 2)) probes.push_back(w1 + kHidden + w2 + p);
         for (size_t p : probes) {
             auto shifted = before;
-            shifted[p] = before[p] + (float)kStep;
-            double up = mean_loss_d(shifted, x, labels, batch, act);
-            shifted[p] = before[p] - (float)kStep;
-            double down = mean_loss_d(shifted, x, labels, batch, act);
-            double h = ((double)(before[p] + (float)kStep) - (double)(before[p] - (float)kStep)) / 2;
+            double numeric =
+                central_difference(shifted, p, [&] { return mean_loss_d(shifted, x, labels, batch, act); });
             CAPTURE(p);
             CAPTURE(grads[p]);
-            CAPTURE((up - down) / (2 * h));
-            REQUIRE(close_to_difference(grads[p], (up - down) / (2 * h)));
+            CAPTURE(numeric);
+            REQUIRE(close_to_difference(grads[p], numeric));
         }
     }
 }
