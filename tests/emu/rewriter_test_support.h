@@ -86,12 +86,13 @@ inline std::string launch_of(const std::string& callee, const std::string& cfg, 
 }
 
 // The output without the kernels' twins (rewrite.cpp, find_twins): each is
-// "\n#line A \"file\"\n" + copy + "\n#line B \"file\"\n" right after a kernel's '}'.
+// "\n#if defined(__SANITIZE_THREAD__)\n#line A \"file\"\n" + copy +
+// "\n#endif\n#line B \"file\"\n" right after a kernel's '}'.
 inline std::string without_twins(std::string out) {
-    for (std::size_t at; (at = out.find("\n#line ")) != std::string::npos;) {
-        const std::size_t back = out.find("\n#line ", at + 1);
+    for (std::size_t at; (at = out.find("\n#if defined(__SANITIZE_THREAD__)\n#line ")) != std::string::npos;) {
+        const std::size_t back = out.find("\n#endif\n#line ", at + 1);
         REQUIRE(back != std::string::npos);
-        const std::size_t end = out.find('\n', back + 1);
+        const std::size_t end = out.find('\n', back + 8);  // past "\n#endif\n", then the #line
         REQUIRE(end != std::string::npos);
         out.erase(at, end + 1 - at);
     }
@@ -104,7 +105,9 @@ inline bool contains(const std::string& text, const std::string& needle) {
 
 // Just enough of the emulator's header for rewritten code to compile with
 // g++ -fsyntax-only.
-inline const char* const kEmulatorStub = R"(#include <cstddef>
+inline const char* const kEmulatorStub = R"(// as in a source built with the instrumentation: the kernels' twins compile too
+#define __SANITIZE_THREAD__ 1
+#include <cstddef>
 #include <type_traits>
 #define __global__
 #define __device__

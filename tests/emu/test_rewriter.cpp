@@ -517,6 +517,7 @@ void host() {
 
 // ---- uninstrumented twins (cuemu/launch.h) -------------------------------------------
 TEST_CASE("a kernel is followed by its twin, which keeps the kernel's line numbers") {
+    // Compiled only with the instrumentation (__SANITIZE_THREAD__, -fsanitize=thread).
     const std::string source =
         "__global__ void k(float* p) {\n"  // 1
         "    p[0] = 1;\n"                  // 2
@@ -525,10 +526,10 @@ TEST_CASE("a kernel is followed by its twin, which keeps the kernel's line numbe
     CHECK(body_with_twins(source) ==
           "__global__ void k(float* p) {\n"
           "    p[0] = 1;\n"
-          "}\n#line 1 \"/src/t.cu\"\n"
+          "}\n#if defined(__SANITIZE_THREAD__)\n#line 1 \"/src/t.cu\"\n"
           "__global__ void __attribute__((no_sanitize(\"thread\"))) __cuemu_fast_k(float* p) {\n"
           "    p[0] = 1;\n"
-          "}\n#line 3 \"/src/t.cu\"\n"
+          "}\n#endif\n#line 3 \"/src/t.cu\"\n"
           " // end\n"
           "int after;\n");
 }

@@ -365,7 +365,9 @@ private:
 
     // A kernel definition that gets an uninstrumented twin (cuemu/launch.h):
     // the twin is the rewritten text of tokens copy_begin .. close, with the
-    // name renamed, emitted after the close brace under #line directives.
+    // name renamed, emitted after the close brace under #line directives, in
+    // #if defined(__SANITIZE_THREAD__) (a source built without the
+    // instrumentation does not compile it).
     struct Twin {
         std::size_t copy_begin;  // first token of the copy (after any extern "C")
         std::size_t name;        // the kernel's name
@@ -510,9 +512,11 @@ private:
             std::string copy = out.substr(twin.out_begin);
             copy.replace(twin.out_name - twin.out_begin, name.size(),
                          "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
+            // Only a build with the instrumentation has a use for it (launch.h).
             const std::string file = "\"" + escape_for_string_literal(display_name_) + "\"\n";
-            out += "\n#line " + std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy +
-                   "\n#line " + std::to_string(src_.location(twin.close).first) + " " + file;
+            out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
+                   std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy +
+                   "\n#endif\n#line " + std::to_string(src_.location(twin.close).first) + " " + file;
         }
         if (auto twin = twins_.find(i); twin != twins_.end() && !twin_in_progress_) {
             twin_in_progress_ = &twin->second;

@@ -72,8 +72,8 @@
 namespace cuemu {
 __thread uint3 tls_thread_idx;
 __thread uint3 tls_block_idx;
-__thread uint3 tls_block_dim;
-__thread uint3 tls_grid_dim;
+__thread dim3 tls_block_dim;
+__thread dim3 tls_grid_dim;
 __thread thread_cursor tls_thread_cursor;
 }  // namespace cuemu
 
