@@ -445,6 +445,16 @@ void record_finished_run(block_state& block) {
     const unsigned begin = c.run_begin, end = c.run_end;
     if (begin == end) return;
     c.run_begin = end;
+    if (begin == 0 && end == c.count) {
+        // The whole block ran as one run (barrier-free kernels): no thread
+        // ever waited, since a wait ends the run, so no warp has lanes in a
+        // warp function, and the lanes' exits matter to nothing before the
+        // next block resets them (run_block).
+        c.exited = end;
+        tls_progress->store(tls_progress->load(std::memory_order_relaxed) + end,
+                            std::memory_order_relaxed);
+        return;
+    }
     for (unsigned t = begin; t < end;) {
         const unsigned warp_end = std::min(end, (t | 31u) + 1);
         warp_state& w = block.warps[t >> 5];
