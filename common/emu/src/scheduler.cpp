@@ -983,9 +983,10 @@ bool resume(worker_state& w, fiber_slot* s) {
     }
 }
 
-// Makes `block` the launch's block linear_block, none of its threads started.
-void start_block(block_state& block, std::uint64_t linear_block) {
-    tls_block_idx = unflatten(linear_block, block.job->config->grid);
+// Makes `block` the launch's block linear_block (blockIdx block_idx), none of
+// its threads started.
+void start_block(block_state& block, std::uint64_t linear_block, uint3 block_idx) {
+    tls_block_idx = block_idx;
     tls_linear_block = linear_block;
     block.cursor = thread_cursor{};
     block.cursor.count = block.dim.x * block.dim.y * block.dim.z;
@@ -1014,7 +1015,9 @@ bool go_on_with_next_block(block_state& block) {
     block.chain_next = next + 1;
     block.ready->clear();
     block.next_ready = 0;
-    start_block(block, next);
+    uint3 block_idx = tls_block_idx;  // the next block's index, without unflatten's divisions
+    advance(block_idx, job.config->grid);
+    start_block(block, next, block_idx);
     race_block_begin(tls_dynamic_shared, job.config->shared_bytes);
     return true;
 }
@@ -1092,7 +1095,7 @@ void run_block_threads(worker_state& w, launch_job& job, block_state& block, std
 std::uint64_t run_block(worker_state& w, launch_job& job, std::uint64_t linear_block,
                         std::uint64_t chain_end) {
     block_state block{&job, tls_thread_cursor, job.config->block, nullptr, w.warps, &w.ready, &w.at_barrier};
-    start_block(block, linear_block);
+    start_block(block, linear_block, unflatten(linear_block, job.config->grid));
     block.chain_next = linear_block + 1;
     if (job.schedule.kind == schedule_kind::forward) block.chain_end = chain_end;
     run_block_threads(w, job, block, linear_block);
