@@ -21,9 +21,9 @@
 // Every figure is WALL-CLOCK time (std::chrono::steady_clock), the median of
 // --rounds rounds; in each round every variant runs once, one after another, so
 // a disturbance on the shared machine hits all of them alike. The emulator is
-// timed two ways: "sync", each launch followed by cudaDeviceSynchronize as a
-// lesson does it, and "batch", --batch launches back to back and one
-// synchronize (per launch). Results are checked against the serial loop first.
+// timed two ways, each over --batch launches and given per launch: "sync",
+// each launch followed by cudaDeviceSynchronize as a lesson does it, and
+// "batch", the launches back to back and one synchronize. Results are checked against the serial loop first.
 // It is ordinary CUDA, so nvcc builds it too; on a GPU the figures are the GPU's.
 #include <cuda_runtime.h>
 
@@ -89,10 +89,12 @@ static Times measure(int rounds, int batch, Serial serial, OpenMP openmp, Launch
         s.push_back(seconds_of(serial));
         o.push_back(seconds_of(openmp));
         y.push_back(seconds_of([&] {
-            launch();
-            CUDA_CHECK(cudaGetLastError());
-            CUDA_CHECK(cudaDeviceSynchronize());
-        }));
+                        for (int i = 0; i < batch; ++i) {
+                            launch();
+                            CUDA_CHECK(cudaGetLastError());
+                            CUDA_CHECK(cudaDeviceSynchronize());
+                        }
+                    }) / batch);
         b.push_back(seconds_of([&] {
                         for (int i = 0; i < batch; ++i) {
                             launch();

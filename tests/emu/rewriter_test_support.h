@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,13 +33,19 @@ inline std::string describe(const std::vector<Diagnostic>& errors) {
     return all;
 }
 
-// The rewritten source without the #line header; the rewrite must succeed.
-inline std::string body(const std::string& source, const cuemu_rewrite::Options& options = {}) {
+inline std::string without_twins(std::string out);
+
+// The rewritten source without the #line header and without the kernels'
+// uninstrumented twins (body_with_twins keeps them); the rewrite must succeed.
+inline std::string body_with_twins(const std::string& source, const cuemu_rewrite::Options& options = {}) {
     const Result r = cuemu_rewrite::rewrite(source, kName, options);
     INFO("errors:\n" << describe(r.errors));
     REQUIRE(r.errors.empty());
     REQUIRE(r.output.compare(0, kHeader.size(), kHeader) == 0);
     return r.output.substr(kHeader.size());
+}
+inline std::string body(const std::string& source, const cuemu_rewrite::Options& options = {}) {
+    return without_twins(body_with_twins(source, options));
 }
 
 // The errors of a rewrite that must fail.
@@ -59,11 +66,16 @@ inline int line_of(const std::string& text, const std::string& needle) {
     return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
 }
 
-// The second lambda of a launch: the kernel's address (cuemu/launch.h).
+// The second lambda of a launch: the kernel's address (cuemu/launch.h); then,
+// for a kernel named by one identifier, its uninstrumented twin.
 inline std::string ref_of(const std::string& callee) {
+    const bool plain_name = !callee.empty() && std::all_of(callee.begin(), callee.end(), [](char c) {
+        return c == '_' || std::isalnum(static_cast<unsigned char>(c));
+    });
     return ", ::cuemu::kernel_ref{[=](auto cuemu_fp_) -> decltype(static_cast<typename "
            "decltype(cuemu_fp_)::type>(" + callee + ")) { return static_cast<typename "
-           "decltype(cuemu_fp_)::type>(" + callee + "); }}";
+           "decltype(cuemu_fp_)::type>(" + callee + "); }}" +
+           (plain_name ? ", CUEMU_FAST_BODY(__cuemu_fast_" + callee + ")" : "");
 }
 
 inline std::string launch_of(const std::string& callee, const std::string& cfg, const std::string& args) {
@@ -73,13 +85,29 @@ inline std::string launch_of(const std::string& callee, const std::string& cfg, 
            (args.empty() ? "" : ", " + args) + ")";
 }
 
+// The output without the kernels' twins (rewrite.cpp, find_twins): each is
+// "\n#if defined(__SANITIZE_THREAD__)\n#line A \"file\"\n" + copy +
+// "\n#endif\n#line B \"file\"\n" right after a kernel's '}'.
+inline std::string without_twins(std::string out) {
+    for (std::size_t at; (at = out.find("\n#if defined(__SANITIZE_THREAD__)\n#line ")) != std::string::npos;) {
+        const std::size_t back = out.find("\n#endif\n#line ", at + 1);
+        REQUIRE(back != std::string::npos);
+        const std::size_t end = out.find('\n', back + 8);  // past "\n#endif\n", then the #line
+        REQUIRE(end != std::string::npos);
+        out.erase(at, end + 1 - at);
+    }
+    return out;
+}
+
 inline bool contains(const std::string& text, const std::string& needle) {
     return text.find(needle) != std::string::npos;
 }
 
 // Just enough of the emulator's header for rewritten code to compile with
 // g++ -fsyntax-only.
-inline const char* const kEmulatorStub = R"(#include <cstddef>
+inline const char* const kEmulatorStub = R"(// as in a source built with the instrumentation: the kernels' twins compile too
+#define __SANITIZE_THREAD__ 1
+#include <cstddef>
 #include <type_traits>
 #define __global__
 #define __device__
@@ -107,6 +135,18 @@ void launch(launch_site, launch_config, F&& f, kernel_ref<R> ref, A&&... a) {
     using pointer = void (*)(std::decay_t<A>...);
     (void)ref.resolve(kernel_pointer_request<pointer>{});  // the kernel's address resolves
     f(a...);
+}
+// As in an instrumented source: the twin, where one is declared, is called.
+template <class Fast>
+struct fast_body { Fast body; };
+template <class Fast>
+fast_body(Fast) -> fast_body<Fast>;
+#define CUEMU_FAST_BODY(twin) ::cuemu::fast_body{[=](auto&&... cuemu_args_) \
+    __attribute__((no_sanitize("thread"))) -> decltype(twin(cuemu_args_...)) { twin(cuemu_args_...); }}
+template <typename F, typename R, typename Fast, typename... A>
+void launch(launch_site s, launch_config c, F&& f, kernel_ref<R> ref, fast_body<Fast> fast, A&&... a) {
+    if constexpr (std::is_invocable_v<const Fast&, std::decay_t<A>&...>) fast.body(a...);
+    launch(s, c, f, ref, a...);
 }
 inline void* dynamic_shared_memory() { return nullptr; }
 inline bool in_device_code() { return false; }

@@ -9,6 +9,9 @@
 //               atomics, shuffles, read-only sharing, bytes, other blocks): no
 //               report, right answers. Run under CUEMU_CHECK=race.
 //   lockstep:*  legacy warp-synchronous code without CUEMU_CHECK: the right sum.
+//   twin:*      which build of a kernel runs (cuemu/launch.h): the
+//               uninstrumented twin without CUEMU_CHECK=race, the instrumented
+//               kernel with it; run both ways.
 // The whole file also compiles with nvcc.
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
@@ -21,6 +24,14 @@
 
 #include "device_buffer.h"
 #include "stderr_capture.h"
+
+#ifdef CUEMU
+// Every instrumentation hook records its caller here (src/tsan_hooks.cpp), so a
+// kernel can tell whether its own shared-memory store called one.
+namespace cuemu::detail {
+extern __thread const void* tls_hook_caller;
+}
+#endif
 
 namespace {
 
@@ -236,6 +247,19 @@ std::string race_report_of(const std::function<void()>& launch, const char* haza
     return text;
 }
 
+#ifdef CUEMU
+// ---- the uninstrumented twin ------------------------------------------------------
+__global__ void store_calls_a_hook(int* called) {
+    __shared__ int slots[kBlock];
+    cuemu::detail::tls_hook_caller = nullptr;
+    slots[threadIdx.x] = 1;
+    // The instrumentation comes after GCC's optimizations, which would have
+    // read nullptr straight from the line above: read the variable again. (Not
+    // an asm volatile: a kernel that says volatile gets no twin.)
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    called[threadIdx.x] = cuemu::detail::tls_hook_caller != nullptr;
+}
+#endif
 }  // namespace
 
 TEST_CASE("race:read-after-write") {
@@ -364,3 +388,15 @@ TEST_CASE("lockstep:legacy-warp-synchronous-sum") {
     REQUIRE(cudaGetLastError() == cudaSuccess);
     CHECK(sums.read() == block_sums_of(in_h, blocks));
 }
+
+#ifdef CUEMU
+TEST_CASE("twin:instrumented-only-under-the-race-check") {
+    const char* check = std::getenv("CUEMU_CHECK");
+    const bool race_check = check && std::string(check).find("race") != std::string::npos;
+    device_buffer<int> called(kBlock);
+    store_calls_a_hook<<<1, kBlock>>>(called.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    INFO("CUEMU_CHECK=" << std::string(check ? check : "(unset)"));
+    CHECK(called.read() == std::vector<int>(kBlock, race_check ? 1 : 0));
+}
+#endif

@@ -510,8 +510,89 @@ void host() {
     const Result r = cuemu_rewrite::rewrite(source, "/src/input.cu");
     INFO(describe(r.errors));
     REQUIRE(r.errors.empty());
-    CHECK(count_lines(r.output) == count_lines(source) + 1);
+    CHECK(count_lines(without_twins(r.output)) == count_lines(source) + 1);
+    CHECK(contains(r.output, "__cuemu_fast_fill("));
     CHECK(gxx_syntax_errors(r.output) == "");
+}
+
+// ---- uninstrumented twins (cuemu/launch.h) -------------------------------------------
+TEST_CASE("a kernel is followed by its twin, which keeps the kernel's line numbers") {
+    // Compiled only with the instrumentation (__SANITIZE_THREAD__, -fsanitize=thread).
+    const std::string source =
+        "__global__ void k(float* p) {\n"  // 1
+        "    p[0] = 1;\n"                  // 2
+        "} // end\n"                       // 3
+        "int after;\n";                    // 4
+    CHECK(body_with_twins(source) ==
+          "__global__ void k(float* p) {\n"
+          "    p[0] = 1;\n"
+          "}\n#if defined(__SANITIZE_THREAD__)\n#line 1 \"/src/t.cu\"\n"
+          "__global__ void __attribute__((no_sanitize(\"thread\"))) __cuemu_fast_k(float* p) {\n"
+          "    p[0] = 1;\n"
+          "}\n#endif\n#line 3 \"/src/t.cu\"\n"
+          " // end\n"
+          "int after;\n");
+}
+
+TEST_CASE("the twin is the rewritten kernel, in its namespace, without C linkage") {
+    const std::string out = body_with_twins(
+        "namespace ns {\n"
+        "extern \"C\" __global__ void __launch_bounds__(64) k(int n) {\n"
+        "    extern __shared__ float buf[];\n"
+        "    child<<<1, n>>>(buf);\n"
+        "}\n"
+        "}\n");
+    const std::size_t twin = out.find("__cuemu_fast_k");
+    REQUIRE(twin != std::string::npos);
+    CHECK(contains(out, "\n__global__ void __launch_bounds__(64) __attribute__((no_sanitize(\"thread\"))) "
+                        "__cuemu_fast_k(int n) {"));
+    CHECK(out.find("::cuemu::dynamic_shared_memory()", twin) != std::string::npos);
+    CHECK(out.find(launch_of("child", "1, n", "buf"), twin) != std::string::npos);
+    CHECK(out.rfind("\n}\n") == out.size() - 3);  // the namespace closes after the twin
+    CHECK(out.rfind("\n}\n", out.size() - 4) > twin);
+}
+
+TEST_CASE("kernels that get no twin") {
+    const char* const sources[] = {
+        // a template: a launch names it with template arguments
+        "template <typename T>\n__global__ void k(T* p) { p[0] = 1; }\n",
+        // a volatile access must reach the hooks (warp lockstep)
+        "__global__ void k(volatile float* p) { p[0] = 1; }\n",
+        "__global__ void k(float* p) { volatile float* q = p; q[0] = 1; }\n",
+        // overloads: a call of the twin might resolve differently
+        "__global__ void k(float* p) { p[0] = 1; }\n__global__ void k(int* p) { p[0] = 1; }\n",
+        // defined out of its namespace, or under a macro that may hide what it is
+        "namespace ns { __global__ void k(float*); }\n__global__ void ns::k(float* p) { p[0] = 1; }\n",
+        "#define KERNEL __global__\nKERNEL void k(float* p) { p[0] = 1; }\n",
+        // not a kernel
+        "__device__ void k(float* p) { p[0] = 1; }\n__host__ __device__ void h() {}\nvoid g() {}\n",
+        // an #if that the body does not close
+        "__global__ void k(float* p) {\n#if A\n p[0] = 1; }\n#else\n p[0] = 2; }\n#endif\n",
+    };
+    for (const char* source : sources) {
+        INFO(std::string(source));
+        CHECK_FALSE(contains(body_with_twins(source), "__cuemu_fast_"));
+    }
+}
+
+TEST_CASE("a launch of a kernel by its plain name offers the twin") {
+    CHECK(contains(body_with_twins("k<<<1, 1>>>(p);"), ", CUEMU_FAST_BODY(__cuemu_fast_k), p)"));
+    CHECK_FALSE(contains(body_with_twins("ns::k<<<1, 1>>>(p);"), "CUEMU_FAST_BODY"));
+    CHECK_FALSE(contains(body_with_twins("k<float><<<1, 1>>>(p);"), "CUEMU_FAST_BODY"));
+    // With or without a twin declared before it, the launch compiles: the
+    // lambda of CUEMU_FAST_BODY is only called where the twin exists.
+    const std::string source = R"(__global__ void later(float* p);
+__global__ void before(float* p, int n) { __shared__ float s[4]; s[0] = p[0]; p[n] = s[0]; }
+void host(float* d) {
+    before<<<1, 4>>>(d, 3);
+    later<<<1, 4>>>(d);
+}
+__global__ void later(float* p) { p[0] = 2; }
+)";
+    const std::string out = body_with_twins(source);
+    CHECK(contains(out, "__cuemu_fast_before(float* p, int n)"));
+    CHECK(contains(out, "__cuemu_fast_later(float* p)"));
+    CHECK(gxx_syntax_errors(kHeader + out) == "");
 }
 
 }  // TEST_SUITE

@@ -333,12 +333,15 @@ Parsed<DynamicShared> parse_dynamic_shared(const Source& src, std::size_t extern
 class Rewriter {
 public:
     Rewriter(const Source& src, const std::vector<Activity>& activity, const Edits& edits,
-             const Options& options)
-        : src_(src), activity_(activity), edits_(edits), options_(options), drop_(src.size(), false) {}
+             const Options& options, const Scopes& braces)
+        : src_(src), activity_(activity), edits_(edits), options_(options), braces_(braces),
+          drop_(src.size(), false) {}
 
     Result run(const std::string& display_name) {
+        display_name_ = display_name;
         find_launches();
         mark_static_shared();
+        find_twins();
         Result result;
         result.output = "#line 1 \"" + escape_for_string_literal(display_name) + "\"\n";
         emit(0, src_.size(), result.output);
@@ -351,12 +354,28 @@ private:
     const std::vector<Activity>& activity_;
     const Edits& edits_;
     const Options& options_;
+    const Scopes& braces_;
+    std::string display_name_;
     std::map<std::size_t, Launch> launches_;  // keyed by the first token of the kernel name
     std::vector<bool> drop_;                  // tokens left out of the output
     std::vector<bool> scopes_;                // open braces: true for namespace-like ones
     std::map<std::string, std::string> file_scope_shared_;  // name -> type, for redeclarations
     std::map<std::size_t, std::string> deferred_;           // token -> error for the compiler
     std::vector<Diagnostic> errors_;
+
+    // A kernel definition that gets an uninstrumented twin (cuemu/launch.h):
+    // the twin is the rewritten text of tokens copy_begin .. close, with the
+    // name renamed, emitted after the close brace under #line directives, in
+    // #if defined(__SANITIZE_THREAD__) (a source built without the
+    // instrumentation does not compile it).
+    struct Twin {
+        std::size_t copy_begin;  // first token of the copy (after any extern "C")
+        std::size_t name;        // the kernel's name
+        std::size_t close;       // the '}' that ends the body
+        std::size_t out_begin = npos, out_name = npos;  // where they went in the output
+    };
+    std::map<std::size_t, Twin> twins_;  // keyed by copy_begin
+    Twin* twin_in_progress_ = nullptr;
 
     // An error at `token`. In a branch the rewriter cannot decide, the
     // compiler may skip the code; then only the compiler can tell, so the
@@ -418,12 +437,101 @@ private:
         }
     }
 
+    // The kernels that get a twin: a non-template __global__ function defined
+    // at namespace scope, in code the compiler may see, whose name is
+    // defined only once in this file (so a launch's call of the twin resolves
+    // as its call of the kernel does), whose head crosses no preprocessor
+    // line, and whose body has no volatile access
+    // (those must reach the hooks for the warp lockstep) and no #if that
+    // opens before it or closes after it.
+    void find_twins() {
+        std::map<std::string, int> definitions;
+        std::vector<Twin> found;
+        for (std::size_t i = 0; i < src_.size(); ++i) {
+            if (!src_.is_punct(i, '{') || src_[i].in_directive || src_[i].in_include) continue;
+            const BraceInfo& info = braces_.info(i);
+            if (info.kind != BraceKind::function_body || info.space != Space::global || !info.annotated)
+                continue;
+            const std::size_t name = src_.prev_code(info.params_open);
+            if (name == npos || !src_.is_ident(name)) continue;
+            const std::string spelling = src_.spelling(name);
+            ++definitions[spelling];
+            const std::size_t parent = braces_.parent(i);
+            const bool namespace_level = parent == npos || braces_.info(parent).kind == BraceKind::namespace_scope;
+            // In an #if the rewriter cannot decide, the twin follows the kernel
+            // into the same branch (the head crosses no directive, the body
+            // closes every #if it opens).
+            if (!info.certain || !namespace_level || activity_[i] == Activity::inactive) {
+                ++definitions[spelling];  // never twinned
+                continue;
+            }
+            const std::size_t close = matching_brace(src_, i);
+            std::size_t head = name;
+            bool plain = close != npos && !src_.is_punct(src_.prev_code(name), ':') &&
+                         !src_.is_punct(src_.prev_code(name), '~');
+            for (std::size_t t = src_.prev_code(name); plain && t != npos; t = src_.prev_code(t)) {
+                if (src_[t].in_directive || src_.is_punct(t, ';') || src_.is_punct(t, '}') ||
+                    src_.is_punct(t, '{'))
+                    break;
+                if (src_.is_ident(t, "template") || src_.is_ident(t, "friend") || src_.is_ident(t, "operator"))
+                    plain = false;
+                head = t;
+            }
+            int open_conditionals = 0;
+            for (std::size_t t = head; plain && t <= close; ++t) {
+                if (src_.is_ident(t, "volatile")) plain = false;  // a parameter's, too
+                if (src_[t].in_directive && src_.is_punct(t, '#')) {
+                    const std::size_t word = src_.next_code(t + 1);
+                    if (src_.is_ident(word, "if") || src_.is_ident(word, "ifdef") || src_.is_ident(word, "ifndef"))
+                        ++open_conditionals;
+                    if (src_.is_ident(word, "endif") && --open_conditionals < 0) plain = false;
+                }
+                if (src_[t].in_include) plain = false;
+            }
+            for (const auto& [start, edit] : edits_)
+                if (start <= close && edit.end > close) plain = false;  // an edit across the '}'
+            if (!plain || open_conditionals != 0) {
+                ++definitions[spelling];
+                continue;
+            }
+            if (src_.is_ident(head, "extern") && src_[src_.next_code(head + 1)].kind == Kind::String)
+                head = src_.next_code(src_.next_code(head + 1) + 1);  // the twin needs no C linkage
+            found.push_back(Twin{head, name, close});
+        }
+        for (const Twin& twin : found)
+            if (definitions[src_.spelling(twin.name)] == 1) twins_[twin.copy_begin] = twin;
+    }
+
+    // Called by emit() before token i; appends a finished twin after its '}'.
+    void track_twins(std::size_t i, std::string& out) {
+        if (twin_in_progress_ && i > twin_in_progress_->close) {
+            Twin& twin = *twin_in_progress_;
+            twin_in_progress_ = nullptr;
+            const std::string name = src_.spelling(twin.name);
+            if (twin.out_name == npos || out.compare(twin.out_name, name.size(), name) != 0) return;
+            std::string copy = out.substr(twin.out_begin);
+            copy.replace(twin.out_name - twin.out_begin, name.size(),
+                         "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
+            // Only a build with the instrumentation has a use for it (launch.h).
+            const std::string file = "\"" + escape_for_string_literal(display_name_) + "\"\n";
+            out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
+                   std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy +
+                   "\n#endif\n#line " + std::to_string(src_.location(twin.close).first) + " " + file;
+        }
+        if (auto twin = twins_.find(i); twin != twins_.end() && !twin_in_progress_) {
+            twin_in_progress_ = &twin->second;
+            twin_in_progress_->out_begin = out.size();
+        }
+        if (twin_in_progress_ && i == twin_in_progress_->name) twin_in_progress_->out_name = out.size();
+    }
+
     // Copies tokens [begin, end) to out, rewriting the constructs on the way.
     // Launch configurations and arguments go through here again, so a launch
     // inside a lambda argument is rewritten too.
     void emit(std::size_t begin, std::size_t end, std::string& out) {
         for (std::size_t i = begin; i < end;) {
             const Token& token = src_[i];
+            track_twins(i, out);
             if (auto edit = edits_.find(i); edit != edits_.end()) {
                 out += edit->second.text;
                 i = edit->second.end;
@@ -462,6 +570,7 @@ private:
             out.append(src_.text(), token.begin, token.end - token.begin);
             ++i;
         }
+        if (end == src_.size()) track_twins(end, out);
     }
 
     // The file name of an #include of a project header points at its rewritten copy.
@@ -484,8 +593,8 @@ private:
     //   ::cuemu::launch(::cuemu::launch_site{"k", __FILE__, __LINE__},
     //                   ::cuemu::launch_config(CFG),
     //                   [=](auto&&... cuemu_args_) { k(cuemu_args_...); },
-    //                   ::cuemu::kernel_ref{RESOLVER}, ARGS)
-    // all on the line of 'k'. CFG and ARGS keep their own newlines; the ones
+    //                   ::cuemu::kernel_ref{RESOLVER}, CUEMU_FAST_BODY(__cuemu_fast_k), ARGS)
+    // all on the line of 'k' (the twin only where the kernel is a plain name). CFG and ARGS keep their own newlines; the ones
     // inside a multi-line kernel name (and before <<<) come back right after
     // 'launch_config(', those between >>> and '(' right after its ')'.
     void emit_launch(const Launch& launch, std::string& out) {
@@ -502,6 +611,9 @@ private:
         out += ", ::cuemu::kernel_ref{[=](auto cuemu_fp_) -> decltype(static_cast<typename "
                "decltype(cuemu_fp_)::type>(" + callee + ")) { return static_cast<typename "
                "decltype(cuemu_fp_)::type>(" + callee + "); }}";
+        // The kernel's uninstrumented twin, where one is declared (launch.h).
+        if (launch.callee_end == launch.callee_begin + 1 && src_.is_ident(launch.callee_begin))
+            out += ", CUEMU_FAST_BODY(__cuemu_fast_" + callee + ")";
         const std::size_t first_arg = src_.next_code(launch.paren_open + 1);
         if (first_arg < launch.paren_close && src_.is_ident(first_arg, "__VA_ARGS__") && in_directive) {
             // A launch macro's arguments may be empty: then no comma either.
@@ -596,7 +708,7 @@ Result rewrite(const std::string& original, const std::string& display_name, con
     }
     const Scopes scopes(src);
 
-    Result result = Rewriter(src, conditionals.activity, arch.edits, options).run(display_name);
+    Result result = Rewriter(src, conditionals.activity, arch.edits, options, scopes).run(display_name);
     for (const Diagnostic& d : arch.errors) result.errors.push_back(d);
     for (Diagnostic& d : check_device_code(src, conditionals.activity, scopes)) result.errors.push_back(std::move(d));
     std::stable_sort(result.errors.begin(), result.errors.end(),

@@ -10,8 +10,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "cuemu/builtins.h"
+#include "diagnostics.h"
 #include "internal.h"
 
 namespace {
@@ -37,10 +39,11 @@ extern "C" void __assert_fail(const char* expression, const char* file, unsigned
     if (!inside_kernel() || !current_kernel_position(&where))
         host_assert_fail(expression, file, line, function);
     // The line a GPU prints for a failed device-side assert.
+    const std::string kernel_function = kernel_function_name(function);
     char gpu_line[1024];
     std::snprintf(gpu_line, sizeof gpu_line,
                   "  %s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file,
-                  line, function, where.block_idx.x, where.block_idx.y, where.block_idx.z,
+                  line, kernel_function.c_str(), where.block_idx.x, where.block_idx.y, where.block_idx.z,
                   where.thread_idx.x, where.thread_idx.y, where.thread_idx.z, expression);
     stop_kernel_with(cudaErrorAssert, "device-side assert() failed", gpu_line,
                      "the asserted condition was false for this thread: the line above names "

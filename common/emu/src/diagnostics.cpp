@@ -51,6 +51,13 @@ bool is_library_file(const std::string& file) {
 
 }  // namespace
 
+std::string kernel_function_name(std::string function) {
+    static const std::string twin_prefix = "__cuemu_fast_";
+    for (std::size_t at; (at = function.find(twin_prefix)) != std::string::npos;)
+        function.erase(at, twin_prefix.size());
+    return function;
+}
+
 // "file.cu:31 in kernel(...)" for an instruction address, using the debug
 // line table through addr2line (binutils). Empty when unknown. With inlining
 // (any optimisation level) one address belongs to several frames, innermost
@@ -80,7 +87,7 @@ std::string source_line_of(const void* pc) {
         std::size_t discriminator = where.find(" (discriminator");
         if (discriminator != std::string::npos) where.erase(discriminator);
         if (where.empty() || where[0] == '?') continue;
-        const std::string line = where + " in " + function;
+        const std::string line = where + " in " + kernel_function_name(function);
         if (chosen.empty()) chosen = line;  // the innermost, if no frame is the learner's
         if (!is_library_file(where.substr(0, where.rfind(':')))) return line;
     }

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cuemu/builtins.h"
+#include "cuemu/launch.h"
 #include "diagnostics.h"
 #include "internal.h"
 #include "race_detector.h"
@@ -406,3 +407,9 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
 }
 
 }  // namespace cuemu::detail
+
+// A launch runs a kernel's uninstrumented twin (cuemu/launch.h) unless the
+// race check needs every shared access to reach the hooks.
+namespace cuemu {
+bool twins_allowed() { return !detail::race_check_requested(); }
+}  // namespace cuemu

@@ -72,8 +72,8 @@
 namespace cuemu {
 __thread uint3 tls_thread_idx;
 __thread uint3 tls_block_idx;
-__thread uint3 tls_block_dim;
-__thread uint3 tls_grid_dim;
+__thread dim3 tls_block_dim;
+__thread dim3 tls_grid_dim;
 __thread thread_cursor tls_thread_cursor;
 }  // namespace cuemu
 
@@ -157,6 +157,10 @@ struct block_state {
     std::vector<fiber_slot*>* ready;  // to resume, in this order (worker_state::ready)
     std::vector<fiber_slot*>* at_barrier;  // worker_state::at_barrier
     std::size_t next_ready = 0;            // ready[next_ready] is the next to resume
+    // Blocks chain_next .. chain_end - 1 of the worker's chunk: a fiber whose
+    // block has finished goes on with the next of them itself
+    // (go_on_with_next_block); empty for other orders and cooperative launches.
+    std::uint64_t chain_next = 0, chain_end = 0;
 };
 
 // The thread index after idx in x-fastest order. Counting up is much cheaper
@@ -445,6 +449,16 @@ void record_finished_run(block_state& block) {
     const unsigned begin = c.run_begin, end = c.run_end;
     if (begin == end) return;
     c.run_begin = end;
+    if (begin == 0 && end == c.count) {
+        // The whole block ran as one run (barrier-free kernels): no thread
+        // ever waited, since a wait ends the run, so no warp has lanes in a
+        // warp function, and the lanes' exits matter to nothing before the
+        // next block resets them (run_block).
+        c.exited = end;
+        tls_progress->store(tls_progress->load(std::memory_order_relaxed) + end,
+                            std::memory_order_relaxed);
+        return;
+    }
     for (unsigned t = begin; t < end;) {
         const unsigned warp_end = std::min(end, (t | 31u) + 1);
         warp_state& w = block.warps[t >> 5];
@@ -530,6 +544,8 @@ bool hand_on_at_barrier(fiber_slot* s) {
     return true;
 }
 
+bool go_on_with_next_block(block_state& block);
+
 bctx::fiber make_fiber(fiber_slot* s, std::size_t colour_index) {
     return bctx::fiber(std::allocator_arg, recorded_stack{{}, s, stack_colour(colour_index)}, [s](bctx::fiber&& sched) {
         fiber_switch_finish(nullptr, &s->scheduler_stack);
@@ -549,26 +565,28 @@ bctx::fiber make_fiber(fiber_slot* s, std::size_t colour_index) {
         for (;;) {
             block_state* block = s->block;
             try {
-                // The launch's own loop, in forward order (thread_loop.h);
-                // the others, and launches without one, start threads here.
-                if (block->job->config->thread_loop && !block->start_order)
-                    block->job->config->thread_loop(block->job->ctx);
-                record_finished_run(*block);
-                while (block->cursor.next < block->cursor.count) {
-                    if (block->start_order) {
-                        s->linear = block->start_order[block->cursor.next];
-                        s->thread_idx = unflatten(s->linear, block->dim);
-                    } else {
-                        s->linear = block->cursor.next;
-                        s->thread_idx = block->cursor.idx;
-                        advance(block->cursor.idx, block->dim);
+                do {
+                    // The launch's own loop, in forward order (thread_loop.h);
+                    // the others, and launches without one, start threads here.
+                    if (block->job->config->thread_loop && !block->start_order)
+                        block->job->config->thread_loop(block->job->ctx);
+                    record_finished_run(*block);
+                    while (block->cursor.next < block->cursor.count) {
+                        if (block->start_order) {
+                            s->linear = block->start_order[block->cursor.next];
+                            s->thread_idx = unflatten(s->linear, block->dim);
+                        } else {
+                            s->linear = block->cursor.next;
+                            s->thread_idx = block->cursor.idx;
+                            advance(block->cursor.idx, block->dim);
+                        }
+                        ++block->cursor.next;
+                        tls_thread_idx = s->thread_idx;
+                        block->job->run_thread(block->job->ctx);
+                        thread_exited(*block, s->linear);
+                        count_progress();
                     }
-                    ++block->cursor.next;
-                    tls_thread_idx = s->thread_idx;
-                    block->job->run_thread(block->job->ctx);
-                    thread_exited(*block, s->linear);
-                    count_progress();
-                }
+                } while (go_on_with_next_block(*block));
                 s->state = fiber_state::idle;
             } catch (const bctx::detail::forced_unwind&) {
                 throw;  // the fiber is being destroyed: let boost unwind it
@@ -965,21 +983,49 @@ bool resume(worker_state& w, fiber_slot* s) {
     }
 }
 
-void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
-    const dim3 block_dim = job.config->block;
-    tls_block_idx = unflatten(linear_block, job.config->grid);
+// Makes `block` the launch's block linear_block (blockIdx block_idx), none of
+// its threads started.
+void start_block(block_state& block, std::uint64_t linear_block, uint3 block_idx) {
+    tls_block_idx = block_idx;
     tls_linear_block = linear_block;
-    tls_thread_cursor = thread_cursor{};
-    block_state block{&job, tls_thread_cursor, block_dim, nullptr, w.warps, &w.ready, &w.at_barrier};
-    block.cursor.count = block_dim.x * block_dim.y * block_dim.z;
-    block.cursor.dim = block_dim;
+    block.cursor = thread_cursor{};
+    block.cursor.count = block.dim.x * block.dim.y * block.dim.z;
+    block.cursor.dim = block.dim;
     block.cursor.record_run = record_run_of_current_block;
     block.cursor.progress = tls_progress;
     // Lanes past the end of the block (a partial last warp) never take part.
     const unsigned warps = (block.cursor.count + 31) / 32;
-    for (unsigned i = 0; i < warps; ++i) w.warps[i].arrived = w.warps[i].gone = 0;
-    if (unsigned tail = block.cursor.count % 32) w.warps[warps - 1].gone = ~0u << tail;
+    for (unsigned i = 0; i < warps; ++i) block.warps[i].arrived = block.warps[i].gone = 0;
+    if (unsigned tail = block.cursor.count % 32) block.warps[warps - 1].gone = ~0u << tail;
+}
 
+// Called by a fiber whose block has no thread left to start. When every
+// thread of it has finished (so no other fiber holds one), the fiber goes on
+// with the next block of the worker's chunk itself, sparing the switch to the
+// scheduler and back and its bookkeeping: a barrier-free block costs about
+// as much as its threads. The scheduler's loop in run_block finds the new
+// block in the same block_state when the fiber next suspends or finishes.
+// The checks are the ones run_blocks and run_block make between blocks.
+bool go_on_with_next_block(block_state& block) {
+    if (block.chain_next >= block.chain_end || block.cursor.exited != block.cursor.count) return false;
+    launch_job& job = *block.job;
+    const std::uint64_t next = block.chain_next;
+    if (next > job.lowest_failed_block.load() || job.timed_out.load(std::memory_order_relaxed))
+        return false;
+    block.chain_next = next + 1;
+    block.ready->clear();
+    block.next_ready = 0;
+    uint3 block_idx = tls_block_idx;  // the next block's index, without unflatten's divisions
+    advance(block_idx, job.config->grid);
+    start_block(block, next, block_idx);
+    race_block_begin(tls_dynamic_shared, job.config->shared_bytes);
+    return true;
+}
+
+// The scheduler's loop over the fibers of a block: starts threads, resumes
+// the ones that may go on, releases barriers, until every thread has finished
+// or the launch has failed.
+void run_block_threads(worker_state& w, launch_job& job, block_state& block, std::uint64_t linear_block) {
     const schedule_setting schedule = job.schedule;
     const std::uint64_t block_seed = mix(schedule.seed ^ mix(linear_block));
     if (schedule.kind != schedule_kind::forward) {
@@ -1044,6 +1090,18 @@ void run_block(worker_state& w, launch_job& job, std::uint64_t linear_block) {
     }
 }
 
+// Runs block linear_block and, in forward order, the blocks up to chain_end
+// its fibers go on with; returns the first block it did not run.
+std::uint64_t run_block(worker_state& w, launch_job& job, std::uint64_t linear_block,
+                        std::uint64_t chain_end) {
+    block_state block{&job, tls_thread_cursor, job.config->block, nullptr, w.warps, &w.ready, &w.at_barrier};
+    start_block(block, linear_block, unflatten(linear_block, job.config->grid));
+    block.chain_next = linear_block + 1;
+    if (job.schedule.kind == schedule_kind::forward) block.chain_end = chain_end;
+    run_block_threads(w, job, block, linear_block);
+    return block.chain_next;
+}
+
 void run_blocks(worker_state& w, launch_job& job) {
     std::size_t shared_bytes = job.config->shared_bytes;
     if (shared_bytes > w.shared_capacity) {
@@ -1059,15 +1117,17 @@ void run_blocks(worker_state& w, launch_job& job) {
         const std::uint64_t first = job.next_block.fetch_add(job.chunk, std::memory_order_relaxed);
         if (first >= job.total_blocks) break;
         const std::uint64_t end = std::min(job.total_blocks, first + job.chunk);
-        for (std::uint64_t b = first; b < end; ++b) {
+        for (std::uint64_t b = first; b < end;) {
             // Every block before b has been handed out already and runs on, so
             // the launch still reports its first failing block (see the top comment).
             if (b > job.lowest_failed_block.load()) {
                 stop = true;
                 break;
             }
-            run_block(w, job, b);
-            cooperative_block_finished(job.lowest_failed_block.load() <= b);  // cooperative.cpp
+            // The blocks of a cooperative launch all take part in grid.sync():
+            // each is counted as it finishes (cooperative.cpp), so none is chained.
+            const std::uint64_t next = run_block(w, job, b, job.config->cooperative ? b + 1 : end);
+            for (; b < next; ++b) cooperative_block_finished(job.lowest_failed_block.load() <= b);
         }
     }
     race_worker_idle();

@@ -20,8 +20,8 @@
 namespace cuemu {
 extern __thread uint3 tls_thread_idx;
 extern __thread uint3 tls_block_idx;
-extern __thread uint3 tls_block_dim;
-extern __thread uint3 tls_grid_dim;
+extern __thread dim3 tls_block_dim;
+extern __thread dim3 tls_grid_dim;
 // Start of the block's dynamic shared memory (extern __shared__ arrays).
 void* dynamic_shared_memory();
 // True on a CUDA thread of a running kernel. cuemu-rewrite turns an #if on
@@ -31,10 +31,13 @@ bool in_device_code();
 }  // namespace cuemu
 
 // Read-only views, as in CUDA (assigning to threadIdx.x is a compile error).
+// All four are references to the variables themselves: a dim3 temporary made
+// from a uint3 would have to be stored to memory for every thread (its address
+// goes to -fsanitize=alignment's check), which cost the vector add 8 %.
 #define threadIdx (static_cast<const uint3&>(::cuemu::tls_thread_idx))
 #define blockIdx (static_cast<const uint3&>(::cuemu::tls_block_idx))
-#define blockDim (static_cast<const dim3>(::cuemu::tls_block_dim))
-#define gridDim (static_cast<const dim3>(::cuemu::tls_grid_dim))
+#define blockDim (static_cast<const dim3&>(::cuemu::tls_block_dim))
+#define gridDim (static_cast<const dim3&>(::cuemu::tls_grid_dim))
 constexpr int warpSize = 32;
 
 // ---- keywords --------------------------------------------------------------------
@@ -225,40 +228,45 @@ inline unsigned __activemask() { return ::cuemu::warp_active_mask(); }
 #undef CUEMU_SITE
 
 // ---- atomics ---------------------------------------------------------------------
+// Always inlined, so that they are part of the kernel that calls them: a fault
+// names the kernel's line (diagnostics.cpp), and a kernel's uninstrumented twin
+// (cuemu/launch.h), which GCC does not inline instrumented functions into,
+// keeps them inline as well.
+#define CUEMU_DEVICE_INLINE inline __attribute__((always_inline))
 // Blocks run on several OS threads at once, so these are real atomic
 // instructions, relaxed as CUDA's are (order them with __threadfence()). Each
 // returns the old value, as in CUDA. The overloads are CUDA's, no more, so code
 // that compiles here also compiles with nvcc. The _block and _system forms
 // (narrower or wider scope on a GPU) are the same operation here.
 #define CUEMU_ATOMIC_RMW(T, name, builtin)                                                 \
-    inline T name(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }                  \
-    inline T name##_block(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }          \
-    inline T name##_system(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }
+    CUEMU_DEVICE_INLINE T name(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }                  \
+    CUEMU_DEVICE_INLINE T name##_block(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }          \
+    CUEMU_DEVICE_INLINE T name##_system(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }
 #define CUEMU_ATOMIC_CAS(T)                                                                \
-    inline T atomicCAS(T* a, T expected, T desired) {                                      \
+    CUEMU_DEVICE_INLINE T atomicCAS(T* a, T expected, T desired) {                                      \
         __atomic_compare_exchange_n(a, &expected, desired, false, __ATOMIC_RELAXED,        \
                                     __ATOMIC_RELAXED);                                     \
         return expected;                                                                   \
     }                                                                                      \
-    inline T atomicCAS_block(T* a, T e, T d) { return atomicCAS(a, e, d); }                \
-    inline T atomicCAS_system(T* a, T e, T d) { return atomicCAS(a, e, d); }
+    CUEMU_DEVICE_INLINE T atomicCAS_block(T* a, T e, T d) { return atomicCAS(a, e, d); }                \
+    CUEMU_DEVICE_INLINE T atomicCAS_system(T* a, T e, T d) { return atomicCAS(a, e, d); }
 #define CUEMU_ATOMIC_MINMAX(T)                                                              \
-    inline T atomicMin(T* a, T v) {                                                        \
+    CUEMU_DEVICE_INLINE T atomicMin(T* a, T v) {                                                        \
         T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                      \
         while (v < old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_RELAXED, \
                                                        __ATOMIC_RELAXED)) {}                \
         return old;                                                                        \
     }                                                                                      \
-    inline T atomicMax(T* a, T v) {                                                        \
+    CUEMU_DEVICE_INLINE T atomicMax(T* a, T v) {                                                        \
         T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                      \
         while (v > old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_RELAXED, \
                                                        __ATOMIC_RELAXED)) {}                \
         return old;                                                                        \
     }                                                                                      \
-    inline T atomicMin_block(T* a, T v) { return atomicMin(a, v); }                        \
-    inline T atomicMin_system(T* a, T v) { return atomicMin(a, v); }                       \
-    inline T atomicMax_block(T* a, T v) { return atomicMax(a, v); }                        \
-    inline T atomicMax_system(T* a, T v) { return atomicMax(a, v); }
+    CUEMU_DEVICE_INLINE T atomicMin_block(T* a, T v) { return atomicMin(a, v); }                        \
+    CUEMU_DEVICE_INLINE T atomicMin_system(T* a, T v) { return atomicMin(a, v); }                       \
+    CUEMU_DEVICE_INLINE T atomicMax_block(T* a, T v) { return atomicMax(a, v); }                        \
+    CUEMU_DEVICE_INLINE T atomicMax_system(T* a, T v) { return atomicMax(a, v); }
 // add and exch: int, unsigned int, unsigned long long (float and double below)
 // sub: int, unsigned int
 // and, or, xor: int, unsigned int, unsigned long long
@@ -287,7 +295,7 @@ CUEMU_ATOMIC_CAS(unsigned short)
 namespace cuemu {
 // Floating-point add as a compare-and-swap loop on the value's bits.
 template <class F, class Bits>
-inline F atomic_add_float(F* address, F value) {
+CUEMU_DEVICE_INLINE F atomic_add_float(F* address, F value) {
     static_assert(sizeof(F) == sizeof(Bits), "same size");
     Bits* word = reinterpret_cast<Bits*>(address);
     Bits old_bits = __atomic_load_n(word, __ATOMIC_RELAXED);
@@ -303,26 +311,26 @@ inline F atomic_add_float(F* address, F value) {
     }
 }
 }  // namespace cuemu
-inline float atomicAdd(float* a, float v) { return cuemu::atomic_add_float<float, std::uint32_t>(a, v); }
-inline double atomicAdd(double* a, double v) { return cuemu::atomic_add_float<double, std::uint64_t>(a, v); }
-inline float atomicAdd_block(float* a, float v) { return atomicAdd(a, v); }
-inline float atomicAdd_system(float* a, float v) { return atomicAdd(a, v); }
-inline double atomicAdd_block(double* a, double v) { return atomicAdd(a, v); }
-inline double atomicAdd_system(double* a, double v) { return atomicAdd(a, v); }
-inline float atomicExch(float* a, float v) {
+CUEMU_DEVICE_INLINE float atomicAdd(float* a, float v) { return cuemu::atomic_add_float<float, std::uint32_t>(a, v); }
+CUEMU_DEVICE_INLINE double atomicAdd(double* a, double v) { return cuemu::atomic_add_float<double, std::uint64_t>(a, v); }
+CUEMU_DEVICE_INLINE float atomicAdd_block(float* a, float v) { return atomicAdd(a, v); }
+CUEMU_DEVICE_INLINE float atomicAdd_system(float* a, float v) { return atomicAdd(a, v); }
+CUEMU_DEVICE_INLINE double atomicAdd_block(double* a, double v) { return atomicAdd(a, v); }
+CUEMU_DEVICE_INLINE double atomicAdd_system(double* a, double v) { return atomicAdd(a, v); }
+CUEMU_DEVICE_INLINE float atomicExch(float* a, float v) {
     float old;
     __atomic_exchange(a, &v, &old, __ATOMIC_RELAXED);
     return old;
 }
 // atomicInc/atomicDec wrap around at limit, as CUDA defines them:
 // inc stores (old >= limit) ? 0 : old + 1; dec stores (old == 0 || old > limit) ? limit : old - 1.
-inline unsigned int atomicInc(unsigned int* a, unsigned int limit) {
+CUEMU_DEVICE_INLINE unsigned int atomicInc(unsigned int* a, unsigned int limit) {
     unsigned int old = __atomic_load_n(a, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(a, &old, old >= limit ? 0u : old + 1u, true,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
     return old;
 }
-inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
+CUEMU_DEVICE_INLINE unsigned int atomicDec(unsigned int* a, unsigned int limit) {
     unsigned int old = __atomic_load_n(a, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(a, &old, (old == 0u || old > limit) ? limit : old - 1u,
                                         true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
@@ -442,6 +450,6 @@ inline long long clock64() {
 
 // __ldg reads through the read-only cache on a GPU: an ordinary load here.
 template <class T>
-inline T __ldg(const T* p) { return *p; }
+CUEMU_DEVICE_INLINE T __ldg(const T* p) { return *p; }
 
 #endif

@@ -210,6 +210,57 @@ struct kernel_ref {
 template <class Resolver>
 kernel_ref(Resolver) -> kernel_ref<Resolver>;
 
+// ---- a kernel's uninstrumented twin ----------------------------------------------
+// In a source compiled with the race check's instrumentation (it uses
+// __shared__), every load and store of a kernel calls a hook (tsan_hooks.cpp),
+// which costs even when CUEMU_CHECK=race is off: the calls spill the running
+// values around every shared-memory access. So cuemu-rewrite follows each
+// kernel it can copy safely with a twin, __cuemu_fast_NAME: the same rewritten
+// body under the same #line numbers, built without the instrumentation. A
+// launch of NAME passes CUEMU_FAST_BODY(__cuemu_fast_NAME), and the launch runs
+// the twin unless the race check is on (twins_allowed()). Where no twin exists
+// (a template kernel, a kernel defined after the launch or in another file, a
+// kernel with volatile accesses, which must reach the hooks to run warp by
+// warp) the lambda's return type fails to form, and the instrumented kernel runs.
+bool twins_allowed();
+template <class Fast>
+struct fast_body {
+    Fast body;
+};
+template <class Fast>
+fast_body(Fast) -> fast_body<Fast>;
+struct no_fast_body {};
+#if defined(__SANITIZE_THREAD__)
+#define CUEMU_FAST_BODY(twin)                                                              \
+    ::cuemu::fast_body {                                                                   \
+        [=](auto&&... cuemu_args_) __attribute__((no_sanitize("thread")))                  \
+            -> decltype(twin(cuemu_args_...)) { twin(cuemu_args_...); }                    \
+    }
+#else
+#define CUEMU_FAST_BODY(twin) ::cuemu::no_fast_body{}
+#endif
+
+template <class Body, class Resolver, class... Args>
+void launch(const launch_site& site, const launch_config& config, Body body,
+            kernel_ref<Resolver> ref, Args&&... args);
+
+template <class Body, class Resolver, class Fast, class... Args>
+void launch(const launch_site& site, const launch_config& config, Body body,
+            kernel_ref<Resolver> ref, fast_body<Fast> fast, Args&&... args) {
+    if constexpr (std::is_invocable_v<const Fast&, std::decay_t<Args>&...>) {
+        if (twins_allowed()) {
+            launch(site, config, fast.body, ref, std::forward<Args>(args)...);
+            return;
+        }
+    }
+    launch(site, config, body, ref, std::forward<Args>(args)...);
+}
+template <class Body, class Resolver, class... Args>
+void launch(const launch_site& site, const launch_config& config, Body body,
+            kernel_ref<Resolver> ref, no_fast_body, Args&&... args) {
+    launch(site, config, body, ref, std::forward<Args>(args)...);
+}
+
 template <class Body, class Resolver, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
             kernel_ref<Resolver> ref, Args&&... args) {

@@ -20,8 +20,8 @@
 // brings the cursor up to date from threadIdx and ends the run
 // (scheduler.cpp: record_finished_run); the loop sees that after the call
 // returns (active_run changed) and starts a new run from the cursor. So the
-// cost per thread is a store of threadIdx.x, the call, one compare, and a
-// progress tick for the watchdog once a warp.
+// cost per thread is a store of threadIdx.x, the call and two compares; the
+// progress tick for the watchdog comes once a warp, outside the inner loop.
 #ifndef CUEMU_THREAD_LOOP_H
 #define CUEMU_THREAD_LOOP_H
 
@@ -89,32 +89,37 @@ __attribute__((no_sanitize("thread"))) inline void run_threads(const Body& body,
         for (;;) {  // a row of threads (one y and z)
             tls_thread_idx = idx;
             const unsigned row_end = linear + (dim.x - idx.x);
-            for (;;) {
-                // threadIdx is in memory before the kernel runs: a fault
-                // inside it (a signal) reads it to name the thread. The asm
-                // "reads" it, so the compiler keeps every store, in order;
-                // GCC moves no memory access across a volatile asm when it
-                // schedules instructions. Not a full memory barrier, which
-                // would make it reload the kernel's arguments for every
-                // thread.
-                asm volatile("" : : "m"(tls_thread_idx));
-                body(args...);
-                if (__builtin_expect(c.active_run != run, 0)) {
-                    // The thread was suspended: the scheduler ended the run
-                    // and others went on. It has finished now, on its own.
-                    if (c.run_end != linear) {
-                        c.record_run();
-                        c.run_begin = linear;
+            for (;;) {  // the row's threads up to the end of a warp
+                const unsigned stretch_end = row_end < (linear | 31u) + 1 ? row_end : (linear | 31u) + 1;
+                for (;;) {
+                    // threadIdx is in memory before the kernel runs: a fault
+                    // inside it (a signal) reads it to name the thread. The asm
+                    // "reads" it, so the compiler keeps every store, in order;
+                    // GCC moves no memory access across a volatile asm when it
+                    // schedules instructions. Not a full memory barrier, which
+                    // would make it reload the kernel's arguments for every
+                    // thread.
+                    asm volatile("" : : "m"(tls_thread_idx));
+                    body(args...);
+                    if (__builtin_expect(c.active_run != run, 0)) {
+                        // The thread was suspended: the scheduler ended the run
+                        // and others went on. It has finished now, on its own.
+                        if (c.run_end != linear) {
+                            c.record_run();
+                            c.run_begin = linear;
+                        }
+                        c.run_end = linear + 1;
+                        goto next_run;
                     }
-                    c.run_end = linear + 1;
-                    goto next_run;
+                    if (++linear == stretch_end) break;
+                    tls_thread_idx.x = ++idx.x;
                 }
                 // The watchdog counts progress (any change will do) once a
                 // warp as well, so that it sees a block of slow threads moving on.
-                if ((linear & 31) == 31)
+                if ((linear & 31) == 0)
                     c.progress->store(c.progress->load(std::memory_order_relaxed) + 1,
                                       std::memory_order_relaxed);
-                if (++linear == row_end) break;
+                if (linear == row_end) break;
                 tls_thread_idx.x = ++idx.x;
             }
             idx.x = 0;
