@@ -78,6 +78,13 @@ inline std::string ref_of(const std::string& callee) {
            (plain_name ? ", CUEMU_FAST_BODY(__cuemu_fast_" + callee + ")" : "");
 }
 
+// The same for a launch in a macro, which never names a twin (rewrite.cpp: may_offer_twin).
+inline std::string ref_in_macro(const std::string& callee) {
+    std::string ref = ref_of(callee);
+    const std::size_t twin = ref.find(", CUEMU_FAST_BODY(");
+    return twin == std::string::npos ? ref : ref.substr(0, twin);
+}
+
 inline std::string launch_of(const std::string& callee, const std::string& cfg, const std::string& args) {
     return "::cuemu::launch(::cuemu::launch_site{\"" + callee +
            "\", __FILE__, __LINE__}, ::cuemu::launch_config(" + cfg +

@@ -272,11 +272,11 @@ TEST_CASE("a launch inside a #define keeps its line continuations") {
     const std::string out = body(source);
     CHECK(out ==
           "#define LAUNCH(n) ::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, "
-          "::cuemu::launch_config((n), 32), [=](auto&&... cuemu_args_) { k(cuemu_args_...); }" + ref_of("k") + ",  \\\n"
+          "::cuemu::launch_config((n), 32), [=](auto&&... cuemu_args_) { k(cuemu_args_...); }" + ref_in_macro("k") + ",  \\\n"
           "    out, (n))\n"
           "#define LAUNCH2 ::cuemu::launch(::cuemu::launch_site{\"k2\", __FILE__, __LINE__}, "
           "::cuemu::launch_config(\\\n"
-          "1, 1), [=](auto&&... cuemu_args_) { k2(cuemu_args_...); }" + ref_of("k2") + ")\n"
+          "1, 1), [=](auto&&... cuemu_args_) { k2(cuemu_args_...); }" + ref_in_macro("k2") + ")\n"
           "int after;\n");
 }
 
@@ -573,6 +573,39 @@ TEST_CASE("kernels that get no twin") {
         INFO(std::string(source));
         CHECK_FALSE(contains(body_with_twins(source), "__cuemu_fast_"));
     }
+}
+
+TEST_CASE("a launch offers no twin where its name may stand for another kernel") {
+    const char* const sources[] = {
+        // a parameter, a local variable, a template parameter named like a kernel
+        "__global__ void k(float* p) { p[0] = 1; }\n"
+        "void run(void (*k)(float*), float* d) { k<<<1, 1>>>(d); }\n",
+        "__global__ void k(float* p) { p[0] = 1; }\n"
+        "void run(float* d) { auto k = &other; k<<<1, 1>>>(d); }\n",
+        "__global__ void k(float* p) { p[0] = 1; }\n"
+        "template <void (*k)(float*)> void run(float* d) { k<<<1, 1>>>(d); }\n",
+        "__global__ void k(float* p) { p[0] = 1; }\n"
+        "void run(float* d) { [&](auto k) { k<<<1, 1>>>(d); }(&other); }\n",
+        // a member of a class
+        "__global__ void k(float* p) { p[0] = 1; }\n"
+        "struct Runner { void (*k)(float*); void run(float* d) { k<<<1, 1>>>(d); } };\n",
+        "__global__ void k(float* p) { p[0] = 1; }\n"
+        "void Runner::run(float* d) { k<<<1, 1>>>(d); }\n",
+        // a macro's parameter
+        "__global__ void kernel(float* p) { p[0] = 1; }\n"
+        "#define RUN(kernel, d) kernel<<<1, 1>>>(d)\n",
+    };
+    for (const char* source : sources) {
+        INFO(std::string(source));
+        CHECK_FALSE(contains(body_with_twins(source), "CUEMU_FAST_BODY"));
+    }
+    // The same kernel launched twice in one function: both launches offer it.
+    const std::string twice = body_with_twins(
+        "__global__ void k(float* p) { p[0] = 1; }\n"
+        "void run(float* d) { k<<<1, 1>>>(d); cudaDeviceSynchronize(); k<<<2, 1>>>(d); }\n");
+    const std::size_t first = twice.find("CUEMU_FAST_BODY(__cuemu_fast_k)");
+    REQUIRE(first != std::string::npos);
+    CHECK(twice.find("CUEMU_FAST_BODY(__cuemu_fast_k)", first + 1) != std::string::npos);
 }
 
 TEST_CASE("a launch of a kernel by its plain name offers the twin") {

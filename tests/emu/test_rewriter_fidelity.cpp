@@ -49,7 +49,7 @@ TEST_CASE("a launch macro used with no variadic arguments leaves no trailing com
         "    LAUNCH(fill, 1, 32, p, 3);\n"
         "}\n";
     const std::string out = body(source);
-    CHECK(contains(out, "{ k(cuemu_args_...); }" + ref_of("k") + " __VA_OPT__(,) __VA_ARGS__)"));
+    CHECK(contains(out, "{ k(cuemu_args_...); }" + ref_in_macro("k") + " __VA_OPT__(,) __VA_ARGS__)"));
     CHECK(gxx_syntax_errors(kHeader + out) == "");
 }
 

@@ -502,6 +502,37 @@ private:
             if (definitions[src_.spelling(twin.name)] == 1) twins_[twin.copy_begin] = twin;
     }
 
+    // Whether a launch may name the twin of the kernel its name names: the
+    // launch must not run the twin of a kernel the name does not stand for
+    // here. So the name is one identifier, outside a macro (where it may be a
+    // parameter), in a function that is not a class's member (a member could
+    // hold a kernel's address under that name) and that nowhere mentions the
+    // name before the launch, from its template head on (a parameter, a
+    // local variable, a template parameter named like a kernel).
+    bool may_offer_twin(const Launch& launch) const {
+        const std::size_t callee = launch.callee_begin;
+        if (launch.callee_end != callee + 1 || !src_.is_ident(callee) || src_[callee].in_directive) return false;
+        for (std::size_t b = braces_.enclosing(callee); b != npos; b = braces_.parent(b))
+            if (braces_.info(b).kind == BraceKind::class_body) return false;
+        const std::size_t function = braces_.outermost_function(callee);
+        if (function == npos) return true;  // an initializer at namespace scope
+        const BraceInfo& info = braces_.info(function);
+        std::size_t head = function;  // a lambda without parameters: from its captures on
+        if (info.params_open != npos) {
+            head = src_.prev_code(info.params_open);
+            if (head == npos || src_.is_punct(src_.prev_code(head), ':')) return false;  // C::f
+        }
+        for (std::size_t t = src_.prev_code(head); t != npos; t = src_.prev_code(t)) {
+            if (src_[t].in_directive || src_.is_punct(t, ';') || src_.is_punct(t, '}') || src_.is_punct(t, '{'))
+                break;
+            head = t;
+        }
+        const std::string spelling = src_.spelling(callee);
+        for (std::size_t t = head; t < callee; ++t)  // earlier launches of it are fine
+            if (src_.is_ident(t) && src_.spelling(t) == spelling && !launches_.count(t)) return false;
+        return true;
+    }
+
     // Called by emit() before token i; appends a finished twin after its '}'.
     void track_twins(std::size_t i, std::string& out) {
         if (twin_in_progress_ && i > twin_in_progress_->close) {
@@ -612,8 +643,7 @@ private:
                "decltype(cuemu_fp_)::type>(" + callee + ")) { return static_cast<typename "
                "decltype(cuemu_fp_)::type>(" + callee + "); }}";
         // The kernel's uninstrumented twin, where one is declared (launch.h).
-        if (launch.callee_end == launch.callee_begin + 1 && src_.is_ident(launch.callee_begin))
-            out += ", CUEMU_FAST_BODY(__cuemu_fast_" + callee + ")";
+        if (may_offer_twin(launch)) out += ", CUEMU_FAST_BODY(__cuemu_fast_" + callee + ")";
         const std::size_t first_arg = src_.next_code(launch.paren_open + 1);
         if (first_arg < launch.paren_close && src_.is_ident(first_arg, "__VA_ARGS__") && in_directive) {
             // A launch macro's arguments may be empty: then no comma either.
