@@ -23,7 +23,8 @@
 // a disturbance on the shared machine hits all of them alike. The emulator is
 // timed two ways, each over --batch launches and given per launch: "sync",
 // each launch followed by cudaDeviceSynchronize as a lesson does it, and
-// "batch", the launches back to back and one synchronize. Results are checked against the serial loop first.
+// "batch", the launches back to back and one synchronize. Results are checked
+// against the serial loop first.
 // It is ordinary CUDA, so nvcc builds it too; on a GPU the figures are the GPU's.
 #include <cuda_runtime.h>
 

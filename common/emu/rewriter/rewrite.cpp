@@ -437,6 +437,17 @@ private:
         }
     }
 
+    // The first token of the declaration `token` is part of: the walk back stops
+    // at a ';', a brace or a preprocessor line.
+    std::size_t declaration_start(std::size_t token) const {
+        for (std::size_t t = src_.prev_code(token); t != npos; t = src_.prev_code(t)) {
+            if (src_[t].in_directive || src_.is_punct(t, ';') || src_.is_punct(t, '}') || src_.is_punct(t, '{'))
+                break;
+            token = t;
+        }
+        return token;
+    }
+
     // The kernels that get a twin: a non-template __global__ function defined
     // at namespace scope, in code the compiler may see, whose name is
     // defined only once in this file (so a launch's call of the twin resolves
@@ -466,17 +477,12 @@ private:
                 continue;
             }
             const std::size_t close = matching_brace(src_, i);
-            std::size_t head = name;
+            std::size_t head = declaration_start(name);
             bool plain = close != npos && !src_.is_punct(src_.prev_code(name), ':') &&
                          !src_.is_punct(src_.prev_code(name), '~');
-            for (std::size_t t = src_.prev_code(name); plain && t != npos; t = src_.prev_code(t)) {
-                if (src_[t].in_directive || src_.is_punct(t, ';') || src_.is_punct(t, '}') ||
-                    src_.is_punct(t, '{'))
-                    break;
+            for (std::size_t t = head; plain && t < name; ++t)
                 if (src_.is_ident(t, "template") || src_.is_ident(t, "friend") || src_.is_ident(t, "operator"))
                     plain = false;
-                head = t;
-            }
             int open_conditionals = 0;
             for (std::size_t t = head; plain && t <= close; ++t) {
                 if (src_.is_ident(t, "volatile")) plain = false;  // a parameter's, too
@@ -522,11 +528,7 @@ private:
             head = src_.prev_code(info.params_open);
             if (head == npos || src_.is_punct(src_.prev_code(head), ':')) return false;  // C::f
         }
-        for (std::size_t t = src_.prev_code(head); t != npos; t = src_.prev_code(t)) {
-            if (src_[t].in_directive || src_.is_punct(t, ';') || src_.is_punct(t, '}') || src_.is_punct(t, '{'))
-                break;
-            head = t;
-        }
+        head = declaration_start(head);
         const std::string spelling = src_.spelling(callee);
         for (std::size_t t = head; t < callee; ++t)  // earlier launches of it are fine
             if (src_.is_ident(t) && src_.spelling(t) == spelling && !launches_.count(t)) return false;

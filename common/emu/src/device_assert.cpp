@@ -13,14 +13,12 @@
 #include <cstring>
 
 #include "cuemu/builtins.h"
+#include "diagnostics.h"
 #include "internal.h"
 
 namespace {
 
 using assert_fail_fn = void (*)(const char*, const char*, unsigned, const char*);
-
-// A kernel's uninstrumented twin's name starts so (cuemu/launch.h).
-constexpr char twin_prefix[] = "__cuemu_fast_";
 
 [[noreturn]] void host_assert_fail(const char* expression, const char* file, unsigned line,
                                    const char* function) {
@@ -40,20 +38,20 @@ extern "C" void __assert_fail(const char* expression, const char* file, unsigned
     kernel_position where;
     if (!inside_kernel() || !current_kernel_position(&where))
         host_assert_fail(expression, file, line, function);
-    // The line a GPU prints for a failed device-side assert.
-    // The function as the program's own (a kernel's twin is named as the
-    // kernel), in a buffer: stop_kernel_with does not return, so nothing here
-    // may need a destructor.
+    // The function as the program's own (kernel_function_name, diagnostics.h),
+    // in a buffer: stop_kernel_with does not return, so nothing here may need
+    // a destructor.
     char kernel_function[512];
     std::size_t length = 0;
     for (const char* c = function; *c && length + 1 < sizeof kernel_function;) {
-        if (std::strncmp(c, twin_prefix, sizeof twin_prefix - 1) == 0) {
-            c += sizeof twin_prefix - 1;
+        if (std::strncmp(c, twin_name_prefix, sizeof twin_name_prefix - 1) == 0) {
+            c += sizeof twin_name_prefix - 1;
             continue;
         }
         kernel_function[length++] = *c++;
     }
     kernel_function[length] = '\0';
+    // The line a GPU prints for a failed device-side assert.
     char gpu_line[1024];
     std::snprintf(gpu_line, sizeof gpu_line,
                   "  %s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file,

@@ -52,9 +52,8 @@ bool is_library_file(const std::string& file) {
 }  // namespace
 
 std::string kernel_function_name(std::string function) {
-    static const std::string twin_prefix = "__cuemu_fast_";
-    for (std::size_t at; (at = function.find(twin_prefix)) != std::string::npos;)
-        function.erase(at, twin_prefix.size());
+    for (std::size_t at; (at = function.find(twin_name_prefix)) != std::string::npos;)
+        function.erase(at, sizeof twin_name_prefix - 1);
     return function;
 }
 

@@ -64,8 +64,11 @@ void report_device_thread_fault(int signal_number, const void* address, const vo
 
 // "file.cu:31 in kernel(...)" for an instruction address (the -g line table,
 // through addr2line); "" when unknown.
-// A function name as the program's own: a kernel's uninstrumented twin
-// (cuemu/launch.h, __cuemu_fast_NAME) is named as the kernel, NAME.
+// How the name of a kernel's uninstrumented twin starts (cuemu/launch.h,
+// __cuemu_fast_NAME; cuemu-rewrite writes it).
+constexpr char twin_name_prefix[] = "__cuemu_fast_";
+// A function name as the program's own: a kernel's twin is named as the
+// kernel, NAME.
 std::string kernel_function_name(std::string function);
 std::string source_line_of(const void* pc);
 

@@ -453,23 +453,21 @@ void record_finished_run(block_state& block) {
         // The whole block ran as one run (barrier-free kernels): no thread
         // ever waited, since a wait ends the run, so no warp has lanes in a
         // warp function, and the lanes' exits matter to nothing before the
-        // next block resets them (run_block).
+        // next block resets them (start_block).
         c.exited = end;
-        tls_progress->store(tls_progress->load(std::memory_order_relaxed) + end,
-                            std::memory_order_relaxed);
-        return;
-    }
-    for (unsigned t = begin; t < end;) {
-        const unsigned warp_end = std::min(end, (t | 31u) + 1);
-        warp_state& w = block.warps[t >> 5];
-        if (w.arrived) {
-            for (; t < warp_end; ++t) thread_exited(block, t);
-            continue;
+    } else {
+        for (unsigned t = begin; t < end;) {
+            const unsigned warp_end = std::min(end, (t | 31u) + 1);
+            warp_state& w = block.warps[t >> 5];
+            if (w.arrived) {
+                for (; t < warp_end; ++t) thread_exited(block, t);
+                continue;
+            }
+            const unsigned lanes = warp_end - t;
+            w.gone |= (lanes == 32 ? ~0u : ((1u << lanes) - 1)) << (t & 31);
+            c.exited += lanes;
+            t = warp_end;
         }
-        const unsigned lanes = warp_end - t;
-        w.gone |= (lanes == 32 ? ~0u : ((1u << lanes) - 1)) << (t & 31);
-        c.exited += lanes;
-        t = warp_end;
     }
     tls_progress->store(tls_progress->load(std::memory_order_relaxed) + (end - begin),
                         std::memory_order_relaxed);
@@ -984,7 +982,7 @@ bool resume(worker_state& w, fiber_slot* s) {
 }
 
 // Makes `block` the launch's block linear_block (blockIdx block_idx), none of
-// its threads started.
+// its threads started, no fiber queued, its shared memory fresh to the race check.
 void start_block(block_state& block, std::uint64_t linear_block, uint3 block_idx) {
     tls_block_idx = block_idx;
     tls_linear_block = linear_block;
@@ -997,6 +995,10 @@ void start_block(block_state& block, std::uint64_t linear_block, uint3 block_idx
     const unsigned warps = (block.cursor.count + 31) / 32;
     for (unsigned i = 0; i < warps; ++i) block.warps[i].arrived = block.warps[i].gone = 0;
     if (unsigned tail = block.cursor.count % 32) block.warps[warps - 1].gone = ~0u << tail;
+    block.ready->clear();
+    block.next_ready = 0;
+    block.at_barrier->clear();
+    race_block_begin(tls_dynamic_shared, block.job->config->shared_bytes);
 }
 
 // Called by a fiber whose block has no thread left to start. When every
@@ -1013,12 +1015,9 @@ bool go_on_with_next_block(block_state& block) {
     if (next > job.lowest_failed_block.load() || job.timed_out.load(std::memory_order_relaxed))
         return false;
     block.chain_next = next + 1;
-    block.ready->clear();
-    block.next_ready = 0;
     uint3 block_idx = tls_block_idx;  // the next block's index, without unflatten's divisions
     advance(block_idx, job.config->grid);
     start_block(block, next, block_idx);
-    race_block_begin(tls_dynamic_shared, job.config->shared_bytes);
     return true;
 }
 
@@ -1036,10 +1035,7 @@ void run_block_threads(worker_state& w, launch_job& job, block_state& block, std
         block.start_order = w.start_order.data();
     }
 
-    w.at_barrier.clear();
-    w.ready.clear();
     w.lockstep.clear();
-    race_block_begin(tls_dynamic_shared, job.config->shared_bytes);
     std::size_t& next_ready = block.next_ready;  // hand_on_at_barrier moves it too
     for (std::uint64_t round = 1;; ) {
         fiber_slot* s;
