@@ -4,9 +4,11 @@
 // reproduces, atomics, and launch syntax the rewriter must handle.
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
+#include <sched.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -397,3 +399,31 @@ TEST_CASE("events measure elapsed time") {
     CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
     CHECK(cudaGetLastError() == cudaSuccess);
 }
+
+// ---- the worker threads -------------------------------------------------------------
+// Emulator only: a kernel there is host code, so it can ask which CPUs its worker may use.
+#ifdef CUEMU
+__global__ void record_worker_cpus(int* cpu_count) {
+    if (threadIdx.x != 0) return;
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    cpu_count[blockIdx.x] = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : -1;
+}
+
+TEST_CASE("with one worker per CPU each worker keeps to one CPU; other counts stay free") {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    REQUIRE(sched_getaffinity(0, sizeof cpus, &cpus) == 0);
+    const int allowed = CPU_COUNT(&cpus);
+    const char* setting = std::getenv("CUEMU_WORKERS");
+    const int workers = setting && *setting ? std::atoi(setting) : allowed;
+    const int expected = workers >= 2 && workers == allowed ? 1 : allowed;
+    constexpr int blocks = 64;
+    device_buffer<int> d(blocks);
+    record_worker_cpus<<<blocks, 32>>>(d.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<int> seen(blocks);
+    REQUIRE(cudaMemcpy(seen.data(), d.ptr, blocks * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int b = 0; b < blocks; ++b) CHECK(seen[b] == expected);
+}
+#endif  // CUEMU
