@@ -1237,7 +1237,9 @@ public:
                                : static_cast<int>(std::min<std::uint64_t>(size(), chunks));
         std::unique_lock<std::mutex> lock(mutex_);
         job_ = &job;
-        busy_ = tickets_ = wanted;
+        tickets_ = wanted;
+        busy_ = 0;
+        one_returned_ = false;
         ++generation_;
         // Every worker is done with the last launch, so whichever one wakes
         // takes the ticket (one not back to waiting yet finds it first).
@@ -1245,7 +1247,11 @@ public:
             wake_.notify_one();
         else
             wake_.notify_all();
-        auto all_done = [this] { return busy_ == 0; };
+        // Once one worker has come back, every block has been handed out (or
+        // the launch stopped), so the launch is over when the workers that
+        // took part are back: one woken onto a CPU that something else keeps
+        // busy must not hold it up only to find nothing left to do.
+        auto all_done = [this] { return one_returned_ && busy_ == 0; };
         if (watchdog_seconds_ <= 0) {
             done_.wait(lock, all_done);
         } else {
@@ -1277,6 +1283,7 @@ public:
                 for (auto& t : threads_) pthread_kill(t.native_handle(), watchdog_signal());
             }
         }
+        tickets_ = 0;  // a worker that wakes late waits for the next launch
         job_ = nullptr;
     }
 
@@ -1321,10 +1328,12 @@ private:
                 if (quit_) break;
                 seen = generation_;
                 --tickets_;
+                ++busy_;
                 job = job_;
             }
             run_blocks(state, *job);
             std::lock_guard<std::mutex> lock(mutex_);
+            one_returned_ = true;
             if (--busy_ == 0) done_.notify_one();
         }
         discard_all_fibers(state);
@@ -1340,8 +1349,9 @@ private:
     std::condition_variable wake_, done_;
     launch_job* job_ = nullptr;
     std::uint64_t generation_ = 0;
-    int busy_ = 0;
+    int busy_ = 0;     // workers in the launch's run_blocks
     int tickets_ = 0;  // workers the launch still wants to wake
+    bool one_returned_ = false;  // a worker of this launch has come back from run_blocks
     bool quit_ = false;
 };
 
