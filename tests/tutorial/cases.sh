@@ -205,6 +205,23 @@ emulator-devices)
         fi
     done ;;
 
+tour)
+    # ./tutorial tour runs every lesson's solution, in order, and stops at the
+    # first one that fails (once it stopped at lesson 01 without a word).
+    TUTORIAL_BUILD_DIR=$BUILD_DIR run_captured tour "$ROOT/tutorial" --emu tour
+    expected=$(for d in "$ROOT"/lessons/[0-9][0-9]-*/; do n=$(basename "$d"); echo "${n%%-*}"; done)
+    toured=$(sed -n 's|^ \$ ./tutorial solution \([0-9][0-9]\) .*|\1|p' "$work/tour.out")
+    if [ "$(rc_of tour)" -ne 0 ]; then
+        fail "tour: exit $(rc_of tour) after lesson $(tail -n 1 <<<"$toured"):"
+        tail -n 5 "$work/tour.out" "$work/tour.err"
+    elif [ "$toured" != "$expected" ]; then
+        fail "tour: ran lessons $(echo $toured), expected $(echo $expected)"
+    elif ! tail -n 1 "$work/tour.out" | grep -q '^Tour done'; then
+        fail "tour: no closing line"
+    else
+        ok "tour: $(grep -c '' <<<"$toured") lessons' solutions ran in order"
+    fi ;;
+
 *) echo "cases.sh: unknown case '$case_name'"; exit 2 ;;
 esac
 [ "$failures" -eq 0 ]
