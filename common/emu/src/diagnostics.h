@@ -12,7 +12,7 @@
 namespace cuemu::detail {
 
 // How long a launch may run before the watchdog stops it, unless
-// CUEMU_WATCHDOG_SECONDS says otherwise (scheduler.cpp).
+// CUEMU_WATCHDOG_SECONDS says otherwise (watchdog.cpp).
 constexpr double default_watchdog_seconds = 20;
 
 struct fault_report {

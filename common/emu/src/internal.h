@@ -188,7 +188,7 @@ struct kernel_position {
     dim3 grid_dim, block_dim;
 };
 bool current_kernel_position(kernel_position* out);
-int worker_count();
+int worker_count();  // worker_pool.cpp
 std::string emulator_device_name();
 // What the launch itself refuses (a bad configuration), checked at the launch.
 cudaError_t check_launch(const launch_site& site, const launch_config& config);

@@ -1,5 +1,5 @@
 // scheduler.cpp - runs a launch: blocks spread over a pool of worker OS
-// threads, each CUDA thread of a block a fiber on its worker, and
+// threads (worker_pool.cpp), each CUDA thread of a block a fiber on its worker, and
 // __syncthreads as a switch back to the block's scheduling loop (or straight
 // to the next thread the loop has queued: hand_on_at_barrier). Also owns the
 // fault handler that turns a bad access inside a kernel into a report and a
@@ -38,24 +38,19 @@
 // __syncthreads), and warp lanes waiting for lanes held at a block barrier.
 // A watchdog (CUEMU_WATCHDOG_SECONDS) interrupts a kernel that never finishes.
 #include <pthread.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <ucontext.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <boost/context/fiber.hpp>
@@ -67,6 +62,7 @@
 #include "diagnostics.h"
 #include "fiber_switch.h"
 #include "internal.h"
+#include "launch_job.h"
 #include "race_detector.h"
 #include "watchdog.h"
 
@@ -91,52 +87,6 @@ constexpr std::size_t max_shared_per_block = 48 * 1024;
 // Each CUDA thread's stack. Large enough for printf and modest local arrays;
 // a guard page below it turns an overflow into a reported fault.
 constexpr std::size_t fiber_stack_size = 256 * 1024;
-constexpr std::size_t signal_stack_size = 64 * 1024;
-
-// The emulator's own signal for the watchdog: it interrupts a worker whose
-// kernel has run too long (see worker_pool::run). A real-time signal, so it
-// cannot be confused with anything the system sends.
-int watchdog_signal() { return SIGRTMIN + 7; }
-
-// How threads are ordered when they start and when they leave a barrier
-// (CUEMU_SCHEDULE). forward is threadIdx order; the others exist to expose
-// races that forward order happens to hide.
-enum class schedule_kind { forward, reverse, shuffle };
-struct schedule_setting {
-    schedule_kind kind = schedule_kind::forward;
-    std::uint64_t seed = 0;
-};
-
-struct launch_job {
-    const launch_site* site;
-    const launch_config* config;
-    void (*run_thread)(void*);
-    void* ctx;
-    std::uint64_t total_blocks;
-    schedule_setting schedule;
-    double watchdog_seconds = 0;
-    // Blocks are handed out `chunk` at a time (one for a cooperative launch,
-    // whose blocks must all run at once); the counter every worker takes them
-    // from has a cache line of its own.
-    std::uint64_t chunk = 1;
-    alignas(64) std::atomic<std::uint64_t> next_block{0};
-    char next_block_line_end[64 - sizeof(std::atomic<std::uint64_t>)];
-    std::atomic<bool> timed_out{false};  // set by the watchdog
-    bool timed_out_busy = false;  // ... at its long limit, with registers still changing (watchdog.h)
-    double seconds_without_progress = 0;
-    std::atomic<unsigned long long> fault_count{0};  // CUEMU_ON_FAULT=continue
-    // Blocks numbered above this one are not started: report_block once a
-    // report that stops the launch is kept, mirrored here so that workers
-    // can read it between blocks without the lock.
-    std::atomic<std::uint64_t> lowest_failed_block{std::numeric_limits<std::uint64_t>::max()};
-    std::mutex report_mutex;
-    // The one report of the launch, printed when it ends (keep_report). Guarded
-    // by report_mutex, as is error.
-    std::function<cudaError_t()> report;
-    std::uint64_t report_block = std::numeric_limits<std::uint64_t>::max();
-    bool report_stops = false;  // a fault that stops the launch, not one it goes on after
-    cudaError_t error = cudaSuccess;
-};
 
 struct fiber_slot;
 
@@ -1131,245 +1081,6 @@ void run_blocks(worker_state& w, launch_job& job) {
     tls_job = nullptr;
 }
 
-// ---- the worker pool -----------------------------------------------------------
-int configured_workers() {
-    const char* text = std::getenv("CUEMU_WORKERS");
-    if (text && *text) {
-        char* end = nullptr;
-        long n = std::strtol(text, &end, 10);
-        if (*end != '\0' || n < 1 || n > 256) {
-            std::fprintf(stderr,
-                         "cuemu: CUEMU_WORKERS must be a whole number from 1 to 256, got '%s'\n",
-                         text);
-            std::exit(2);
-        }
-        return static_cast<int>(n);
-    }
-    // The CPUs this process may run on (taskset, a container's cpuset), which
-    // may be fewer than the machine has.
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0)
-        return std::min(CPU_COUNT(&allowed), 256);
-    unsigned hw = std::thread::hardware_concurrency();
-    return hw ? static_cast<int>(std::min(hw, 256u)) : 2;
-}
-
-// CUEMU_SCHEDULE: forward (the default), reverse, or shuffle:SEED.
-schedule_setting configured_schedule() {
-    schedule_setting s;
-    const char* text = std::getenv("CUEMU_SCHEDULE");
-    if (!text || !*text || std::strcmp(text, "forward") == 0) return s;
-    if (std::strcmp(text, "reverse") == 0) {
-        s.kind = schedule_kind::reverse;
-        return s;
-    }
-    if (std::strncmp(text, "shuffle:", 8) == 0 && text[8] >= '0' && text[8] <= '9') {
-        char* end = nullptr;
-        s.seed = std::strtoull(text + 8, &end, 10);
-        if (*end == '\0') {
-            s.kind = schedule_kind::shuffle;
-            return s;
-        }
-    }
-    std::fprintf(stderr,
-                 "cuemu: CUEMU_SCHEDULE must be forward, reverse or shuffle:SEED (SEED a whole "
-                 "number), got '%s'\n",
-                 text);
-    std::exit(2);
-}
-
-// The CPU each of n workers keeps to, or none (empty): see the comment in the function.
-std::vector<int> worker_cpus(int n) {
-    // Linux places a woken thread by guesses about idle CPUs and caches; on a
-    // busy machine it often wakes both workers of a launch onto the same CPU,
-    // where the second waits milliseconds for the first's time slice while
-    // the other CPU idles (measured on 2 cores: one process in three ran its
-    // launch-and-synchronize loop on one CPU). So when there is one worker for
-    // each CPU this process may use, the default, worker i keeps to the i-th
-    // of them. Several such processes then share the CPUs evenly, and a worker
-    // whose CPU is busy with something else takes fewer chunks of blocks.
-    // With another number of workers (CUEMU_WORKERS) they are left free: pinned
-    // processes of one or two workers would all crowd the first CPUs.
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (n < 2 || sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) != n)
-        return {};
-    std::vector<int> cpus;
-    for (int cpu = 0; cpu < CPU_SETSIZE && int(cpus.size()) < n; ++cpu)
-        if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
-    return cpus;
-}
-
-class worker_pool {
-public:
-    explicit worker_pool(int n)
-        : schedule_(configured_schedule()),
-          watchdog_seconds_(configured_watchdog_seconds()),
-          progress_(new progress_counter[n]) {
-        install_fault_handler_once();
-        install_fork_guard_once();
-        const std::vector<int> cpus = worker_cpus(n);
-        for (int i = 0; i < n; ++i) {
-            const int cpu = cpus.empty() ? -1 : cpus[i];
-            threads_.emplace_back([this, i, cpu] { work(progress_[i], cpu); });
-        }
-    }
-    ~worker_pool() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            quit_ = true;
-        }
-        wake_.notify_all();
-        for (auto& t : threads_) t.join();
-    }
-    int size() const { return static_cast<int>(threads_.size()); }
-
-    void run(launch_job& job) {
-        job.schedule = schedule_;
-        job.watchdog_seconds = watchdog_seconds_;
-        // Only as many workers as there are chunks of blocks to hand out
-        // wake up (a <<<1, 1>>> launch wakes one); all of them for a
-        // cooperative launch, whose blocks must all run at once.
-        const std::uint64_t chunks = (job.total_blocks + job.chunk - 1) / job.chunk;
-        const int wanted = job.config->cooperative
-                               ? size()
-                               : static_cast<int>(std::min<std::uint64_t>(size(), chunks));
-        std::unique_lock<std::mutex> lock(mutex_);
-        job_ = &job;
-        tickets_ = wanted;
-        busy_ = 0;
-        one_returned_ = false;
-        ++generation_;
-        // Every worker is done with the last launch, so whichever one wakes
-        // takes the ticket (one not back to waiting yet finds it first).
-        if (wanted == 1)
-            wake_.notify_one();
-        else
-            wake_.notify_all();
-        // Once one worker has come back, every block has been handed out (or
-        // the launch stopped), so the launch is over when the workers that
-        // took part are back: one woken onto a CPU that something else keeps
-        // busy must not hold it up only to find nothing left to do.
-        auto all_done = [this] { return one_returned_ && busy_ == 0; };
-        if (watchdog_seconds_ <= 0) {
-            done_.wait(lock, all_done);
-        } else {
-            // The watchdog (watchdog.cpp): each look counts the launch's
-            // progress and samples the registers of the running CUDA
-            // threads. A spinning kernel never calls into the emulator, so
-            // both the sampling and the stop are a signal to its worker; the
-            // stop is sent again until every worker has given up the launch.
-            using clock = std::chrono::steady_clock;
-            const auto limit = std::chrono::duration_cast<clock::duration>(
-                std::chrono::duration<double>(watchdog_seconds_));
-            const clock::duration poll = std::min<clock::duration>(limit / 4, std::chrono::seconds(1));
-            watchdog_judge judge(watchdog_seconds_, clock::now());
-            std::vector<worker_sample> samples(threads_.size());
-            while (!done_.wait_for(lock, poll, all_done)) {
-                const clock::time_point now = clock::now();
-                if (!job.timed_out) {
-                    for (std::size_t i = 0; i < threads_.size(); ++i)
-                        samples[i] = worker_sample{progress_[i].fingerprint.load(),
-                                                   progress_[i].answered.load()};
-                    const watchdog_verdict verdict = judge.look(now, total_progress(), samples);
-                    if (verdict != watchdog_verdict::running) {
-                        job.timed_out_busy = verdict == watchdog_verdict::too_long;
-                        job.seconds_without_progress = judge.seconds_without_progress(now);
-                        job.timed_out = true;
-                    }
-                }
-                // Sample again, or (once timed out) stop every worker.
-                for (auto& t : threads_) pthread_kill(t.native_handle(), watchdog_signal());
-            }
-        }
-        tickets_ = 0;  // a worker that wakes late waits for the next launch
-        job_ = nullptr;
-    }
-
-private:
-    struct alignas(64) progress_counter {  // one cache line per worker
-        std::atomic<std::uint64_t> finished{0};     // threads finished, barriers, warp functions
-        std::atomic<std::uint64_t> fingerprint{0};  // registers at the watchdog's last look
-        std::atomic<std::uint64_t> answered{0};     // looks this worker's handler answered
-    };
-    std::uint64_t total_progress() const {
-        std::uint64_t sum = 0;
-        for (int i = 0; i < size(); ++i) sum += progress_[i].finished.load(std::memory_order_relaxed);
-        return sum;
-    }
-
-    void work(progress_counter& counter, int cpu) {
-        if (cpu >= 0) {
-            cpu_set_t one;
-            CPU_ZERO(&one);
-            CPU_SET(cpu, &one);
-            sched_setaffinity(0, sizeof one, &one);  // a hint: on failure the thread still runs
-        }
-        tls_progress = &counter.finished;
-        tls_fingerprint = &counter.fingerprint;
-        tls_answered = &counter.answered;
-        tls_is_worker = true;
-        // A signal stack of our own: the fault handler must run even when a
-        // fiber has overflowed its stack.
-        std::vector<char> signal_stack(signal_stack_size);
-        stack_t ss{};
-        ss.ss_sp = signal_stack.data();
-        ss.ss_size = signal_stack.size();
-        sigaltstack(&ss, nullptr);
-
-        worker_state state;
-        std::uint64_t seen = 0;
-        for (;;) {
-            launch_job* job;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [&] { return quit_ || (generation_ != seen && tickets_ > 0); });
-                if (quit_) break;
-                seen = generation_;
-                --tickets_;
-                ++busy_;
-                job = job_;
-            }
-            run_blocks(state, *job);
-            std::lock_guard<std::mutex> lock(mutex_);
-            one_returned_ = true;
-            if (--busy_ == 0) done_.notify_one();
-        }
-        discard_all_fibers(state);
-        ss.ss_flags = SS_DISABLE;
-        sigaltstack(&ss, nullptr);
-    }
-
-    schedule_setting schedule_;
-    double watchdog_seconds_;
-    std::unique_ptr<progress_counter[]> progress_;
-    std::vector<std::thread> threads_;
-    std::mutex mutex_;
-    std::condition_variable wake_, done_;
-    launch_job* job_ = nullptr;
-    std::uint64_t generation_ = 0;
-    int busy_ = 0;     // workers in the launch's run_blocks
-    int tickets_ = 0;  // workers the launch still wants to wake
-    bool one_returned_ = false;  // a worker of this launch has come back from run_blocks
-    bool quit_ = false;
-};
-
-// Destroyed at exit (the workers are joined), except in a child made with
-// fork() (the workers are the parent's, and a condition variable they waited
-// on could never be destroyed there) and when exit() was called by a worker
-// or the device thread (it would wait for itself).
-worker_pool& pool() {
-    static worker_pool* instance = [] {
-        auto* p = new worker_pool(configured_workers());
-        std::atexit([] {
-            if (!in_forked_child() && !tls_is_worker && !on_device_thread()) delete instance;
-        });
-        return p;
-    }();
-    return *instance;
-}
-
 std::mutex launch_mutex;  // one launch at a time, as on the default stream
 
 // The first limit a configuration breaks, in words, with the real runtime's
@@ -1449,7 +1160,29 @@ void remember_refusal(const launch_site& site, cudaError_t e, const std::string&
 
 }  // namespace
 
-int worker_count() { return pool().size(); }
+// ---- for the worker pool (launch_job.h) --------------------------------------------
+struct pool_worker {
+    worker_state state;
+};
+
+void pool_worker_deleter::operator()(pool_worker* w) const {
+    discard_all_fibers(w->state);
+    delete w;
+}
+
+pool_worker_ptr become_pool_worker(std::atomic<std::uint64_t>* finished,
+                                   std::atomic<std::uint64_t>* fingerprint,
+                                   std::atomic<std::uint64_t>* answered) {
+    tls_progress = finished;
+    tls_fingerprint = fingerprint;
+    tls_answered = answered;
+    tls_is_worker = true;
+    return pool_worker_ptr(new pool_worker);
+}
+
+void work_on_launch(pool_worker& worker, launch_job& job) { run_blocks(worker.state, job); }
+
+bool on_worker_thread() { return tls_is_worker; }
 
 void install_fault_handler_once() {
     static std::once_flag once;
@@ -1558,14 +1291,14 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
     // About 16 chunks per worker, so the workers still even out at the end;
     // at most 64 blocks, so a failing block's report is not held up for long.
     if (!config.cooperative)
-        job.chunk = std::clamp<std::uint64_t>(job.total_blocks / (16 * std::uint64_t(pool().size())), 1, 64);
+        job.chunk = std::clamp<std::uint64_t>(job.total_blocks / (16 * std::uint64_t(worker_count())), 1, 64);
     {
         std::lock_guard<std::mutex> lock(launch_mutex);
         // The device queue has opened device memory (queue.cpp); these only
         // bracket the kernel for CUEMU_CHECK=uninit (memory.cpp).
         device_memory_kernel_begin();
         cooperative_launch_begin(config, job.total_blocks);  // cooperative.cpp
-        pool().run(job);
+        run_on_workers(job);
         cooperative_launch_end();
         device_memory_kernel_end();
     }

@@ -1,5 +1,5 @@
 // watchdog.h - how the watchdog tells a kernel that is stuck from one that is
-// working (watchdog.cpp). The worker pool (scheduler.cpp) feeds it what it
+// working (watchdog.cpp). The worker pool (worker_pool.cpp) feeds it what it
 // can see and stops the launch when it says so.
 #ifndef CUEMU_WATCHDOG_H
 #define CUEMU_WATCHDOG_H

@@ -1,0 +1,274 @@
+// worker_pool.cpp - the worker threads that run launches (launch_job.h): how
+// many (CUEMU_WORKERS), which CPU each keeps to, waking as many as a launch
+// has chunks of blocks for and waiting until those are back, and the
+// watchdog's looks at a launch that runs long (watchdog.h). CUEMU_SCHEDULE is
+// read here too, once, and handed to every launch.
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "internal.h"
+#include "launch_job.h"
+#include "watchdog.h"
+
+namespace cuemu::detail {
+namespace {
+
+// The signal stack of each worker: the fault handler must run even when a
+// fiber has overflowed its stack.
+constexpr std::size_t signal_stack_size = 64 * 1024;
+
+int configured_workers() {
+    const char* text = std::getenv("CUEMU_WORKERS");
+    if (text && *text) {
+        char* end = nullptr;
+        long n = std::strtol(text, &end, 10);
+        if (*end != '\0' || n < 1 || n > 256) {
+            std::fprintf(stderr,
+                         "cuemu: CUEMU_WORKERS must be a whole number from 1 to 256, got '%s'\n",
+                         text);
+            std::exit(2);
+        }
+        return static_cast<int>(n);
+    }
+    // The CPUs this process may run on (taskset, a container's cpuset), which
+    // may be fewer than the machine has.
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0)
+        return std::min(CPU_COUNT(&allowed), 256);
+    unsigned hw = std::thread::hardware_concurrency();
+    return hw ? static_cast<int>(std::min(hw, 256u)) : 2;
+}
+
+// CUEMU_SCHEDULE: forward (the default), reverse, or shuffle:SEED.
+schedule_setting configured_schedule() {
+    schedule_setting s;
+    const char* text = std::getenv("CUEMU_SCHEDULE");
+    if (!text || !*text || std::strcmp(text, "forward") == 0) return s;
+    if (std::strcmp(text, "reverse") == 0) {
+        s.kind = schedule_kind::reverse;
+        return s;
+    }
+    if (std::strncmp(text, "shuffle:", 8) == 0 && text[8] >= '0' && text[8] <= '9') {
+        char* end = nullptr;
+        s.seed = std::strtoull(text + 8, &end, 10);
+        if (*end == '\0') {
+            s.kind = schedule_kind::shuffle;
+            return s;
+        }
+    }
+    std::fprintf(stderr,
+                 "cuemu: CUEMU_SCHEDULE must be forward, reverse or shuffle:SEED (SEED a whole "
+                 "number), got '%s'\n",
+                 text);
+    std::exit(2);
+}
+
+// The CPU each of n workers keeps to, or none (empty): see the comment in the function.
+std::vector<int> worker_cpus(int n) {
+    // Linux places a woken thread by guesses about idle CPUs and caches; on a
+    // busy machine it often wakes both workers of a launch onto the same CPU,
+    // where the second waits milliseconds for the first's time slice while
+    // the other CPU idles (measured on 2 cores: one process in three ran its
+    // launch-and-synchronize loop on one CPU). So when there is one worker for
+    // each CPU this process may use, the default, worker i keeps to the i-th
+    // of them. Several such processes then share the CPUs evenly, and a worker
+    // whose CPU is busy with something else takes fewer chunks of blocks.
+    // With another number of workers (CUEMU_WORKERS) they are left free: pinned
+    // processes of one or two workers would all crowd the first CPUs.
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (n < 2 || sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) != n)
+        return {};
+    std::vector<int> cpus;
+    for (int cpu = 0; cpu < CPU_SETSIZE && int(cpus.size()) < n; ++cpu)
+        if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+    return cpus;
+}
+
+class worker_pool {
+public:
+    explicit worker_pool(int n)
+        : schedule_(configured_schedule()),
+          watchdog_seconds_(configured_watchdog_seconds()),
+          progress_(new progress_counter[n]) {
+        install_fault_handler_once();
+        install_fork_guard_once();
+        const std::vector<int> cpus = worker_cpus(n);
+        for (int i = 0; i < n; ++i) {
+            const int cpu = cpus.empty() ? -1 : cpus[i];
+            threads_.emplace_back([this, i, cpu] { work(progress_[i], cpu); });
+        }
+    }
+    ~worker_pool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            quit_ = true;
+        }
+        wake_.notify_all();
+        for (auto& t : threads_) t.join();
+    }
+    int size() const { return static_cast<int>(threads_.size()); }
+
+    void run(launch_job& job) {
+        job.schedule = schedule_;
+        job.watchdog_seconds = watchdog_seconds_;
+        // Only as many workers as there are chunks of blocks to hand out
+        // wake up (a <<<1, 1>>> launch wakes one); all of them for a
+        // cooperative launch, whose blocks must all run at once.
+        const std::uint64_t chunks = (job.total_blocks + job.chunk - 1) / job.chunk;
+        const int wanted = job.config->cooperative
+                               ? size()
+                               : static_cast<int>(std::min<std::uint64_t>(size(), chunks));
+        std::unique_lock<std::mutex> lock(mutex_);
+        job_ = &job;
+        tickets_ = wanted;
+        busy_ = 0;
+        one_returned_ = false;
+        ++generation_;
+        // Every worker is done with the last launch, so whichever one wakes
+        // takes the ticket (one not back to waiting yet finds it first).
+        if (wanted == 1)
+            wake_.notify_one();
+        else
+            wake_.notify_all();
+        // Once one worker has come back, every block has been handed out (or
+        // the launch stopped), so the launch is over when the workers that
+        // took part are back: one woken onto a CPU that something else keeps
+        // busy must not hold it up only to find nothing left to do.
+        auto all_done = [this] { return one_returned_ && busy_ == 0; };
+        if (watchdog_seconds_ <= 0) {
+            done_.wait(lock, all_done);
+        } else {
+            // The watchdog (watchdog.cpp): each look counts the launch's
+            // progress and samples the registers of the running CUDA
+            // threads. A spinning kernel never calls into the emulator, so
+            // both the sampling and the stop are a signal to its worker; the
+            // stop is sent again until every worker has given up the launch.
+            using clock = std::chrono::steady_clock;
+            const auto limit = std::chrono::duration_cast<clock::duration>(
+                std::chrono::duration<double>(watchdog_seconds_));
+            const clock::duration poll = std::min<clock::duration>(limit / 4, std::chrono::seconds(1));
+            watchdog_judge judge(watchdog_seconds_, clock::now());
+            std::vector<worker_sample> samples(threads_.size());
+            while (!done_.wait_for(lock, poll, all_done)) {
+                const clock::time_point now = clock::now();
+                if (!job.timed_out) {
+                    for (std::size_t i = 0; i < threads_.size(); ++i)
+                        samples[i] = worker_sample{progress_[i].fingerprint.load(),
+                                                   progress_[i].answered.load()};
+                    const watchdog_verdict verdict = judge.look(now, total_progress(), samples);
+                    if (verdict != watchdog_verdict::running) {
+                        job.timed_out_busy = verdict == watchdog_verdict::too_long;
+                        job.seconds_without_progress = judge.seconds_without_progress(now);
+                        job.timed_out = true;
+                    }
+                }
+                // Sample again, or (once timed out) stop every worker.
+                for (auto& t : threads_) pthread_kill(t.native_handle(), watchdog_signal());
+            }
+        }
+        tickets_ = 0;  // a worker that wakes late waits for the next launch
+        job_ = nullptr;
+    }
+
+private:
+    struct alignas(64) progress_counter {  // one cache line per worker
+        std::atomic<std::uint64_t> finished{0};     // threads finished, barriers, warp functions
+        std::atomic<std::uint64_t> fingerprint{0};  // registers at the watchdog's last look
+        std::atomic<std::uint64_t> answered{0};     // looks this worker's handler answered
+    };
+    std::uint64_t total_progress() const {
+        std::uint64_t sum = 0;
+        for (int i = 0; i < size(); ++i) sum += progress_[i].finished.load(std::memory_order_relaxed);
+        return sum;
+    }
+
+    void work(progress_counter& counter, int cpu) {
+        if (cpu >= 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            sched_setaffinity(0, sizeof one, &one);  // a hint: on failure the thread still runs
+        }
+        pool_worker_ptr worker =
+            become_pool_worker(&counter.finished, &counter.fingerprint, &counter.answered);
+        // A signal stack of our own (signal_stack_size, above).
+        std::vector<char> signal_stack(signal_stack_size);
+        stack_t ss{};
+        ss.ss_sp = signal_stack.data();
+        ss.ss_size = signal_stack.size();
+        sigaltstack(&ss, nullptr);
+
+        std::uint64_t seen = 0;
+        for (;;) {
+            launch_job* job;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return quit_ || (generation_ != seen && tickets_ > 0); });
+                if (quit_) break;
+                seen = generation_;
+                --tickets_;
+                ++busy_;
+                job = job_;
+            }
+            work_on_launch(*worker, *job);
+            std::lock_guard<std::mutex> lock(mutex_);
+            one_returned_ = true;
+            if (--busy_ == 0) done_.notify_one();
+        }
+        worker.reset();  // its fibers, before the signal stack they may have used goes
+        ss.ss_flags = SS_DISABLE;
+        sigaltstack(&ss, nullptr);
+    }
+
+    schedule_setting schedule_;
+    double watchdog_seconds_;
+    std::unique_ptr<progress_counter[]> progress_;
+    std::vector<std::thread> threads_;
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    launch_job* job_ = nullptr;
+    std::uint64_t generation_ = 0;
+    int busy_ = 0;     // workers in work_on_launch
+    int tickets_ = 0;  // workers the launch still wants to wake
+    bool one_returned_ = false;  // a worker of this launch has come back
+    bool quit_ = false;
+};
+
+// Destroyed at exit (the workers are joined), except in a child made with
+// fork() (the workers are the parent's, and a condition variable they waited
+// on could never be destroyed there) and when exit() was called by a worker
+// or the device thread (it would wait for itself).
+worker_pool& pool() {
+    static worker_pool* instance = [] {
+        auto* p = new worker_pool(configured_workers());
+        std::atexit([] {
+            if (!in_forked_child() && !on_worker_thread() && !on_device_thread()) delete instance;
+        });
+        return p;
+    }();
+    return *instance;
+}
+
+}  // namespace
+
+int worker_count() { return pool().size(); }
+
+void run_on_workers(launch_job& job) { pool().run(job); }
+
+}  // namespace cuemu::detail
