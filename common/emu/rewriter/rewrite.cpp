@@ -466,16 +466,13 @@ private:
             const std::size_t name = src_.prev_code(info.params_open);
             if (name == npos || !src_.is_ident(name)) continue;
             const std::string spelling = src_.spelling(name);
-            ++definitions[spelling];
+            ++definitions[spelling];  // every definition, twinned or not
             const std::size_t parent = braces_.parent(i);
             const bool namespace_level = parent == npos || braces_.info(parent).kind == BraceKind::namespace_scope;
             // In an #if the rewriter cannot decide, the twin follows the kernel
             // into the same branch (the head crosses no directive, the body
             // closes every #if it opens).
-            if (!info.certain || !namespace_level || activity_[i] == Activity::inactive) {
-                ++definitions[spelling];  // never twinned
-                continue;
-            }
+            if (!info.certain || !namespace_level || activity_[i] == Activity::inactive) continue;
             const std::size_t close = matching_brace(src_, i);
             std::size_t head = declaration_start(name);
             bool plain = close != npos && !src_.is_punct(src_.prev_code(name), ':') &&
@@ -496,10 +493,7 @@ private:
             }
             for (const auto& [start, edit] : edits_)
                 if (start <= close && edit.end > close) plain = false;  // an edit across the '}'
-            if (!plain || open_conditionals != 0) {
-                ++definitions[spelling];
-                continue;
-            }
+            if (!plain || open_conditionals != 0) continue;
             if (src_.is_ident(head, "extern") && src_[src_.next_code(head + 1)].kind == Kind::String)
                 head = src_.next_code(src_.next_code(head + 1) + 1);  // the twin needs no C linkage
             found.push_back(Twin{head, name, close});
