@@ -10,7 +10,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "cuemu/builtins.h"
 #include "diagnostics.h"
@@ -38,19 +37,10 @@ extern "C" void __assert_fail(const char* expression, const char* file, unsigned
     kernel_position where;
     if (!inside_kernel() || !current_kernel_position(&where))
         host_assert_fail(expression, file, line, function);
-    // The function as the program's own (kernel_function_name, diagnostics.h),
-    // in a buffer: stop_kernel_with does not return, so nothing here may need
-    // a destructor.
+    // The function as the program's own, in a buffer: stop_kernel_with does
+    // not return, so nothing here may need a destructor.
     char kernel_function[512];
-    std::size_t length = 0;
-    for (const char* c = function; *c && length + 1 < sizeof kernel_function;) {
-        if (std::strncmp(c, twin_name_prefix, sizeof twin_name_prefix - 1) == 0) {
-            c += sizeof twin_name_prefix - 1;
-            continue;
-        }
-        kernel_function[length++] = *c++;
-    }
-    kernel_function[length] = '\0';
+    copy_kernel_function_name(function, kernel_function, sizeof kernel_function);
     // The line a GPU prints for a failed device-side assert.
     char gpu_line[1024];
     std::snprintf(gpu_line, sizeof gpu_line,

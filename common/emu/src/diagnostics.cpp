@@ -51,10 +51,17 @@ bool is_library_file(const std::string& file) {
 
 }  // namespace
 
-std::string kernel_function_name(std::string function) {
-    for (std::size_t at; (at = function.find(twin_name_prefix)) != std::string::npos;)
-        function.erase(at, sizeof twin_name_prefix - 1);
-    return function;
+std::size_t copy_kernel_function_name(const char* function, char* out, std::size_t size) {
+    std::size_t length = 0;
+    for (const char* c = function; *c && length + 1 < size;) {
+        if (std::strncmp(c, twin_name_prefix, sizeof twin_name_prefix - 1) == 0) {
+            c += sizeof twin_name_prefix - 1;
+            continue;
+        }
+        out[length++] = *c++;
+    }
+    if (size > 0) out[length] = '\0';
+    return length;
 }
 
 // "file.cu:31 in kernel(...)" for an instruction address, using the debug
@@ -86,7 +93,9 @@ std::string source_line_of(const void* pc) {
         std::size_t discriminator = where.find(" (discriminator");
         if (discriminator != std::string::npos) where.erase(discriminator);
         if (where.empty() || where[0] == '?') continue;
-        const std::string line = where + " in " + kernel_function_name(function);
+        std::string name(function.size() + 1, '\0');
+        name.resize(copy_kernel_function_name(function.c_str(), name.data(), name.size()));
+        const std::string line = where + " in " + name;
         if (chosen.empty()) chosen = line;  // the innermost, if no frame is the learner's
         if (!is_library_file(where.substr(0, where.rfind(':')))) return line;
     }

@@ -62,14 +62,16 @@ bool report_host_fault(int signal_number, const void* address, const void* pc, i
 void report_device_thread_fault(int signal_number, const void* address, const void* pc,
                                 int is_write);
 
-// "file.cu:31 in kernel(...)" for an instruction address (the -g line table,
-// through addr2line); "" when unknown.
 // How the name of a kernel's uninstrumented twin starts (cuemu/launch.h,
 // __cuemu_fast_NAME; cuemu-rewrite writes it).
 constexpr char twin_name_prefix[] = "__cuemu_fast_";
-// A function name as the program's own: a kernel's twin is named as the
-// kernel, NAME.
-std::string kernel_function_name(std::string function);
+// A function name as the program's own (a kernel's twin is named as the
+// kernel, NAME), into out[0 .. size), cut short if need be; returns its length.
+// Allocates nothing: a device-side assert calls it on a path that never returns.
+std::size_t copy_kernel_function_name(const char* function, char* out, std::size_t size);
+
+// "file.cu:31 in kernel(...)" for an instruction address (the -g line table,
+// through addr2line); "" when unknown.
 std::string source_line_of(const void* pc);
 
 // Refused calls: a line saying why, before the error code is returned.
