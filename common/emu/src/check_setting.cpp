@@ -1,5 +1,5 @@
 // check_setting.cpp - CUEMU_CHECK, the optional checks a program runs under:
-// "uninit" (memory.cpp), "race" (race_detector.cpp), both as "uninit,race",
+// "uninit" (memory_protection.cpp), "race" (race_detector.cpp), both as "uninit,race",
 // or "none" (the default).
 #include <cstdio>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // device.cpp - the "device": its count, its main properties (attributes.cpp
 // has the rest, and cudaDeviceGetAttribute),
-// synchronization and reset, and version queries. (Streams, events and the
-// work queue are in queue.cpp.)
+// synchronization and reset, and version queries. (The work queue is in
+// queue.cpp, streams and events in streams.cpp and events.cpp.)
 //
 // The emulator has CUEMU_DEVICES devices (1 by default; devices.cpp), all
 // alike but for their number, PCI location and memory. Their properties describe them honestly:

@@ -2,8 +2,9 @@
 // each host thread is using (cudaSetDevice, cudaGetDevice), and which peer
 // accesses are enabled (cudaDeviceEnablePeerAccess; peer_access.cpp has the
 // calls). Everything else that is per device keeps its own table indexed by
-// the device number: memory (address_space.cpp, memory.cpp), queues, streams
-// and events (queue.cpp), sticky errors (errors.cpp).
+// the device number: memory (address_space.cpp, memory.cpp, the
+// protection in memory_protection.cpp), queues, streams and events
+// (queue.cpp), sticky errors (errors.cpp).
 //
 // As in CUDA, the current device belongs to the host thread: a new thread
 // starts on device 0, and cudaSetDevice in one thread changes nothing in another.

@@ -334,7 +334,7 @@ cudaError_t report_fault(const fault_report& r) {
         hint = "is the index far out of range, or the pointer not from cudaMalloc?";
     }
 
-    if (alias.shared)  // past the emulator's limit on windows (memory.cpp)
+    if (alias.shared)  // past the emulator's limit on windows (kernel_pointers.cpp)
         detail += "\n  caution: over 256 launches with such pointer arguments were queued at "
                   "once, so what the first line\n    calls the pointer, and the argument and launch "
                   "named above, may be another launch's;\n    the kernel and launch in the first "

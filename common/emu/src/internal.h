@@ -58,7 +58,7 @@ bool in_forked_child();
 // The error every CUDA call returns in such a child (with one line saying why).
 cudaError_t forked_child_error();
 
-// ---- memory (memory.cpp) ---------------------------------------------------------
+// ---- memory (memory.cpp, or the file named) ---------------------------------------
 struct allocation_info {
     const char* begin = nullptr;  // what the program got back
     std::size_t size = 0;
@@ -83,12 +83,12 @@ bool is_device_pointer(const void* p);
 // The device whose live allocation holds p; -1 for anything else (host
 // memory, __device__ variables, freed buffers).
 int device_of_pointer(const void* p);
-// Device memory is open to the host only while the emulated device works on it
-// (a kernel, an async copy): the device queue calls open before it runs work and
-// close when it goes idle, so a host dereference of a device pointer faults and
-// can be reported. They count: a copy between two devices opens the other
-// device's memory for its length too, and memory is closed when every open
-// has had its close.
+// memory_protection.cpp: device memory is open to the host only while the
+// emulated device works on it (a kernel, an async copy): the device queue
+// calls open before it runs work and close when it goes idle, so a host
+// dereference of a device pointer faults and can be reported. They count: a
+// copy between two devices opens the other device's memory for its length
+// too, and memory is closed when every open has had its close.
 void device_memory_open(int device);
 void device_memory_close(int device);
 // Around each kernel, on the device thread (run_launch). Under
@@ -101,8 +101,9 @@ void device_memory_kernel_end();
 // for CUEMU_CHECK=uninit's bookkeeping. Nothing without the check.
 void note_device_write(const void* p, std::size_t n);
 
-// A launch argument that pointed into host memory was replaced by an address
-// in a reserved, inaccessible window (screen_pointer_argument, launch.h).
+// kernel_pointers.cpp: a launch argument that pointed into host memory was
+// replaced by an address in a reserved, inaccessible window
+// (screen_pointer_argument, launch.h).
 struct host_alias_info {
     const void* host_pointer = nullptr;  // what the program passed
     int argument = 0;                    // 1 for the kernel's first parameter
@@ -136,16 +137,18 @@ struct copy_in_progress {
 };
 bool current_device_copy(copy_in_progress* out);
 
-// CUEMU_CHECK=uninit: a kernel that reads device memory nothing wrote. Called
-// by the fault handler for a fault inside a kernel; true when the fault was
-// the check's own (the page is opened and the access can be retried).
+// CUEMU_CHECK=uninit (memory_protection.cpp): a kernel that reads device
+// memory nothing wrote. Called by the fault handler for a fault inside a
+// kernel; true when the fault was the check's own (the page is opened and
+// the access can be retried).
 bool handle_uninit_fault(const void* addr, int is_write);
 
 // Every live allocation becomes freed, as cudaFree would leave it (so a later
 // use is reported as a use after free). For cudaDeviceReset.
 void free_all_allocations(int device);
-// A __constant__ or __device__ variable used through the symbol API counts as
-// device memory from then on (cudaMemcpy to its address is accepted).
+// symbols.cpp: a __constant__ or __device__ variable used through the symbol
+// API counts as device memory from then on (cudaMemcpy to its address is
+// accepted).
 void register_symbol(const void* begin, std::size_t size);
 // True when [p, p + n) lies inside one live cudaMallocManaged allocation.
 bool is_managed_range(const void* p, std::size_t n);

@@ -1,8 +1,10 @@
 // memory.cpp - device memory: cudaMalloc/cudaMallocManaged/cudaFree,
-// cudaMemcpy/cudaMemset (done by the device queue, queue.cpp), pinned host
-// memory, managed-memory hints, __device__/__constant__ symbol copies, the
-// allocation registry the diagnostics use, and the traps that make memory
-// bugs visible.
+// cudaMemcpy/cudaMemset (checked at the call, done by the device queue,
+// queue.cpp), pinned host memory, managed-memory hints, and the allocation
+// registry (memory_registry.h) that the diagnostics and the files beside
+// this one use: memory_protection.cpp (device memory closed to the host,
+// CUEMU_CHECK=uninit), kernel_pointers.cpp (pointers passed to kernels),
+// symbols.cpp (__device__/__constant__ variables).
 //
 // Each device allocation is its own mapping inside the device's address range
 // (address_space.cpp), placed so that the buffer ends
@@ -17,34 +19,33 @@
 //   - freed buffers stay mapped without access for a while (a quarantine), so a
 //     use after cudaFree faults and is reported instead of reading stale data;
 //   - cudaMalloc buffers are PROT_NONE whenever the device is idle (the device
-//     queue opens them while it works, queue.cpp), so host code that
-//     dereferences a device pointer faults and is named;
+//     queue opens them while it works, queue.cpp; memory_protection.cpp), so
+//     host code that dereferences a device pointer faults and is named;
 //   - a kernel argument pointing into host memory is swapped for an address in
-//     an inaccessible window, so a kernel that dereferences it faults;
+//     an inaccessible window, so a kernel that dereferences it faults
+//     (kernel_pointers.cpp);
 //   - new buffers are filled with 0xFF bytes (NaN as float, -1 as int): real GPU
 //     memory starts with arbitrary contents, and a visible pattern makes "I
 //     never wrote this element" obvious. CUEMU_CHECK=uninit goes further and
-//     reports reads of memory nothing wrote.
-#include <dlfcn.h>
-#include <link.h>
+//     reports reads of memory nothing wrote (memory_protection.cpp).
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <map>
-#include <memory>
 #include <mutex>
-#include <vector>
+#include <string>
 
 #include "cuemu/runtime.h"
 #include "diagnostics.h"
 #include "internal.h"
+#include "memory_registry.h"
 #include "trace.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -53,53 +54,18 @@
 #endif
 
 namespace cuemu::detail {
-namespace {
-
-constexpr std::size_t quarantine_limit = std::size_t(256) << 20;
-
-struct mapping {
-    char* base;            // the whole mapping: [base, base + length)
-    std::size_t length;
-    char* body;            // the pages that hold the buffer; the guard page follows
-    std::size_t body_length;
-    allocation_info info;
-    // CUEMU_CHECK=uninit, cudaMalloc buffers only: one entry per byte, 1 once
-    // a copy, a memset or a kernel wrote it; and which pages are open while a
-    // kernel runs (pages no byte of which was written stay closed, to catch reads).
-    std::vector<unsigned char> written;
-    std::vector<unsigned char> page_open;
-};
 
 // Never destroyed: a program's static object may call cudaFree from its
 // destructor, after this file's statics would be gone.
 std::mutex registry_mutex;
-auto& by_base = *new std::map<const char*, mapping>;   // every mapping, live or quarantined
-auto& live = *new std::map<const char*, const char*>;  // buffer begin -> mapping base
-auto& quarantine = *new std::deque<const char*>;       // mapping bases, oldest first
-std::size_t quarantined_bytes = 0;
-auto& symbols = *new std::map<const char*, std::size_t>;  // __device__/__constant__ variables: begin -> size
-auto& pinned = *new std::map<const char*, std::size_t>;   // cudaMallocHost buffers: begin -> size
-
-// Device memory access (all guarded by registry_mutex). opened[d] > 0: device
-// d's queue is working, or a copy of another device's reaches into d's
-// memory (device_memory_open/close), and every cudaMalloc buffer of d is
-// open. kernel_view: a kernel runs under CUEMU_CHECK=uninit
-// (device_memory_kernel_begin/end), and only the pages something wrote are open.
-int opened[max_devices] = {};
-bool kernel_view = false;
+std::map<const char*, mapping>& by_base = *new std::map<const char*, mapping>;
+std::map<const char*, const char*>& live = *new std::map<const char*, const char*>;
+std::map<const char*, std::size_t>& pinned = *new std::map<const char*, std::size_t>;
 
 std::size_t page_size() {
     static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     return size;
 }
-
-// ---- CUEMU_CHECK -------------------------------------------------------------------
-bool check_uninit() {
-    static const bool on = check_requested("uninit");
-    return on;
-}
-
-bool tracks_writes(const mapping& m) { return !m.written.empty(); }
 
 // The mapping that contains addr (buffer or guard page), or nullptr.
 mapping* mapping_at(const void* addr) {
@@ -120,52 +86,12 @@ mapping* live_mapping_at(const void* p) {
     return m;
 }
 
-// True when [p, p + n) lies inside one registered __device__/__constant__ variable.
-bool in_symbol(const void* p, std::size_t n) {
-    const char* c = static_cast<const char*>(p);
-    auto it = symbols.upper_bound(c);
-    if (it == symbols.begin()) return false;
-    --it;
-    return c < it->first + it->second && static_cast<std::size_t>(it->first + it->second - c) >= n;
-}
+// ---- allocation ----------------------------------------------------------------------
+namespace {
 
-// ---- protection ----------------------------------------------------------------------
-// Applies the access rule to one live cudaMalloc buffer. Managed memory is
-// always open: the host may use it, as on a GPU system.
-void protect(mapping& m) {
-    if (m.info.freed || std::strcmp(m.info.how, "cudaMalloc") != 0) return;
-    const bool device_open = opened[m.info.device] > 0;
-    if (!device_open || !kernel_view || !tracks_writes(m)) {
-        mprotect(m.body, m.body_length, device_open ? PROT_READ | PROT_WRITE : PROT_NONE);
-        return;
-    }
-    // A kernel runs under CUEMU_CHECK=uninit: pages with any written byte are
-    // open, the others stay closed so that the first access is seen.
-    const std::size_t page = page_size();
-    const char* begin = m.info.begin;
-    for (std::size_t p = 0; p < m.page_open.size(); ++p) {
-        char* page_start = m.body + p * page;
-        const char* lo = std::max<const char*>(page_start, begin);
-        const char* hi = std::min<const char*>(page_start + page, begin + m.info.size);
-        // A page the running kernel already opened stays open, should the
-        // protections be recomputed while it runs.
-        bool open = m.page_open[p] != 0;
-        for (const char* c = lo; c < hi && !open; ++c) open = m.written[c - begin];
-        m.page_open[p] = open;
-        mprotect(page_start, page, open ? PROT_READ | PROT_WRITE : PROT_NONE);
-    }
-}
-
-void protect_all() {
-    for (auto& [begin, base] : live) protect(by_base[base]);
-}
-
-void protect_device(int device) {
-    for (auto& [begin, base] : live) {
-        mapping& m = by_base[base];
-        if (m.info.device == device) protect(m);
-    }
-}
+constexpr std::size_t quarantine_limit = std::size_t(256) << 20;
+auto& quarantine = *new std::deque<const char*>;  // mapping bases, oldest first (never destroyed either)
+std::size_t quarantined_bytes = 0;
 
 // Frees the live buffer at `it` (caller holds registry_mutex): the mapping
 // stays, without access, in quarantine. file and line: where cudaFree was
@@ -197,55 +123,6 @@ void release_locked(std::map<const char*, const char*>::iterator it, const char*
     }
 }
 
-// After a kernel under CUEMU_CHECK=uninit: memory nothing had written holds
-// 0xFF bytes; a 4-byte word of the buffer (counted from its start) that holds
-// anything else now was written by the kernel, all four bytes of it. Words,
-// not bytes: a float the kernel wrote has a 0xFF byte about once in 90 values,
-// but is all 0xFF only as one particular NaN. What this misses: a kernel that
-// writes the pattern itself (an int -1), and single bytes of char arrays
-// (see README, "Reading memory nothing wrote").
-void collect_kernel_writes() {
-    const std::size_t page = page_size();
-    for (auto& [begin_key, base] : live) {
-        mapping& m = by_base[base];
-        // A device whose memory closed while the kernel ran (its own work
-        // ended; several devices) was not the kernel's to write.
-        if (!tracks_writes(m) || opened[m.info.device] == 0) continue;
-        const unsigned char* begin = reinterpret_cast<const unsigned char*>(m.info.begin);
-        for (std::size_t word = 0; word < m.info.size; word += 4) {
-            const std::size_t end = std::min(word + 4, m.info.size);
-            std::size_t p = static_cast<std::size_t>(m.info.begin + word - m.body) / page;
-            std::size_t p_last = static_cast<std::size_t>(m.info.begin + end - 1 - m.body) / page;
-            if (!m.page_open[p] && !m.page_open[p_last]) continue;  // untouched by the kernel
-            bool changed = false, all_written = true;
-            for (std::size_t i = word; i < end; ++i) {
-                changed |= begin[i] != 0xFF && !m.written[i];
-                all_written &= m.written[i] != 0;
-            }
-            if (changed && !all_written) std::memset(m.written.data() + word, 1, end - word);
-        }
-    }
-}
-
-// A queued copy or fill wrote [p, p + n) (CUEMU_CHECK=uninit bookkeeping).
-void mark_written(const void* p, std::size_t n) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    mapping* m = live_mapping_at(p);
-    if (!m || !tracks_writes(*m)) return;
-    std::size_t offset = static_cast<std::size_t>(static_cast<const char*>(p) - m->info.begin);
-    std::memset(m->written.data() + offset, 1, n);
-}
-
-// ---- the uninitialized read a kernel made, reported when the kernel ends ------------------
-struct uninit_read {
-    bool seen = false;
-    kernel_position where;
-    const void* address = nullptr;
-    allocation_info alloc;
-};
-uninit_read pending_uninit;  // guarded by registry_mutex
-
-// ---- allocation ----------------------------------------------------------------------
 cudaError_t allocate(void** out, std::size_t size, const char* how, const char* file,
                      int line) {
     if (!out) return record(cudaErrorInvalidValue);
@@ -308,56 +185,6 @@ cudaError_t allocate(void** out, std::size_t size, const char* how, const char* 
     return cudaSuccess;
 }
 
-// ---- static data (for screening kernel arguments) -------------------------------------
-// True when p lies in a loaded segment of the program or a library: a global,
-// a __device__ or __constant__ variable (ordinary globals here), a string literal.
-bool is_static_data(const void* p) {
-    struct query {
-        std::uintptr_t address;
-        bool found;
-    } q{reinterpret_cast<std::uintptr_t>(p), false};
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, std::size_t, void* data) {
-            auto* q = static_cast<query*>(data);
-            for (int i = 0; i < info->dlpi_phnum; ++i) {
-                const auto& ph = info->dlpi_phdr[i];
-                if (ph.p_type != PT_LOAD) continue;
-                std::uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
-                if (q->address >= lo && q->address < lo + ph.p_memsz) {
-                    q->found = true;
-                    return 1;
-                }
-            }
-            return 0;
-        },
-        &q);
-    return q.found;
-}
-
-// ---- host pointers passed to kernels ---------------------------------------------------
-// Each window is a reserved, inaccessible range; the pointer a kernel gets is
-// its middle plus the host address's offset within a page (so alignment is
-// kept), leaving 8 GiB either side for indexing. A window is reused only
-// once no launch holds it: launches are queued, and one that faults later
-// must find its own argument in its window, not that of a launch made while
-// it waited (with several devices, many launches wait). So the windows grow
-// with the launches in flight, up to alias_window_limit; past that the
-// oldest is shared, and a report in it says it cannot tell which launch.
-constexpr std::size_t alias_window_size = std::size_t(16) << 30;
-constexpr std::size_t alias_window_limit = 256;  // 4 TiB of reserved addresses
-struct alias_window {
-    char* start = nullptr;
-    host_alias_info info;
-    const char* alias = nullptr;  // the pointer the kernel received
-    int holders = 0;              // launches queued or running with this alias
-};
-// Never destroyed: a launch may end, and let go of its windows, during exit.
-std::vector<alias_window>& alias_windows = *new std::vector<alias_window>;  // guarded by registry_mutex
-std::size_t next_alias_window = 0;        // where the search for a free one starts
-// Windows given out on this host thread since it last queued a launch: the
-// next launch it queues holds them (hold_pointer_aliases, queue.cpp).
-thread_local std::vector<std::size_t> unheld_alias_windows;
-
 // For reports: the mapping holding addr or, for an address of the device
 // range between mappings, the nearest one below it (an index past the end of
 // that buffer), else the nearest above.
@@ -367,48 +194,6 @@ const mapping* mapping_for_report(const void* addr) {
     auto it = by_base.upper_bound(static_cast<const char*>(addr));
     if (it != by_base.begin()) --it;
     return &it->second;
-}
-
-// A pointer the kernel must not use, swapped for the middle of a window no
-// launch holds (caller holds registry_mutex). memory_device: the device whose
-// memory p is (-1 for host memory), launch_device: the launch's device.
-void* alias_locked(void* p, int argument, const launch_site& site, int memory_device,
-                   int launch_device) {
-    std::size_t chosen = alias_windows.size();
-    for (std::size_t k = 0; k < alias_windows.size(); ++k) {
-        const std::size_t i = (next_alias_window + k) % alias_windows.size();
-        if (alias_windows[i].holders == 0) {
-            chosen = i;
-            break;
-        }
-    }
-    if (chosen == alias_windows.size()) {
-        void* window = alias_windows.size() < alias_window_limit
-                           ? mmap(nullptr, alias_window_size, PROT_NONE,
-                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-                           : MAP_FAILED;
-        if (window != MAP_FAILED) {
-            alias_windows.emplace_back();
-            alias_windows.back().start = static_cast<char*>(window);
-        } else if (alias_windows.empty()) {
-            return p;  // no address space: leave it unchecked
-        } else {
-            chosen = next_alias_window % alias_windows.size();  // shared: see the top
-        }
-    }
-    next_alias_window = (chosen + 1) % alias_windows.size();
-    alias_window& w = alias_windows[chosen];
-    const std::uintptr_t within_page = reinterpret_cast<std::uintptr_t>(p) % page_size();
-    w.alias = w.start + alias_window_size / 2 + within_page;
-    w.info.host_pointer = p;
-    w.info.argument = argument;
-    w.info.site = site;
-    w.info.memory_device = memory_device;
-    w.info.launch_device = launch_device;
-    w.info.shared = w.holders > 0;
-    ++w.holders;
-    unheld_alias_windows.push_back(chosen);
-    return const_cast<char*>(w.alias);
 }
 
 }  // namespace
@@ -455,11 +240,6 @@ bool is_managed_range(const void* p, std::size_t n) {
            static_cast<std::size_t>(m->info.begin + m->info.size - static_cast<const char*>(p)) >= n;
 }
 
-void register_symbol(const void* begin, std::size_t size) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    symbols[static_cast<const char*>(begin)] = size;
-}
-
 void free_all_allocations(int device) {
     std::lock_guard<std::mutex> lock(registry_mutex);
     for (auto it = live.begin(); it != live.end();) {
@@ -470,133 +250,9 @@ void free_all_allocations(int device) {
     }
 }
 
-void device_memory_open(int device) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    if (opened[device]++ == 0) protect_device(device);
-}
-
-void device_memory_close(int device) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    if (opened[device] == 0 || --opened[device] != 0) return;
-    bool all_closed = true;
-    for (int d = 0; d < max_devices; ++d) all_closed &= opened[d] == 0;
-    if (all_closed) kernel_view = false;
-    protect_device(device);
-}
-
-void device_memory_kernel_begin() {
-    if (!check_uninit()) return;
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    kernel_view = true;
-    pending_uninit.seen = false;
-    for (auto& [begin, base] : live) {  // the kernel's view starts from what was written
-        mapping& m = by_base[base];
-        std::fill(m.page_open.begin(), m.page_open.end(), 0);
-    }
-    protect_all();
-}
-
-void device_memory_kernel_end() {
-    if (!check_uninit()) return;
-    uninit_read report;
-    {
-        std::lock_guard<std::mutex> lock(registry_mutex);
-        if (!kernel_view) return;
-        collect_kernel_writes();
-        kernel_view = false;
-        protect_all();
-        report = pending_uninit;
-        pending_uninit.seen = false;
-    }
-    if (report.seen) report_uninit_read(report.where, report.address, report.alloc);
-}
-
-std::shared_ptr<void> hold_pointer_aliases() {
-    if (unheld_alias_windows.empty()) return nullptr;
-    auto* held = new std::vector<std::size_t>(std::move(unheld_alias_windows));
-    unheld_alias_windows.clear();
-    return std::shared_ptr<void>(held, [](void* p) {
-        auto* windows = static_cast<std::vector<std::size_t>*>(p);
-        {
-            std::lock_guard<std::mutex> lock(registry_mutex);
-            for (std::size_t i : *windows) --alias_windows[i].holders;
-        }
-        delete windows;
-    });
-}
-
-bool find_host_alias(const void* addr, host_alias_info* out) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    const char* a = static_cast<const char*>(addr);
-    for (const alias_window& w : alias_windows) {
-        if (!w.start || a < w.start || a >= w.start + alias_window_size) continue;
-        *out = w.info;
-        out->offset = static_cast<long long>(a - w.alias);
-        return true;
-    }
-    return false;
-}
-
-bool handle_uninit_fault(const void* addr, int is_write) {
-    if (!check_uninit() || is_write < 0) return false;
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    if (!kernel_view) return false;
-    mapping* m = live_mapping_at(addr);
-    // A closed device's memory (another device's, without peer access) is
-    // not the kernel's view: the fault is reported as an access to it.
-    if (!m || !tracks_writes(*m) || opened[m->info.device] == 0) return false;
-    const std::size_t page = page_size();
-    const std::size_t p = static_cast<std::size_t>(static_cast<const char*>(addr) - m->body) / page;
-    if (m->page_open[p]) return true;  // another worker opened it a moment ago
-    // Nothing in this page was written before the kernel, and the kernel has
-    // not touched it yet: a write is fine, a read reads the fill.
-    m->page_open[p] = 1;
-    mprotect(m->body + p * page, page, PROT_READ | PROT_WRITE);
-    if (is_write == 0 && !pending_uninit.seen) {
-        pending_uninit.seen = true;
-        pending_uninit.address = addr;
-        pending_uninit.alloc = m->info;
-        current_kernel_position(&pending_uninit.where);
-    }
-    return true;
-}
-
-void note_device_write(const void* p, std::size_t n) { mark_written(p, n); }
-
 }  // namespace cuemu::detail
 
 using namespace cuemu::detail;
-
-namespace cuemu {
-
-void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
-    if (!p) return p;  // a null pointer is reported as one if it is used
-    {
-        std::lock_guard<std::mutex> lock(registry_mutex);
-        // Device or managed memory, live or freed: anything in the device
-        // range, except another device's cudaMalloc buffer that the current
-        // device has no peer access to (it is screened like a host pointer).
-        if (in_device_address_range(p)) {
-            const mapping* m = live_mapping_at(p);
-            const int launch_device = current_device();
-            if (!m || std::strcmp(m->info.how, "cudaMalloc") != 0 ||
-                peer_access_enabled(launch_device, m->info.device))
-                return p;
-            return alias_locked(p, argument, site, m->info.device, launch_device);
-        }
-        auto it = pinned.upper_bound(static_cast<const char*>(p));
-        if (it != pinned.begin()) {
-            --it;  // cudaMallocHost memory is mapped into the device, as on a GPU
-            if (static_cast<const char*>(p) < it->first + it->second) return p;
-        }
-    }
-    if (is_registered_host_memory(p)) return p;  // cudaHostRegister (host_memory.cpp)
-    if (is_static_data(p)) return p;
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    return alias_locked(p, argument, site, -1, -1);
-}
-
-}  // namespace cuemu
 
 cudaError_t cudaMalloc(void** dev_ptr, size_t size, const char* file, int line) {
     return allocate(dev_ptr, size, "cudaMalloc", file, line);
@@ -928,44 +584,4 @@ cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, cudaMemoryAdvise ad
     if (advice != cudaMemAdviseSetReadMostly && advice != cudaMemAdviseUnsetReadMostly)
         if (cudaError_t e = check_location(location)) return e;
     return cudaSuccess;
-}
-
-// ---- __constant__ and __device__ variables -----------------------------------------
-namespace {
-// A symbol is a global variable: its address lies in the program or a shared
-// library it loaded. A local or heap object is not one (cudaErrorInvalidSymbol).
-bool is_global_variable(const void* p) {
-    Dl_info info{};
-    return dladdr(p, &info) != 0 && info.dli_fname != nullptr;
-}
-}  // namespace
-
-cudaError_t cuemu::symbol_address(void** address, std::size_t* size, const void* symbol,
-                                  std::size_t symbol_size) {
-    if (cudaError_t e = context_status()) return e;
-    if ((address == nullptr) == (size == nullptr)) return record(cudaErrorInvalidValue);
-    if (!is_global_variable(symbol)) return record(cudaErrorInvalidSymbol);
-    register_symbol(symbol, symbol_size);
-    if (address) *address = const_cast<void*>(symbol);
-    if (size) *size = symbol_size;
-    return cudaSuccess;
-}
-
-cudaError_t cuemu::symbol_copy(void* symbol, std::size_t symbol_size, std::size_t offset,
-                               void* other, std::size_t count, cudaMemcpyKind kind,
-                               bool to_symbol, bool async, cudaStream_t stream) {
-    if (cudaError_t e = context_status()) return e;
-    if (!is_global_variable(symbol)) return record(cudaErrorInvalidSymbol);
-    if (offset > symbol_size || count > symbol_size - offset) return record(cudaErrorInvalidValue);
-    // To a symbol: from the host or from device memory; from a symbol: to either.
-    const bool direction_ok =
-        kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
-        kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
-    if (!direction_ok) return record(cudaErrorInvalidMemcpyDirection);
-    register_symbol(symbol, symbol_size);
-    char* at = static_cast<char*>(symbol) + offset;
-    void* dst = to_symbol ? at : other;
-    const void* src = to_symbol ? other : at;
-    return async ? cudaMemcpyAsync(dst, src, count, kind, stream)
-                 : cudaMemcpy(dst, src, count, kind);
 }

@@ -8,7 +8,8 @@
 // memory, not the other way round. Copies between devices need no peer
 // access (they work on a GPU without it too, staged through the host).
 // Kernels that use another device's memory without access are caught at the
-// launch (memory.cpp, screen_pointer_argument) and reported (diagnostics.cpp).
+// launch (kernel_pointers.cpp, screen_pointer_argument) and reported
+// (diagnostics.cpp).
 #include <cstdio>
 
 #include "cuemu/runtime.h"

@@ -1,7 +1,8 @@
 // queue.cpp - the device's work queue and the engines that do the work, and
-// what is built on them: asynchronous launches, streams, events and host
-// functions. This file owns every piece of device work between the call that
-// issues it and its completion, and decides when the host hears of a fault.
+// the queuing of asynchronous launches. This file owns every piece of device
+// work between the call that issues it and its completion, and decides when
+// the host hears of a fault. The stream and event calls built on the queue
+// are in streams.cpp and events.cpp (device_queue.h is what they share).
 //
 // How it works:
 //   - A launch, cudaMemcpyAsync, cudaMemset(Async), cudaEventRecord,
@@ -57,52 +58,28 @@
 //     trace is closed. The queue itself is never destroyed: a static
 //     object's destructor may still call cudaFree after that.
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
-#include <unordered_set>
 
 #include "cuemu/runtime.h"
+#include "device_queue.h"
 #include "internal.h"
 #include "trace.h"
 
-struct CUstream_st {
-    unsigned int flags;
-    std::uint64_t last_seq;  // the last work queued on this stream (0: none yet)
-    int number;              // 0 for the default streams, then 1, 2, ... in creation order
-    int device;
-};
-struct CUevent_st {
-    int device;  // its record's number is a place in this device's queue
-    unsigned int flags;
-    bool recorded;       // cudaEventRecord was called at least once
-    std::uint64_t seq;   // the latest record's place in the queue
-    double time_ms;      // when the device reached that record
-    bool destroyed;      // cudaEventDestroy came while the record was pending
-};
-
 namespace cuemu::detail {
 namespace {
-
-double now_ms() {
-    using clock = std::chrono::steady_clock;
-    return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
-}
 
 thread_local bool is_device_thread = false;
 thread_local int this_engine_device = -1;
 std::atomic<int> streams_made{0};  // over all devices, so that trace lanes differ
 
 // CUEMU_CHECK=uninit with several devices: the page watching of a running
-// kernel covers all device memory (memory.cpp), so another device's copy or
+// kernel covers all device memory (memory_protection.cpp), so another device's copy or
 // fill beside it would fault or be taken for the kernel. Kernels, copies and
 // fills of all devices take turns; waits and host functions do not hold it
 // (a wait for another device's event would wait for itself).
@@ -123,7 +100,6 @@ void refuse_wait_from_device(const char* what) {
     std::abort();
 }
 
-constexpr int engine_count = 4;  // the engines with a thread: all but bookkeeping
 const char* engine_name(engine_kind e) {
     switch (e) {
         case engine_kind::compute: return "compute";
@@ -133,347 +109,6 @@ const char* engine_name(engine_kind e) {
         default: return "bookkeeping";
     }
 }
-
-struct queued_work {
-    std::uint64_t seq;
-    device_work work;
-    bool runs_after_fault;  // event records: bookkeeping that must still happen
-    engine_kind engine;
-    // The work it must come after (0: none): the stream's previous work, the
-    // legacy default stream's last work (for a blocking stream), an event.
-    std::uint64_t after[3];
-    // On the legacy default stream: it also waits for all earlier work of
-    // every blocking stream.
-    bool after_blocking_streams;
-    int stream_number;
-    work_label label;
-};
-
-class device_queue {
-public:
-    explicit device_queue(int device) : device_(device) {
-        // Start the worker pool first: statics are destroyed in reverse order
-        // of construction, so the pool then outlives this queue at exit.
-        worker_count();
-        install_fork_guard_once();
-        trace_start();
-        trace_name_stream(0, false);
-        // CUEMU_CHECK=uninit watches each kernel's first touch of every page
-        // of device memory; a copy engine writing beside it would be taken
-        // for the kernel. Its work is done one piece at a time, in issue order.
-        serial_ = check_requested("uninit");
-        live_streams_.insert(&default_stream_);
-        for (int e = 0; e < engine_count; ++e) {
-            if (serial_ && e != int(engine_kind::compute)) continue;
-            std::thread([this, e] { serve(engine_kind(e)); }).detach();
-        }
-    }
-
-    // Streams: 0, cudaStreamLegacy and cudaStreamPerThread are the default stream.
-    CUstream_st* resolve(cudaStream_t s) {
-        if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread)
-            return &default_stream_;
-        return live_streams_.count(s) ? s : nullptr;
-    }
-    bool is_default(cudaStream_t s) { return resolve(s) == &default_stream_; }
-    // resolve() for callers that do not hold the lock.
-    CUstream_st* find(cudaStream_t s) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return resolve(s);
-    }
-    int next_stream_number() { return ++streams_made; }
-    int device() const { return device_; }
-
-    // Queues work; while_locked(seq) runs under the queue lock before any
-    // engine can see the work (for an event's bookkeeping). after_event: the
-    // record the work must also wait for (cudaStreamWaitEvent), or 0.
-    std::uint64_t push(CUstream_st* stream, device_work work, work_label label,
-                       bool runs_after_fault = false,
-                       const std::function<void(std::uint64_t)>& while_locked = {},
-                       std::uint64_t after_event = 0) {
-        std::uint64_t seq;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            seq = ++issued_;
-            const bool on_default = stream == &default_stream_;
-            const bool blocking = on_default || !(stream->flags & cudaStreamNonBlocking);
-            queued_work item{seq, std::move(work), runs_after_fault, label.engine,
-                             {stream->last_seq, 0, after_event}, on_default, stream->number,
-                             std::move(label)};
-            if (blocking && !on_default) item.after[1] = default_stream_.last_seq;
-            stream->last_seq = seq;
-            if (blocking) undone_blocking_.insert(seq);
-            if (while_locked) while_locked(seq);
-            if (item.engine == engine_kind::bookkeeping) {
-                bookkeeping_.push_back(std::move(item));
-                do_ready_bookkeeping_locked();
-                done_.notify_all();
-                return seq;
-            }
-            if (serial_) item.engine = engine_kind::compute;
-            items_[int(item.engine)].push_back(std::move(item));
-        }
-        wake_.notify_all();
-        return seq;
-    }
-
-    // Waits until `done(lock)` holds; `seq` is the latest work waited for (a
-    // fault in work up to it is returned).
-    template <class Done>
-    cudaError_t wait_until(std::uint64_t seq, const char* what, const std::string& trace_name,
-                           Done done) {
-        if (in_forked_child()) return forked_child_error();  // no device thread to wait for
-        refuse_wait_from_device(what);
-        const double begin = trace_now_us();
-        std::unique_lock<std::mutex> lock(mutex_);
-        const bool waited = !done();  // the trace shows only calls that waited
-        done_.wait(lock, [&] { return done(); });
-        if (busy_ == 0 && issued_ == done_through_) {
-            // The engine that finished the last work closes device memory, but
-            // only after it woke us: close it here first, so that the host's
-            // next read through a device pointer is caught, as it is on a GPU.
-            lock.unlock();
-            close_device_memory_if_idle();
-            lock.lock();
-        }
-        if (waited && !trace_name.empty()) {
-            lock.unlock();
-            trace_host_wait(trace_name, begin, trace_now_us());
-            lock.lock();
-        }
-        return observe_locked(lock, seq);
-    }
-    std::string traced(const char* what) { return trace_enabled() ? what : ""; }
-
-    // Waits for one piece of work (and so for all it comes after).
-    cudaError_t wait(std::uint64_t seq, const char* what) {
-        return wait_until(seq, what, traced(what), [&] { return is_done_locked(seq); });
-    }
-    // Waits for everything issued up to seq.
-    cudaError_t wait_all(std::uint64_t seq, const char* what) {
-        return wait_until(seq, what, traced(what), [&] { return done_through_ >= seq; });
-    }
-    // Waits for a stream: its last work; for the legacy default stream, also
-    // everything issued so far on blocking streams (it waits for them).
-    cudaError_t wait_stream(CUstream_st* s, const char* what) {
-        std::string name;
-        if (trace_enabled()) name = std::string(what) + "(stream " + std::to_string(s->number) + ")";
-        const std::uint64_t seq = last_on(s);
-        if (s != &default_stream_)
-            return wait_until(seq, what, name, [&] { return is_done_locked(seq); });
-        return wait_until(seq, what, name, [&] { return blocking_done_locked(seq); });
-    }
-
-    // cudaSuccess when the work is done (and did not fault), cudaErrorNotReady
-    // while it is pending.
-    cudaError_t query(std::uint64_t seq) {
-        if (in_forked_child()) return forked_child_error();
-        std::unique_lock<std::mutex> lock(mutex_);
-        if (!is_done_locked(seq)) return cudaErrorNotReady;
-        return observe_locked(lock, seq);
-    }
-    cudaError_t query_stream(CUstream_st* s) {
-        if (in_forked_child()) return forked_child_error();
-        const std::uint64_t seq = last_on(s);
-        std::unique_lock<std::mutex> lock(mutex_);
-        if (s == &default_stream_ ? !blocking_done_locked(seq) : !is_done_locked(seq))
-            return cudaErrorNotReady;
-        return observe_locked(lock, seq);
-    }
-
-    std::uint64_t last_issued() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return issued_;
-    }
-    // The legacy default stream waits for the work of every blocking stream
-    // issued before, so synchronizing it covers everything issued so far.
-    std::uint64_t last_on(CUstream_st* s) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return s == &default_stream_ ? issued_ : s->last_seq;
-    }
-
-    std::mutex mutex_;  // also guards streams and events
-    std::unordered_set<CUstream_st*> live_streams_;
-    // Events created and not yet destroyed: a handle is checked against this
-    // set before it is used, so a destroyed (or made-up) event is refused
-    // instead of read after it was freed.
-    std::unordered_set<CUevent_st*> live_events_;
-    bool is_live(cudaEvent_t e) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return e && live_events_.count(e) != 0;
-    }
-    // Work is done in no single order any more: `done_through_` is the number
-    // up to which everything is done, `done_above_` what is done beyond it.
-    bool is_done_locked(std::uint64_t seq) const {
-        return seq <= done_through_ || done_above_.count(seq) != 0;
-    }
-
-private:
-    bool blocking_done_locked(std::uint64_t seq) const {
-        return undone_blocking_.empty() || *undone_blocking_.begin() > seq;
-    }
-
-    bool ready_locked(const queued_work& w) const {
-        for (std::uint64_t a : w.after)
-            if (a && !is_done_locked(a)) return false;
-        return !w.after_blocking_streams || blocking_done_locked(w.seq - 1);
-    }
-
-    void mark_done_locked(std::uint64_t seq) {
-        undone_blocking_.erase(seq);
-        if (seq != done_through_ + 1) {
-            done_above_.insert(seq);
-            return;
-        }
-        ++done_through_;
-        while (done_above_.erase(done_through_ + 1)) ++done_through_;
-    }
-
-    // Bookkeeping whose work before it is done is done now, in issue order;
-    // each may let another through.
-    void do_ready_bookkeeping_locked() {
-        for (bool progress = true; progress;) {
-            progress = false;
-            for (auto it = bookkeeping_.begin(); it != bookkeeping_.end();) {
-                if (!ready_locked(*it)) {
-                    ++it;
-                    continue;
-                }
-                queued_work item = std::move(*it);
-                it = bookkeeping_.erase(it);
-                if (fault_ == cudaSuccess || item.runs_after_fault) item.work(item.seq);
-                if (!item.label.name.empty())
-                    trace_stream_moment(item.stream_number, item.label.name, trace_now_us());
-                mark_done_locked(item.seq);
-                progress = true;
-            }
-        }
-    }
-
-    // A fault is this device's sticky error; the caller hears of it even when
-    // another device is current (cudaEventSynchronize of this device's event).
-    cudaError_t observe_locked(std::unique_lock<std::mutex>& lock, std::uint64_t seq) {
-        if (fault_ != cudaSuccess && fault_seq_ <= seq) {
-            cudaError_t e = fault_;
-            lock.unlock();
-            make_sticky(e, device_);
-            if (device_ != current_device()) return record(e);
-        } else {
-            lock.unlock();
-        }
-        return context_status();
-    }
-
-public:
-    // Waits for everything issued so far; a fault stays this device's.
-    void drain(const char* what) {
-        if (in_forked_child()) return;
-        refuse_wait_from_device(what);
-        std::unique_lock<std::mutex> lock(mutex_);
-        const std::uint64_t seq = issued_;
-        done_.wait(lock, [&] { return done_through_ >= seq; });
-    }
-    // The same for one piece of work, from another device's engine
-    // (cudaStreamWaitEvent across devices).
-    void wait_quietly(std::uint64_t seq) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [&] { return is_done_locked(seq); });
-    }
-
-private:
-
-    // The first of an engine's work that may start: its list is in issue
-    // order, and work of another stream may pass work still waiting.
-    std::deque<queued_work>::iterator first_ready_locked(engine_kind engine) {
-        auto& list = items_[int(engine)];
-        for (auto it = list.begin(); it != list.end(); ++it)
-            if (ready_locked(*it)) return it;
-        return list.end();
-    }
-
-    // Device memory is open to the host while any engine works (internal.h),
-    // and closed when none has work left.
-    void open_device_memory() {
-        std::lock_guard<std::mutex> gate(memory_gate_);
-        if (memory_open_) return;
-        device_memory_open(device_);
-        memory_open_ = true;
-    }
-    void close_device_memory_if_idle() {
-        std::lock_guard<std::mutex> gate(memory_gate_);
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (busy_ != 0 || issued_ != done_through_) return;
-        }
-        if (!memory_open_) return;
-        device_memory_close(device_);
-        memory_open_ = false;
-    }
-
-    // One engine's thread: it takes its first ready work, does it, and marks
-    // it done, which may let other engines' work start.
-    void serve(engine_kind engine) {
-        is_device_thread = true;
-        this_engine_device = device_;
-        set_current_device(device_);  // a stream callback's status is its device's
-        auto& list = items_[int(engine)];
-        std::unique_lock<std::mutex> lock(mutex_);
-        for (;;) {
-            auto it = list.end();
-            wake_.wait(lock, [&] { return (it = first_ready_locked(engine)) != list.end(); });
-            queued_work item = std::move(*it);
-            list.erase(it);
-            ++busy_;
-            const bool skip = fault_ != cudaSuccess && !item.runs_after_fault;
-            lock.unlock();
-            std::unique_lock<std::mutex> turn(one_device_at_a_time, std::defer_lock);
-            if (serial_ && device_count() > 1 && touches_device_memory(item.label)) turn.lock();
-            open_device_memory();
-            const double begin = trace_now_us();
-            cudaError_t e = skip ? cudaSuccess : item.work(item.seq);
-            item.work = nullptr;  // frees a launch's arguments, outside the lock
-            if (turn.owns_lock()) turn.unlock();
-            if (!skip && !item.label.name.empty()) {
-                std::string args = item.label.args;
-                args += std::string(args.empty() ? "" : ",") + "\"engine\":\"" + engine_name(engine) + "\"";
-                trace_device_work(item.stream_number, item.label.name, item.label.category, args,
-                                  begin, trace_now_us());
-            }
-            lock.lock();
-            if (e != cudaSuccess && fault_ == cudaSuccess) {
-                fault_ = e;
-                fault_seq_ = item.seq;
-            }
-            --busy_;
-            mark_done_locked(item.seq);
-            do_ready_bookkeeping_locked();
-            const bool idle = busy_ == 0 && issued_ == done_through_;
-            wake_.notify_all();
-            done_.notify_all();
-            if (idle) {
-                lock.unlock();
-                close_device_memory_if_idle();
-                lock.lock();
-            }
-        }
-    }
-
-    int device_;
-    CUstream_st default_stream_{cudaStreamDefault, 0, 0, device_};
-    bool serial_ = false;
-    std::condition_variable wake_, done_;
-    std::deque<queued_work> items_[engine_count];
-    std::deque<queued_work> bookkeeping_;
-    std::uint64_t issued_ = 0;
-    std::uint64_t done_through_ = 0;
-    std::set<std::uint64_t> done_above_;
-    std::set<std::uint64_t> undone_blocking_;  // of the default and blocking streams
-    int busy_ = 0;                              // engines doing work now
-    std::mutex memory_gate_;                    // taken before mutex_, never after
-    bool memory_open_ = false;
-    cudaError_t fault_ = cudaSuccess;  // the first fault, and where it happened
-    std::uint64_t fault_seq_ = 0;
-};
 
 // One queue per device, made at its first use and never destroyed (see the
 // top of the file); the engine threads idle in their waits when the process ends.
@@ -489,6 +124,311 @@ void finish_at_exit() {
     for (auto& slot : queues)
         if (device_queue* q = slot.load()) q->wait_all(q->last_issued(), "exit (finishing queued work)");
     trace_finish();
+}
+
+constexpr std::uint64_t ticket(std::uint64_t seq, int device) {
+    return seq * max_devices + static_cast<std::uint64_t>(device);
+}
+
+}  // namespace
+
+device_queue::device_queue(int device) : device_(device) {
+    // Start the worker pool first: statics are destroyed in reverse order
+    // of construction, so the pool then outlives this queue at exit.
+    worker_count();
+    install_fork_guard_once();
+    trace_start();
+    trace_name_stream(0, false);
+    // CUEMU_CHECK=uninit watches each kernel's first touch of every page
+    // of device memory; a copy engine writing beside it would be taken
+    // for the kernel. Its work is done one piece at a time, in issue order.
+    serial_ = check_requested("uninit");
+    live_streams_.insert(&default_stream_);
+    for (int e = 0; e < engine_count; ++e) {
+        if (serial_ && e != int(engine_kind::compute)) continue;
+        std::thread([this, e] { serve(engine_kind(e)); }).detach();
+    }
+}
+
+// Streams: 0, cudaStreamLegacy and cudaStreamPerThread are the default stream.
+CUstream_st* device_queue::resolve(cudaStream_t s) {
+    if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread)
+        return &default_stream_;
+    return live_streams_.count(s) ? s : nullptr;
+}
+
+// resolve() for callers that do not hold the lock.
+CUstream_st* device_queue::find(cudaStream_t s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return resolve(s);
+}
+
+int device_queue::next_stream_number() { return ++streams_made; }
+
+
+// Queues work; while_locked(seq) runs under the queue lock before any
+// engine can see the work (for an event's bookkeeping). after_event: the
+// record the work must also wait for (cudaStreamWaitEvent), or 0.
+std::uint64_t device_queue::push(CUstream_st* stream, device_work work, work_label label,
+                                 bool runs_after_fault,
+                                 const std::function<void(std::uint64_t)>& while_locked,
+                                 std::uint64_t after_event) {
+    std::uint64_t seq;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        seq = ++issued_;
+        const bool on_default = stream == &default_stream_;
+        const bool blocking = on_default || !(stream->flags & cudaStreamNonBlocking);
+        queued_work item{seq, std::move(work), runs_after_fault, label.engine,
+                         {stream->last_seq, 0, after_event}, on_default, stream->number,
+                         std::move(label)};
+        if (blocking && !on_default) item.after[1] = default_stream_.last_seq;
+        stream->last_seq = seq;
+        if (blocking) undone_blocking_.insert(seq);
+        if (while_locked) while_locked(seq);
+        if (item.engine == engine_kind::bookkeeping) {
+            bookkeeping_.push_back(std::move(item));
+            do_ready_bookkeeping_locked();
+            done_.notify_all();
+            return seq;
+        }
+        if (serial_) item.engine = engine_kind::compute;
+        items_[int(item.engine)].push_back(std::move(item));
+    }
+    wake_.notify_all();
+    return seq;
+}
+
+// Waits until `done(lock)` holds; `seq` is the latest work waited for (a
+// fault in work up to it is returned).
+template <class Done>
+cudaError_t device_queue::wait_until(std::uint64_t seq, const char* what,
+                                     const std::string& trace_name, Done done) {
+    if (in_forked_child()) return forked_child_error();  // no device thread to wait for
+    refuse_wait_from_device(what);
+    const double begin = trace_now_us();
+    std::unique_lock<std::mutex> lock(mutex_);
+    const bool waited = !done();  // the trace shows only calls that waited
+    done_.wait(lock, [&] { return done(); });
+    if (busy_ == 0 && issued_ == done_through_) {
+        // The engine that finished the last work closes device memory, but
+        // only after it woke us: close it here first, so that the host's
+        // next read through a device pointer is caught, as it is on a GPU.
+        lock.unlock();
+        close_device_memory_if_idle();
+        lock.lock();
+    }
+    if (waited && !trace_name.empty()) {
+        lock.unlock();
+        trace_host_wait(trace_name, begin, trace_now_us());
+        lock.lock();
+    }
+    return observe_locked(lock, seq);
+}
+
+std::string device_queue::traced(const char* what) { return trace_enabled() ? what : ""; }
+
+// Waits for one piece of work (and so for all it comes after).
+cudaError_t device_queue::wait(std::uint64_t seq, const char* what) {
+    return wait_until(seq, what, traced(what), [&] { return is_done_locked(seq); });
+}
+
+// Waits for everything issued up to seq.
+cudaError_t device_queue::wait_all(std::uint64_t seq, const char* what) {
+    return wait_until(seq, what, traced(what), [&] { return done_through_ >= seq; });
+}
+
+// Waits for a stream: its last work; for the legacy default stream, also
+// everything issued so far on blocking streams (it waits for them).
+cudaError_t device_queue::wait_stream(CUstream_st* s, const char* what) {
+    std::string name;
+    if (trace_enabled()) name = std::string(what) + "(stream " + std::to_string(s->number) + ")";
+    const std::uint64_t seq = last_on(s);
+    if (s != &default_stream_)
+        return wait_until(seq, what, name, [&] { return is_done_locked(seq); });
+    return wait_until(seq, what, name, [&] { return blocking_done_locked(seq); });
+}
+
+// cudaSuccess when the work is done (and did not fault), cudaErrorNotReady
+// while it is pending.
+cudaError_t device_queue::query(std::uint64_t seq) {
+    if (in_forked_child()) return forked_child_error();
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!is_done_locked(seq)) return cudaErrorNotReady;
+    return observe_locked(lock, seq);
+}
+
+cudaError_t device_queue::query_stream(CUstream_st* s) {
+    if (in_forked_child()) return forked_child_error();
+    const std::uint64_t seq = last_on(s);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (s == &default_stream_ ? !blocking_done_locked(seq) : !is_done_locked(seq))
+        return cudaErrorNotReady;
+    return observe_locked(lock, seq);
+}
+
+std::uint64_t device_queue::last_issued() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return issued_;
+}
+
+// The legacy default stream waits for the work of every blocking stream
+// issued before, so synchronizing it covers everything issued so far.
+std::uint64_t device_queue::last_on(CUstream_st* s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return s == &default_stream_ ? issued_ : s->last_seq;
+}
+
+bool device_queue::is_live(cudaEvent_t e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return e && live_events_.count(e) != 0;
+}
+
+bool device_queue::ready_locked(const queued_work& w) const {
+    for (std::uint64_t a : w.after)
+        if (a && !is_done_locked(a)) return false;
+    return !w.after_blocking_streams || blocking_done_locked(w.seq - 1);
+}
+
+void device_queue::mark_done_locked(std::uint64_t seq) {
+    undone_blocking_.erase(seq);
+    if (seq != done_through_ + 1) {
+        done_above_.insert(seq);
+        return;
+    }
+    ++done_through_;
+    while (done_above_.erase(done_through_ + 1)) ++done_through_;
+}
+
+
+// Bookkeeping whose work before it is done is done now, in issue order;
+// each may let another through.
+void device_queue::do_ready_bookkeeping_locked() {
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (auto it = bookkeeping_.begin(); it != bookkeeping_.end();) {
+            if (!ready_locked(*it)) {
+                ++it;
+                continue;
+            }
+            queued_work item = std::move(*it);
+            it = bookkeeping_.erase(it);
+            if (fault_ == cudaSuccess || item.runs_after_fault) item.work(item.seq);
+            if (!item.label.name.empty())
+                trace_stream_moment(item.stream_number, item.label.name, trace_now_us());
+            mark_done_locked(item.seq);
+            progress = true;
+        }
+    }
+}
+
+
+// A fault is this device's sticky error; the caller hears of it even when
+// another device is current (cudaEventSynchronize of this device's event).
+cudaError_t device_queue::observe_locked(std::unique_lock<std::mutex>& lock,
+                                         std::uint64_t seq) {
+    if (fault_ != cudaSuccess && fault_seq_ <= seq) {
+        cudaError_t e = fault_;
+        lock.unlock();
+        make_sticky(e, device_);
+        if (device_ != current_device()) return record(e);
+    } else {
+        lock.unlock();
+    }
+    return context_status();
+}
+
+// Waits for everything issued so far; a fault stays this device's.
+void device_queue::drain(const char* what) {
+    if (in_forked_child()) return;
+    refuse_wait_from_device(what);
+    std::unique_lock<std::mutex> lock(mutex_);
+    const std::uint64_t seq = issued_;
+    done_.wait(lock, [&] { return done_through_ >= seq; });
+}
+
+// The same for one piece of work, from another device's engine
+// (cudaStreamWaitEvent across devices).
+void device_queue::wait_quietly(std::uint64_t seq) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return is_done_locked(seq); });
+}
+
+// The first of an engine's work that may start: its list is in issue
+// order, and work of another stream may pass work still waiting.
+std::deque<queued_work>::iterator device_queue::first_ready_locked(engine_kind engine) {
+    auto& list = items_[int(engine)];
+    for (auto it = list.begin(); it != list.end(); ++it)
+        if (ready_locked(*it)) return it;
+    return list.end();
+}
+
+// Device memory is open to the host while any engine works (internal.h),
+// and closed when none has work left.
+void device_queue::open_device_memory() {
+    std::lock_guard<std::mutex> gate(memory_gate_);
+    if (memory_open_) return;
+    device_memory_open(device_);
+    memory_open_ = true;
+
+}
+void device_queue::close_device_memory_if_idle() {
+    std::lock_guard<std::mutex> gate(memory_gate_);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (busy_ != 0 || issued_ != done_through_) return;
+    }
+    if (!memory_open_) return;
+    device_memory_close(device_);
+    memory_open_ = false;
+}
+
+// One engine's thread: it takes its first ready work, does it, and marks
+// it done, which may let other engines' work start.
+void device_queue::serve(engine_kind engine) {
+    is_device_thread = true;
+    this_engine_device = device_;
+    set_current_device(device_);  // a stream callback's status is its device's
+    auto& list = items_[int(engine)];
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        auto it = list.end();
+        wake_.wait(lock, [&] { return (it = first_ready_locked(engine)) != list.end(); });
+        queued_work item = std::move(*it);
+        list.erase(it);
+        ++busy_;
+        const bool skip = fault_ != cudaSuccess && !item.runs_after_fault;
+        lock.unlock();
+        std::unique_lock<std::mutex> turn(one_device_at_a_time, std::defer_lock);
+        if (serial_ && device_count() > 1 && touches_device_memory(item.label)) turn.lock();
+        open_device_memory();
+        const double begin = trace_now_us();
+        cudaError_t e = skip ? cudaSuccess : item.work(item.seq);
+        item.work = nullptr;  // frees a launch's arguments, outside the lock
+        if (turn.owns_lock()) turn.unlock();
+        if (!skip && !item.label.name.empty()) {
+            std::string args = item.label.args;
+            args += std::string(args.empty() ? "" : ",") + "\"engine\":\"" + engine_name(engine) + "\"";
+            trace_device_work(item.stream_number, item.label.name, item.label.category, args,
+                              begin, trace_now_us());
+        }
+        lock.lock();
+        if (e != cudaSuccess && fault_ == cudaSuccess) {
+            fault_ = e;
+            fault_seq_ = item.seq;
+        }
+        --busy_;
+        mark_done_locked(item.seq);
+        do_ready_bookkeeping_locked();
+        const bool idle = busy_ == 0 && issued_ == done_through_;
+        wake_.notify_all();
+        done_.notify_all();
+        if (idle) {
+            lock.unlock();
+            close_device_memory_if_idle();
+            lock.lock();
+        }
+    }
 }
 
 device_queue& queue(int device) {
@@ -523,12 +463,6 @@ device_queue* queue_of_stream(cudaStream_t s) {
         if (device_queue* q = slot.load(); q && q->find(s)) return q;
     return nullptr;
 }
-
-constexpr std::uint64_t ticket(std::uint64_t seq, int device) {
-    return seq * max_devices + static_cast<std::uint64_t>(device);
-}
-
-}  // namespace
 
 std::uint64_t enqueue(cudaStream_t stream, device_work work, work_label label) {
     device_queue* q = queue_of_stream(stream);
@@ -570,7 +504,7 @@ using namespace cuemu::detail;
 void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
                            void (*run_thread)(void*), void* ctx, void (*destroy)(void*)) {
     std::shared_ptr<void> owned(ctx, destroy);  // freed when the work is done or dropped
-    // Its screened arguments' windows, held as long as ctx (memory.cpp).
+    // Its screened arguments' windows, held as long as ctx (kernel_pointers.cpp).
     std::shared_ptr<void> aliases = hold_pointer_aliases();
     if (context_status() != cudaSuccess) return;  // a sticky error: nothing runs
     if (cudaError_t e = check_launch(site, config)) {
@@ -610,241 +544,4 @@ void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
             return e;
         },
         std::move(label));
-}
-
-// ---- streams -----------------------------------------------------------------------
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
-    if (!stream) return record(cudaErrorInvalidValue);
-    if (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)
-        return record(cudaErrorInvalidValue);
-    if (cudaError_t e = context_status()) return e;
-    device_queue& q = queue();
-    std::lock_guard<std::mutex> lock(q.mutex_);
-    *stream = new CUstream_st{flags, 0, q.next_stream_number(), q.device()};
-    q.live_streams_.insert(*stream);
-    trace_name_stream((*stream)->number, flags == cudaStreamNonBlocking);
-    return cudaSuccess;
-}
-
-cudaError_t cudaStreamCreate(cudaStream_t* stream) {
-    return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
-}
-
-// As on a GPU, destroying a stream with work pending returns at once; the
-// work still runs (it does not refer to the stream object).
-cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-    if (in_forked_child()) return forked_child_error();
-    device_queue* found = queue_of_stream(stream);
-    if (!found) return record(cudaErrorInvalidResourceHandle);
-    device_queue& q = *found;
-    {
-        std::lock_guard<std::mutex> lock(q.mutex_);
-        if (q.resolve(stream) == nullptr || q.is_default(stream))
-            return record(cudaErrorInvalidResourceHandle);
-        q.live_streams_.erase(stream);
-        delete stream;
-    }
-    return context_status();
-}
-
-cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-    if (cudaError_t e = context_status()) return e;
-    device_queue* q = queue_of_stream(stream);  // any device's, as in CUDA
-    CUstream_st* s = q ? q->find(stream) : nullptr;
-    if (!s) return record(cudaErrorInvalidResourceHandle);
-    return q->wait_stream(s, "cudaStreamSynchronize");
-}
-
-// cudaErrorNotReady is not an error, only an answer: it is returned but not
-// recorded for cudaGetLastError.
-cudaError_t cudaStreamQuery(cudaStream_t stream) {
-    if (cudaError_t e = context_status()) return e;
-    device_queue* q = queue_of_stream(stream);  // any device's, as in CUDA
-    CUstream_st* s = q ? q->find(stream) : nullptr;
-    if (!s) return record(cudaErrorInvalidResourceHandle);
-    return q->query_stream(s);
-}
-
-// Work queued on the stream after this call waits for the event's latest
-// record (as it stands now): a piece of bookkeeping in the stream that is
-// done when both the stream's earlier work and that record are.
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-    if (flags > 1) return record(cudaErrorInvalidValue);  // cudaEventWaitDefault, ...External
-    if (cudaError_t e = context_status()) return e;
-    device_queue* event_queue = queue_of_event(event);
-    if (!event_queue) return record(cudaErrorInvalidResourceHandle);
-    device_queue* q = queue_of_stream(stream);
-    CUstream_st* s = q ? q->find(stream) : nullptr;
-    if (!s) return record(cudaErrorInvalidResourceHandle);
-    std::uint64_t record_seq;
-    {
-        std::lock_guard<std::mutex> lock(event_queue->mutex_);
-        record_seq = event->recorded ? event->seq : 0;
-    }
-    if (record_seq == 0) return cudaSuccess;  // never recorded: nothing to wait for, as in CUDA
-    work_label label;
-    if (event_queue == q) {
-        label.engine = engine_kind::bookkeeping;
-        if (trace_enabled()) label.name = "cudaStreamWaitEvent: the event's record is reached";
-        q->push(s, [](std::uint64_t) { return cudaSuccess; }, std::move(label), false, {}, record_seq);
-        return cudaSuccess;
-    }
-    // An event of another device (allowed, as in CUDA: this is how devices
-    // wait for each other). The queues number their work apart, so the wait
-    // is a piece of work of the stream, on the host-function engine, that
-    // returns when the other device has reached the record.
-    label.engine = engine_kind::host_function;
-    label.category = "wait";
-    if (trace_enabled()) label.name = "cudaStreamWaitEvent (another device's event)";
-    q->push(s,
-            [event_queue, record_seq](std::uint64_t) {
-                event_queue->wait_quietly(record_seq);
-                return cudaSuccess;
-            },
-            std::move(label));
-    return cudaSuccess;
-}
-
-cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
-    if (!flags) return record(cudaErrorInvalidValue);
-    device_queue* found = queue_of_stream(stream);
-    if (!found) return record(cudaErrorInvalidResourceHandle);
-    device_queue& q = *found;
-    std::lock_guard<std::mutex> lock(q.mutex_);
-    CUstream_st* s = q.resolve(stream);
-    if (!s) return record(cudaErrorInvalidResourceHandle);
-    *flags = s->flags;
-    return cudaSuccess;
-}
-
-// The function runs on the host-function engine's thread, in stream order. Like on a GPU it
-// must not call CUDA functions that wait (the emulator stops with a message).
-cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
-    if (!fn) return record(cudaErrorInvalidValue);
-    if (cudaError_t e = context_status()) return e;
-    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    work_label label;
-    label.engine = engine_kind::host_function;
-    label.category = "host function";
-    if (trace_enabled()) label.name = "host function";
-    enqueue(
-        stream,
-        [fn, user_data](std::uint64_t) {
-            fn(user_data);
-            return cudaSuccess;
-        },
-        std::move(label));
-    return cudaSuccess;
-}
-
-// ---- events ------------------------------------------------------------------------
-// The queue reads the host clock when it reaches a record, so the
-// time between two events is the wall-clock time the emulated device took
-// between them (the CPU time of its work, and any overlap of its engines).
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
-    if (!event) return record(cudaErrorInvalidValue);
-    if (flags & ~unsigned(cudaEventBlockingSync | cudaEventDisableTiming | 0x04))
-        return record(cudaErrorInvalidValue);  // 0x04: cudaEventInterprocess
-    if (cudaError_t e = context_status()) return e;
-    device_queue& q = queue();
-    std::lock_guard<std::mutex> lock(q.mutex_);
-    *event = new CUevent_st{q.device(), flags, false, 0, 0.0, false};
-    q.live_events_.insert(*event);
-    return cudaSuccess;
-}
-
-cudaError_t cudaEventCreate(cudaEvent_t* event) {
-    return cudaEventCreateWithFlags(event, cudaEventDefault);
-}
-
-// The event and the stream must belong to the same device
-// (cudaErrorInvalidResourceHandle otherwise, as in CUDA).
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-    if (cudaError_t e = context_status()) return e;
-    device_queue* found = queue_of_event(event);
-    if (!found || found != queue_of_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    device_queue& q = *found;
-    CUstream_st* s = q.find(stream);
-    if (!s) return record(cudaErrorInvalidResourceHandle);
-    work_label label;
-    label.engine = engine_kind::bookkeeping;  // done under the queue's lock
-    if (trace_enabled()) label.name = "cudaEventRecord";
-    q.push(
-        s,
-        [event](std::uint64_t seq) {
-            if (event->seq == seq) {  // an older record of a re-recorded event stamps nothing
-                event->time_ms = now_ms();
-                if (event->destroyed) delete event;
-            }
-            return cudaSuccess;
-        },
-        std::move(label),
-        /*runs_after_fault=*/true,
-        [event](std::uint64_t seq) {
-            event->recorded = true;
-            event->seq = seq;
-        });
-    return cudaSuccess;
-}
-
-namespace {
-// The latest record's number, or 0 for an event never recorded (which counts
-// as complete, as in CUDA).
-std::uint64_t record_seq(device_queue& q, cudaEvent_t event) {
-    std::lock_guard<std::mutex> lock(q.mutex_);
-    return event->recorded ? event->seq : 0;
-}
-}  // namespace
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-    if (cudaError_t e = context_status()) return e;
-    device_queue* found = queue_of_event(event);  // any device's, as in CUDA
-    if (!found) return record(cudaErrorInvalidResourceHandle);
-    device_queue& q = *found;
-    return q.wait(record_seq(q, event), "cudaEventSynchronize");
-}
-
-// cudaErrorNotReady is returned, not recorded (see cudaStreamQuery).
-cudaError_t cudaEventQuery(cudaEvent_t event) {
-    if (cudaError_t e = context_status()) return e;
-    device_queue* found = queue_of_event(event);  // any device's, as in CUDA
-    if (!found) return record(cudaErrorInvalidResourceHandle);
-    device_queue& q = *found;
-    return q.query(record_seq(q, event));
-}
-
-// The real rules: an event never recorded, or made with
-// cudaEventDisableTiming, gives cudaErrorInvalidResourceHandle; one recorded
-// but not yet reached gives cudaErrorNotReady (returned, not recorded).
-cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-    if (!ms) return record(cudaErrorInvalidValue);
-    if (cudaError_t e = context_status()) return e;
-    // Both events of one device (cudaErrorInvalidResourceHandle otherwise, as in CUDA).
-    device_queue* found = queue_of_event(start);
-    if (!found || found != queue_of_event(end)) return record(cudaErrorInvalidResourceHandle);
-    device_queue& q = *found;
-    std::lock_guard<std::mutex> lock(q.mutex_);
-    if ((start->flags | end->flags) & cudaEventDisableTiming)
-        return record(cudaErrorInvalidResourceHandle);
-    if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
-    if (!q.is_done_locked(start->seq) || !q.is_done_locked(end->seq)) return cudaErrorNotReady;
-    *ms = static_cast<float>(end->time_ms - start->time_ms);
-    return cudaSuccess;
-}
-
-// As on a GPU, an event may be destroyed while its record is pending: the
-// queue frees it when it gets there. Destroying it a second time (or
-// an event never created) is refused with cudaErrorInvalidResourceHandle.
-cudaError_t cudaEventDestroy(cudaEvent_t event) {
-    if (in_forked_child()) return forked_child_error();
-    device_queue* found = queue_of_event(event);
-    if (!found) return record(cudaErrorInvalidResourceHandle);
-    device_queue& q = *found;
-    std::lock_guard<std::mutex> lock(q.mutex_);
-    if (!event || !q.live_events_.erase(event)) return record(cudaErrorInvalidResourceHandle);
-    if (event->recorded && !q.is_done_locked(event->seq))
-        event->destroyed = true;
-    else
-        delete event;
-    return cudaSuccess;
 }

@@ -1,6 +1,6 @@
 // streams_extra.cpp - stream callbacks, priorities and the smaller stream and
-// event calls, built on queue.cpp's cudaLaunchHostFunc, cudaStreamCreateWithFlags
-// and cudaEventRecord.
+// event calls, built on streams.cpp's cudaLaunchHostFunc and
+// cudaStreamCreateWithFlags and events.cpp's cudaEventRecord.
 //
 // Priorities: every stream is served by the one device queue, in issue order,
 // so a priority could change nothing. The device says so, as a GPU without

@@ -1,0 +1,198 @@
+// memory_protection.cpp - when device memory is open to the host, and
+// CUEMU_CHECK=uninit: which bytes of each cudaMalloc buffer something wrote,
+// which pages a kernel may touch without being watched, and the first read of
+// memory nothing wrote, reported when the kernel ends. The buffers themselves
+// are memory.cpp's (memory_registry.h).
+//
+// cudaMalloc buffers are PROT_NONE whenever their device is idle: the device
+// queue opens them while it works (queue.cpp), so host code that dereferences
+// a device pointer faults and is named. Managed memory is always open.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <mutex>
+
+#include "diagnostics.h"
+#include "internal.h"
+#include "memory_registry.h"
+
+namespace cuemu::detail {
+
+// ---- CUEMU_CHECK -------------------------------------------------------------------
+bool check_uninit() {
+    static const bool on = check_requested("uninit");
+    return on;
+}
+
+namespace {
+
+// Device memory access (all guarded by registry_mutex). opened[d] > 0: device
+// d's queue is working, or a copy of another device's reaches into d's
+// memory (device_memory_open/close), and every cudaMalloc buffer of d is
+// open. kernel_view: a kernel runs under CUEMU_CHECK=uninit
+// (device_memory_kernel_begin/end), and only the pages something wrote are open.
+int opened[max_devices] = {};
+bool kernel_view = false;
+
+}  // namespace
+
+// ---- protection ----------------------------------------------------------------------
+// Applies the access rule to one live cudaMalloc buffer. Managed memory is
+// always open: the host may use it, as on a GPU system.
+void protect(mapping& m) {
+    if (m.info.freed || std::strcmp(m.info.how, "cudaMalloc") != 0) return;
+    const bool device_open = opened[m.info.device] > 0;
+    if (!device_open || !kernel_view || !tracks_writes(m)) {
+        mprotect(m.body, m.body_length, device_open ? PROT_READ | PROT_WRITE : PROT_NONE);
+        return;
+    }
+    // A kernel runs under CUEMU_CHECK=uninit: pages with any written byte are
+    // open, the others stay closed so that the first access is seen.
+    const std::size_t page = page_size();
+    const char* begin = m.info.begin;
+    for (std::size_t p = 0; p < m.page_open.size(); ++p) {
+        char* page_start = m.body + p * page;
+        const char* lo = std::max<const char*>(page_start, begin);
+        const char* hi = std::min<const char*>(page_start + page, begin + m.info.size);
+        // A page the running kernel already opened stays open, should the
+        // protections be recomputed while it runs.
+        bool open = m.page_open[p] != 0;
+        for (const char* c = lo; c < hi && !open; ++c) open = m.written[c - begin];
+        m.page_open[p] = open;
+        mprotect(page_start, page, open ? PROT_READ | PROT_WRITE : PROT_NONE);
+    }
+}
+
+namespace {
+
+void protect_all() {
+    for (auto& [begin, base] : live) protect(by_base[base]);
+}
+
+void protect_device(int device) {
+    for (auto& [begin, base] : live) {
+        mapping& m = by_base[base];
+        if (m.info.device == device) protect(m);
+    }
+}
+
+// After a kernel under CUEMU_CHECK=uninit: memory nothing had written holds
+// 0xFF bytes; a 4-byte word of the buffer (counted from its start) that holds
+// anything else now was written by the kernel, all four bytes of it. Words,
+// not bytes: a float the kernel wrote has a 0xFF byte about once in 90 values,
+// but is all 0xFF only as one particular NaN. What this misses: a kernel that
+// writes the pattern itself (an int -1), and single bytes of char arrays
+// (see README, "Reading memory nothing wrote").
+void collect_kernel_writes() {
+    const std::size_t page = page_size();
+    for (auto& [begin_key, base] : live) {
+        mapping& m = by_base[base];
+        // A device whose memory closed while the kernel ran (its own work
+        // ended; several devices) was not the kernel's to write.
+        if (!tracks_writes(m) || opened[m.info.device] == 0) continue;
+        const unsigned char* begin = reinterpret_cast<const unsigned char*>(m.info.begin);
+        for (std::size_t word = 0; word < m.info.size; word += 4) {
+            const std::size_t end = std::min(word + 4, m.info.size);
+            std::size_t p = static_cast<std::size_t>(m.info.begin + word - m.body) / page;
+            std::size_t p_last = static_cast<std::size_t>(m.info.begin + end - 1 - m.body) / page;
+            if (!m.page_open[p] && !m.page_open[p_last]) continue;  // untouched by the kernel
+            bool changed = false, all_written = true;
+            for (std::size_t i = word; i < end; ++i) {
+                changed |= begin[i] != 0xFF && !m.written[i];
+                all_written &= m.written[i] != 0;
+            }
+            if (changed && !all_written) std::memset(m.written.data() + word, 1, end - word);
+        }
+    }
+}
+
+// ---- the uninitialized read a kernel made, reported when the kernel ends ------------------
+struct uninit_read {
+    bool seen = false;
+    kernel_position where;
+    const void* address = nullptr;
+    allocation_info alloc;
+};
+uninit_read pending_uninit;  // guarded by registry_mutex
+
+}  // namespace
+
+// A queued copy or fill wrote [p, p + n) (CUEMU_CHECK=uninit bookkeeping).
+void mark_written(const void* p, std::size_t n) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    mapping* m = live_mapping_at(p);
+    if (!m || !tracks_writes(*m)) return;
+    std::size_t offset = static_cast<std::size_t>(static_cast<const char*>(p) - m->info.begin);
+    std::memset(m->written.data() + offset, 1, n);
+}
+
+void device_memory_open(int device) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    if (opened[device]++ == 0) protect_device(device);
+}
+
+void device_memory_close(int device) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    if (opened[device] == 0 || --opened[device] != 0) return;
+    bool all_closed = true;
+    for (int d = 0; d < max_devices; ++d) all_closed &= opened[d] == 0;
+    if (all_closed) kernel_view = false;
+    protect_device(device);
+}
+
+void device_memory_kernel_begin() {
+    if (!check_uninit()) return;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    kernel_view = true;
+    pending_uninit.seen = false;
+    for (auto& [begin, base] : live) {  // the kernel's view starts from what was written
+        mapping& m = by_base[base];
+        std::fill(m.page_open.begin(), m.page_open.end(), 0);
+    }
+    protect_all();
+}
+
+void device_memory_kernel_end() {
+    if (!check_uninit()) return;
+    uninit_read report;
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        if (!kernel_view) return;
+        collect_kernel_writes();
+        kernel_view = false;
+        protect_all();
+        report = pending_uninit;
+        pending_uninit.seen = false;
+    }
+    if (report.seen) report_uninit_read(report.where, report.address, report.alloc);
+}
+
+bool handle_uninit_fault(const void* addr, int is_write) {
+    if (!check_uninit() || is_write < 0) return false;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    if (!kernel_view) return false;
+    mapping* m = live_mapping_at(addr);
+    // A closed device's memory (another device's, without peer access) is
+    // not the kernel's view: the fault is reported as an access to it.
+    if (!m || !tracks_writes(*m) || opened[m->info.device] == 0) return false;
+    const std::size_t page = page_size();
+    const std::size_t p = static_cast<std::size_t>(static_cast<const char*>(addr) - m->body) / page;
+    if (m->page_open[p]) return true;  // another worker opened it a moment ago
+    // Nothing in this page was written before the kernel, and the kernel has
+    // not touched it yet: a write is fine, a read reads the fill.
+    m->page_open[p] = 1;
+    mprotect(m->body + p * page, page, PROT_READ | PROT_WRITE);
+    if (is_write == 0 && !pending_uninit.seen) {
+        pending_uninit.seen = true;
+        pending_uninit.address = addr;
+        pending_uninit.alloc = m->info;
+        current_kernel_position(&pending_uninit.where);
+    }
+    return true;
+}
+
+void note_device_write(const void* p, std::size_t n) { mark_written(p, n); }
+
+}  // namespace cuemu::detail
