@@ -176,7 +176,7 @@ void give_back_device_memory(std::size_t size, int device);
 // The device's memory allocated and not yet freed.
 std::size_t device_memory_in_use(int device);
 
-// ---- scheduler (scheduler.cpp) ---------------------------------------------------
+// ---- the fault handler (fault_handler.cpp) ------------------------------------------
 // Installs the SIGSEGV/SIGBUS/SIGFPE/SIGILL handler (once); memory.cpp calls
 // it at the first allocation, so host code that touches device memory before
 // any launch is reported too.
@@ -188,6 +188,8 @@ struct kernel_position {
     dim3 grid_dim, block_dim;
 };
 bool current_kernel_position(kernel_position* out);
+
+// ---- scheduler (scheduler.cpp) ---------------------------------------------------
 int worker_count();  // worker_pool.cpp
 std::string emulator_device_name();
 // What the launch itself refuses (a bad configuration), checked at the launch.

@@ -1,9 +1,9 @@
 // scheduler.cpp - runs a launch: blocks spread over a pool of worker OS
 // threads (worker_pool.cpp), each CUDA thread of a block a fiber on its worker, and
 // __syncthreads as a switch back to the block's scheduling loop (or straight
-// to the next thread the loop has queued: hand_on_at_barrier). Also owns the
-// fault handler that turns a bad access inside a kernel into a report and a
-// sticky cudaErrorIllegalAddress instead of a dead process.
+// to the next thread the loop has queued: hand_on_at_barrier). A CUDA thread
+// that faults is ended by the fault handler (fault_handler.cpp) and filed here
+// by the block loop; the types both share are in block_state.h.
 //
 // How one block runs (on one worker thread, never moving):
 //   1. A fiber takes thread 0 and runs it. If it finishes without reaching a
@@ -40,7 +40,6 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <ucontext.h>
 
 #include <algorithm>
 #include <atomic>
@@ -59,6 +58,7 @@
 #include "cuemu/builtins.h"
 #include "cuemu/launch.h"
 #include "cuemu/runtime.h"
+#include "block_state.h"
 #include "diagnostics.h"
 #include "fiber_switch.h"
 #include "internal.h"
@@ -75,9 +75,15 @@ __thread thread_cursor tls_thread_cursor;
 }  // namespace cuemu
 
 namespace cuemu::detail {
-namespace {
-namespace bctx = boost::context;
+// The worker's current CUDA thread, block and launch (block_state.h).
+__thread fiber_slot* tls_slot = nullptr;
+__thread launch_job* tls_job = nullptr;
+__thread bool tls_is_worker = false;
+__thread std::uint64_t tls_linear_block;
+__thread std::atomic<std::uint64_t>* tls_fingerprint = nullptr;
+__thread std::atomic<std::uint64_t>* tls_answered = nullptr;
 
+namespace {
 // The hardware limits a launch is checked against (the real ones).
 constexpr unsigned max_threads_per_block = 1024;
 constexpr unsigned max_block_dim[3] = {1024, 1024, 64};
@@ -87,32 +93,6 @@ constexpr std::size_t max_shared_per_block = 48 * 1024;
 // Each CUDA thread's stack. Large enough for printf and modest local arrays;
 // a guard page below it turns an overflow into a reported fault.
 constexpr std::size_t fiber_stack_size = 256 * 1024;
-
-struct fiber_slot;
-
-// One warp's meeting point for warp functions. Lanes are bits: bit i is lane i.
-struct warp_state {
-    std::uint32_t arrived = 0;  // lanes suspended in a warp function
-    std::uint32_t gone = 0;     // lanes that have exited, or that the warp lacks
-    fiber_slot* lane[32];       // who is waiting, for each arrived lane
-};
-
-struct block_state {
-    launch_job* job;
-    // Threads started and finished, the next one's index in forward order
-    // (shared with the launch's loop over threads, thread_loop.h).
-    thread_cursor& cursor;  // this worker's tls_thread_cursor
-    dim3 dim;
-    const unsigned* start_order;  // other orders: linear index of each start
-    warp_state* warps;
-    std::vector<fiber_slot*>* ready;  // to resume, in this order (worker_state::ready)
-    std::vector<fiber_slot*>* at_barrier;  // worker_state::at_barrier
-    std::size_t next_ready = 0;            // ready[next_ready] is the next to resume
-    // Blocks chain_next .. chain_end - 1 of the worker's chunk: a fiber whose
-    // block has finished goes on with the next of them itself
-    // (go_on_with_next_block); empty for other orders and cooperative launches.
-    std::uint64_t chain_next = 0, chain_end = 0;
-};
 
 // The thread index after idx in x-fastest order. Counting up is much cheaper
 // than dividing the linear index for every CUDA thread.
@@ -129,60 +109,6 @@ uint3 unflatten(std::uint64_t linear, dim3 d) {
                  static_cast<unsigned>(linear / d.x % d.y),
                  static_cast<unsigned>(linear / (std::uint64_t(d.x) * d.y))};
 }
-
-// refused: the kernel called something the emulator cannot do (grid.sync()
-// without a cooperative launch); the fiber is never resumed.
-// at_lockstep: at a volatile shared-memory access, waiting for the other lanes
-// (warp_lockstep_point).
-enum class fiber_state { idle, at_barrier, at_warp, at_lockstep, faulted, threw, timed_out, refused };
-
-// What a lane asked of a warp function, and what it gets back.
-struct warp_request {
-    int op = 0;  // a cuemu::warp_op
-    std::uint32_t mask = 0;
-    std::uint64_t value = 0;
-    int param = 0;  // source lane, delta or lane mask
-    int width = 32;
-    const char* file = "";
-    int line = 0;
-    std::uint64_t result = 0;
-};
-
-struct fiber_slot {
-    bctx::fiber fiber;  // this CUDA thread, while suspended
-    bctx::fiber sched;  // the block's scheduling loop, while this one runs
-    fiber_state state = fiber_state::idle;
-    block_state* block = nullptr;
-    uint3 thread_idx{0, 0, 0};
-    unsigned linear = 0;  // thread index within the block, x fastest
-    // where it waits at __syncthreads, and the predicate of the _count/_and/_or forms
-    const char* barrier_file = "";
-    int barrier_line = 0;
-    int barrier_predicate = 0;
-    int barrier_result = 0;
-    warp_request warp;
-    sigjmp_buf fault_jump;
-    // what the fault handler saw
-    int signal_number = 0;
-    const void* fault_address = nullptr;
-    const void* fault_pc = nullptr;
-    int fault_is_write = -1;
-    const char* stack_low = nullptr;  // guard page .. top of this fiber's stack
-    const char* stack_high = nullptr;
-    std::string exception_text;
-    // what kernel_cannot_go_on was told (string literals of the caller)
-    const char* refusal_headline = "";
-    const char* refusal_what = "";
-    const char* refusal_hint = "";
-    const char* refusal_on_a_gpu = "";
-    const char* refusal_file = "";
-    int refusal_line = 0;
-    cudaError_t refusal_error = cudaErrorLaunchFailure;  // a failed device-side assert: cudaErrorAssert
-    std::string refusal_text;  // stop_kernel_with's `what`, kept here (its caller's frame is gone)
-    // For AddressSanitizer's fiber annotations (fiber_switch.h).
-    stack_span own_stack, scheduler_stack;
-    void* fake_stack = nullptr;
-};
 
 // The stack allocator the fibers use: boost's guarded stack, remembering
 // where the stack lies so an overflow can be told apart from a bad pointer.
@@ -218,36 +144,11 @@ struct recorded_stack {
 // wrapping below max_stack_colour.
 std::size_t stack_colour(std::size_t n) { return n * 17 * 64 % max_stack_colour; }
 
-// Dynamic shared memory is 256-byte aligned; aligned_alloc memory goes back
-// through free (an aligned new[] freed by plain delete[] is undefined).
-struct free_deleter {
-    void operator()(unsigned char* p) const { std::free(p); }
-};
-
-struct worker_state {
-    std::vector<std::unique_ptr<fiber_slot>> slots;  // every fiber this worker made
-    std::vector<fiber_slot*> idle;                   // ready to take a new thread
-    std::vector<fiber_slot*> at_barrier;             // suspended at __syncthreads
-    std::vector<fiber_slot*> ready;                  // to resume, in this order
-    std::vector<fiber_slot*> lockstep;               // at a volatile shared access
-    std::vector<unsigned> start_order;               // for reverse and shuffle
-    warp_state warps[32];                            // 1024 threads at most
-    std::unique_ptr<unsigned char[], free_deleter> shared;  // dynamic shared memory
-    std::size_t shared_capacity = 0;
-};
-
-__thread fiber_slot* tls_slot = nullptr;  // the CUDA thread running now
 __thread unsigned char* tls_dynamic_shared = nullptr;
-__thread launch_job* tls_job = nullptr;  // the launch this worker runs, for the watchdog
-__thread bool tls_is_worker = false;     // a worker of the pool (for the fault handler)
 // How many CUDA threads this worker has finished, ever. The watchdog reads it
 // from another thread; only this worker writes it, so a plain relaxed load and
 // store (no locked instruction) keeps the per-thread cost at about nothing.
 __thread std::atomic<std::uint64_t>* tls_progress = nullptr;
-// The register fingerprint of the CUDA thread the watchdog's signal last
-// interrupted on this worker (watchdog.h); written by the signal handler.
-__thread std::atomic<std::uint64_t>* tls_fingerprint = nullptr;
-__thread std::atomic<std::uint64_t>* tls_answered = nullptr;  // looks answered, ever
 
 // A barrier released, a warp function completed, a thread finished: the
 // kernel is moving, and the watchdog must leave it alone.
@@ -428,34 +329,15 @@ void record_finished_run(block_state& block) {
 // block is running.
 void record_run_of_current_block() { record_finished_run(*tls_slot->block); }
 
-// The launch's loop sets only threadIdx for each thread it starts; the slot
-// learns which thread it runs when that matters: where the thread suspends,
-// faults, throws or is stopped.
-inline void note_thread_index(fiber_slot* s) {
-    const uint3 idx = tls_thread_idx;
-    const dim3 d = s->block->dim;
-    s->thread_idx = idx;
-    s->linear = idx.x + d.x * (idx.y + d.y * idx.z);
-}
-
-// ... and, where the thread calls into the emulator or faults (not for the
-// watchdog's signal, which may land anywhere), brings the block's record of
-// finished threads up to date first.
+// note_thread_index (block_state.h), and, where the thread calls into the
+// emulator or faults (not for the watchdog's signal, which may land
+// anywhere), brings the block's record of finished threads up to date first.
 inline void note_current_thread(fiber_slot* s) {
     record_finished_run(*s->block);
     note_thread_index(s);
 }
 
 // ---- fibers ------------------------------------------------------------------
-// The fault handler runs with the watchdog's signal blocked; a fiber that
-// left the handler by siglongjmp unblocks it again.
-void unblock_watchdog_signal() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, watchdog_signal());
-    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-}
-
 // From a CUDA thread's fiber back to the block's scheduling loop, and on when
 // the loop resumes this fiber.
 void yield_to_scheduler(fiber_slot* s) {
@@ -566,6 +448,8 @@ fiber_slot* acquire_slot(worker_state& w) {
     return s;
 }
 
+}  // namespace
+
 // After a fault, fibers of the block may be suspended mid-kernel. Destroying
 // them unwinds their stacks; the worker starts afresh with new fibers.
 void discard_all_fibers(worker_state& w) {
@@ -587,145 +471,7 @@ void discard_all_fibers(worker_state& w) {
     w.slots.clear();
 }
 
-// ---- faults ------------------------------------------------------------------
-__thread std::uint64_t tls_linear_block;  // the block this worker runs, numbered in launch order
-
-// Keeps the report of a failure in the current block if it is the one the
-// launch will print: a failure that stops the launch wins over one it goes on
-// after (CUEMU_ON_FAULT=continue), then the lowest-numbered block, then the
-// first report from that block. Called with job.report_mutex held.
-void keep_report(launch_job& job, bool stops, std::function<cudaError_t()> report) {
-    const std::uint64_t block = tls_linear_block;
-    const bool better = (stops && !job.report_stops) ||
-                        (stops == job.report_stops && block < job.report_block);
-    if (better) {
-        job.report = std::move(report);
-        job.report_block = block;
-        job.report_stops = stops;
-    }
-    if (job.report_stops) job.lowest_failed_block = job.report_block;
-}
-
-void report_and_fail(launch_job& job, fiber_slot& s) {
-    std::lock_guard<std::mutex> lock(job.report_mutex);
-    // CUEMU_ON_FAULT=continue ends only the faulting thread; the watchdog
-    // always stops the launch.
-    const bool timed_out = s.state == fiber_state::timed_out;
-    const bool stop = timed_out || !continue_after_fault();
-    if (!timed_out) ++job.fault_count;
-    fault_report r;
-    r.site = job.site;
-    r.block_idx = tls_block_idx;
-    r.thread_idx = s.thread_idx;
-    r.grid_dim = job.config->grid;
-    r.block_dim = job.config->block;
-    r.signal_number = s.signal_number;
-    r.address = s.fault_address;
-    r.pc = s.fault_pc;
-    r.is_write = s.fault_is_write;
-    r.exception_text = s.exception_text;
-    r.timed_out = s.state == fiber_state::timed_out;
-    r.watchdog_seconds = job.watchdog_seconds;
-    r.timed_out_busy = job.timed_out_busy;
-    r.seconds_without_progress = job.seconds_without_progress;
-    const char* a = static_cast<const char*>(s.fault_address);
-    r.stack_overflow = s.state == fiber_state::faulted && a && a >= s.stack_low &&
-                       a < s.stack_high;
-    keep_report(job, stop, [r] { return report_fault(r); });
-}
-
-// Where the interrupted instruction was (for the report's source line), and
-// whether a SIGSEGV was a write.
-void read_context(int sig, void* raw_context, const void** pc, int* is_write) {
-    *pc = nullptr;
-    *is_write = -1;
-#if defined(__linux__) && defined(__x86_64__)
-    auto* uc = static_cast<ucontext_t*>(raw_context);
-    *pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
-    if (sig == SIGSEGV) *is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
-#elif defined(__linux__) && defined(__aarch64__)
-    auto* uc = static_cast<ucontext_t*>(raw_context);
-    *pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
-    (void)sig;
-#else
-    (void)sig;
-    (void)raw_context;
-#endif
-}
-
-struct sigaction previous_actions[NSIG];  // what was installed before ours
-
-void on_fault(int sig, siginfo_t* info, void* raw_context) {
-    const void* pc = nullptr;
-    int is_write = -1;
-    read_context(sig, raw_context, &pc, &is_write);
-    fiber_slot* s = tls_slot;
-    if (!s) {
-        // Not inside a kernel. On a host thread of the program: explain it if
-        // it touched device memory (closed while the device is idle). On the
-        // device thread: queued work (a copy, a memset, a host function)
-        // touched memory that was not valid when it ran. On a worker between
-        // CUDA threads: the emulator's own fault. Then let the program crash
-        // the way it would have without us (the previous action runs when the
-        // instruction repeats), as a GPU program crashes there too.
-        if (on_device_thread())
-            report_device_thread_fault(sig, info->si_addr, pc, is_write);
-        else if (!tls_is_worker)
-            report_host_fault(sig, info->si_addr, pc, is_write);
-        sigaction(sig, &previous_actions[sig], nullptr);
-        return;
-    }
-    // CUEMU_CHECK=uninit keeps pages nothing wrote closed: its own faults
-    // are noted and the access is retried.
-    if (sig == SIGSEGV && handle_uninit_fault(info->si_addr, is_write)) return;
-    note_current_thread(s);
-    s->signal_number = sig;
-    s->fault_address = info->si_addr;
-    s->fault_pc = kernel_pc_of(pc);  // an atomic faults inside its hook: name the kernel's line
-    s->fault_is_write = is_write;
-    siglongjmp(s->fault_jump, 1);
-}
-
-// The watchdog's signal. Inside a kernel of a launch that has run out of time,
-// it abandons the CUDA thread the way a fault does. Anywhere else (the worker
-// is between fibers, or idle) it does nothing: the block loop checks the flag
-// itself, and the watchdog signals again until the launch has ended.
-void on_watchdog(int, siginfo_t*, void* raw_context) {
-    fiber_slot* s = tls_slot;
-    launch_job* job = tls_job;
-    if (!job || !job->timed_out.load()) {  // a look: the running CUDA thread's registers now
-        if (tls_fingerprint) {
-            tls_fingerprint->store(s ? register_fingerprint(raw_context) : 0);
-            tls_answered->store(tls_answered->load() + 1);
-        }
-        return;
-    }
-    if (!s) return;
-    note_thread_index(s);  // the block is discarded: its exits need no record
-    s->signal_number = 0;
-    s->fault_address = nullptr;
-    read_context(0, raw_context, &s->fault_pc, &s->fault_is_write);
-    s->fault_pc = kernel_pc_of(s->fault_pc);  // not the race check's hook it was in
-    siglongjmp(s->fault_jump, 2);
-}
-
-void install_fault_handler() {
-    struct sigaction action {};
-    action.sa_sigaction = on_fault;
-    // ONSTACK: a stack overflow leaves no room on the faulting stack.
-    // NODEFER: we leave the handler with siglongjmp, so the signal must not
-    // stay blocked afterwards.
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&action.sa_mask);
-    // The watchdog's signal waits while a fault is handled: its siglongjmp
-    // would leave the fault handler holding the registry's lock (CUEMU_CHECK=uninit).
-    sigaddset(&action.sa_mask, watchdog_signal());
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &action, &previous_actions[sig]);
-    sigemptyset(&action.sa_mask);
-    action.sa_sigaction = on_watchdog;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
-    sigaction(watchdog_signal(), &action, nullptr);
-}
+namespace {
 
 // ---- reporting a block that cannot go on ---------------------------------------
 // "(3,0,0)": a thread index as CUDA writes it.
@@ -1160,6 +906,8 @@ void remember_refusal(const launch_site& site, cudaError_t e, const std::string&
 
 }  // namespace
 
+void note_current_thread_out_of_line(fiber_slot* s) { note_current_thread(s); }
+
 // ---- for the worker pool (launch_job.h) --------------------------------------------
 struct pool_worker {
     worker_state state;
@@ -1184,22 +932,6 @@ void work_on_launch(pool_worker& worker, launch_job& job) { run_blocks(worker.st
 
 bool on_worker_thread() { return tls_is_worker; }
 
-void install_fault_handler_once() {
-    static std::once_flag once;
-    std::call_once(once, install_fault_handler);
-}
-
-bool current_kernel_position(kernel_position* out) {
-    fiber_slot* s = tls_slot;
-    if (!s || !s->block) return false;
-    note_current_thread(s);
-    out->site = *s->block->job->site;
-    out->block_idx = tls_block_idx;
-    out->thread_idx = s->thread_idx;
-    out->grid_dim = s->block->job->config->grid;
-    out->block_dim = s->block->job->config->block;
-    return true;
-}
 
 std::string emulator_device_name() {
     return "cuemu CPU emulator (" + std::to_string(worker_count()) +
