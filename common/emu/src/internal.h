@@ -191,8 +191,9 @@ bool current_kernel_position(kernel_position* out);
 
 // ---- scheduler (scheduler.cpp) ---------------------------------------------------
 int worker_count();  // worker_pool.cpp
-std::string emulator_device_name();
-// What the launch itself refuses (a bad configuration), checked at the launch.
+std::string emulator_device_name();  // device.cpp
+// What the launch itself refuses (a bad configuration), checked at the launch
+// (launch_checks.cpp).
 cudaError_t check_launch(const launch_site& site, const launch_config& config);
 // Runs a checked launch to the end; the fault's (sticky) error or cudaSuccess.
 cudaError_t run_launch(const launch_site& site, const launch_config& config,
