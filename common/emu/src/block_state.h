@@ -128,6 +128,21 @@ struct worker_state {
     std::size_t shared_capacity = 0;
 };
 
+// The thread index of a linear one, x fastest.
+inline uint3 unflatten(std::uint64_t linear, dim3 d) {
+    return uint3{static_cast<unsigned>(linear % d.x),
+                 static_cast<unsigned>(linear / d.x % d.y),
+                 static_cast<unsigned>(linear / (std::uint64_t(d.x) * d.y))};
+}
+
+// Two threads wait at the same __syncthreads(): the same line of the same
+// file. The file names are usually the same pointer (one string literal), so
+// the string compare is rarely needed.
+inline bool same_barrier(const fiber_slot* a, const fiber_slot* b) {
+    return a->barrier_line == b->barrier_line &&
+           (a->barrier_file == b->barrier_file || std::strcmp(a->barrier_file, b->barrier_file) == 0);
+}
+
 // The worker's current CUDA thread, block and launch (scheduler.cpp defines them).
 extern __thread fiber_slot* tls_slot;  // the CUDA thread running now
 extern __thread launch_job* tls_job;  // the launch this worker runs, for the watchdog
@@ -149,8 +164,8 @@ inline void note_thread_index(fiber_slot* s) {
 }
 
 // ---- scheduler.cpp, for the code it calls when something goes wrong ------------------
-// note_current_thread (scheduler.cpp), not inlined: for callers outside the
-// hot paths, which must not make the inline one bigger where it is hot.
+// note_current_thread (scheduler.cpp) for the callers in other files, all
+// cold; the hot callers keep the inline one, next to what it inlines.
 void note_current_thread_out_of_line(fiber_slot* s);
 // Destroys the worker's fibers, unwinding those suspended mid-kernel.
 void discard_all_fibers(worker_state& w);
@@ -162,6 +177,21 @@ void keep_report(launch_job& job, bool stops, std::function<cudaError_t()> repor
 void report_and_fail(launch_job& job, fiber_slot& s);
 // For a fiber that left the fault handler by siglongjmp.
 void unblock_watchdog_signal();
+
+// ---- reporting a block that cannot go on (stuck_block_report.cpp) ----------------------
+std::string xyz(uint3 v);  // "(3,0,0)"
+// One report per launch; discards the worker's fibers.
+void report_block_problem(worker_state& w, launch_job& job, const std::string& headline,
+                          const std::string& body, const char* hint, const char* on_a_gpu,
+                          cudaError_t error = cudaErrorLaunchFailure);
+// The running CUDA thread, told why the launch must stop (see kernel_cannot_go_on).
+fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* what,
+                          const char* hint, const char* on_a_gpu, const char* file, int line);
+// What barrier_is_sound (scheduler.cpp) found wrong when every live thread
+// of the block is suspended, reported (report_block_problem).
+void report_warp_waits_for_barrier(worker_state& w, block_state& block, unsigned warp);
+void report_barrier_after_exit(worker_state& w, block_state& block);
+void report_different_barriers(worker_state& w, block_state& block, fiber_slot* first, fiber_slot* b);
 
 }  // namespace cuemu::detail
 

@@ -201,7 +201,8 @@ cudaError_t run_launch(const launch_site& site, const launch_config& config,
 // True on a worker thread while it runs a CUDA thread.
 bool inside_kernel();
 // Stops the launch from inside a kernel with a report (see
-// kernel_cannot_go_on in builtins.h) and the given sticky error.
+// kernel_cannot_go_on in builtins.h) and the given sticky error
+// (stuck_block_report.cpp).
 [[noreturn]] void stop_kernel_with(cudaError_t error, const char* headline, const char* what,
                                    const char* hint, const char* on_a_gpu, const char* file,
                                    int line);

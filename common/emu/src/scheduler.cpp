@@ -1,9 +1,12 @@
 // scheduler.cpp - runs a launch: blocks spread over a pool of worker OS
 // threads (worker_pool.cpp), each CUDA thread of a block a fiber on its worker, and
 // __syncthreads as a switch back to the block's scheduling loop (or straight
-// to the next thread the loop has queued: hand_on_at_barrier). A CUDA thread
-// that faults is ended by the fault handler (fault_handler.cpp) and filed here
-// by the block loop; the types both share are in block_state.h.
+// to the next thread the loop has queued: hand_on_at_barrier). This file keeps
+// every path a CUDA thread or a barrier takes, so that GCC inlines them into
+// one another; what runs only when something goes wrong has files of its own:
+// the fault handler (fault_handler.cpp), the reports of a block that cannot
+// go on (stuck_block_report.cpp) and the launch checks (launch_checks.cpp).
+// The types they share are in block_state.h.
 //
 // How one block runs (on one worker thread, never moving):
 //   1. A fiber takes thread 0 and runs it. If it finishes without reaching a
@@ -33,20 +36,18 @@
 // that have exited (or that a partial warp does not have) do not hold a group
 // up, as PTX specifies for "non-exited threads".
 //
-// The block loop also diagnoses what a GPU would hang on or silently get wrong:
-// a __syncthreads that some threads skip (they exited, or wait at another
-// __syncthreads), and warp lanes waiting for lanes held at a block barrier.
+// The block loop also finds what a GPU would hang on or silently get wrong
+// (barrier_is_sound; stuck_block_report.cpp says what it was): a __syncthreads
+// that some threads skip (they exited, or wait at another __syncthreads), and
+// warp lanes waiting for lanes held at a block barrier.
 // A watchdog (CUEMU_WATCHDOG_SECONDS) interrupts a kernel that never finishes.
-#include <pthread.h>
 #include <setjmp.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -64,7 +65,6 @@
 #include "internal.h"
 #include "launch_job.h"
 #include "race_detector.h"
-#include "watchdog.h"
 
 namespace cuemu {
 __thread uint3 tls_thread_idx;
@@ -96,12 +96,6 @@ inline void advance(uint3& idx, const dim3& dim) {
     if (++idx.y < dim.y) return;
     idx.y = 0;
     ++idx.z;
-}
-
-uint3 unflatten(std::uint64_t linear, dim3 d) {
-    return uint3{static_cast<unsigned>(linear % d.x),
-                 static_cast<unsigned>(linear / d.x % d.y),
-                 static_cast<unsigned>(linear / (std::uint64_t(d.x) * d.y))};
 }
 
 // The stack allocator the fibers use: boost's guarded stack, remembering
@@ -466,142 +460,31 @@ void discard_all_fibers(worker_state& w) {
 }
 
 namespace {
-
-// ---- reporting a block that cannot go on ---------------------------------------
-// "(3,0,0)": a thread index as CUDA writes it.
-std::string xyz(uint3 v) {
-    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
-
-// "40 threads: (0,0,0) to (39,0,0)" for a set of linear thread indices,
-// as runs of consecutive indices, the first few only.
-std::string describe_threads(std::vector<unsigned> linear, dim3 dim) {
-    std::sort(linear.begin(), linear.end());
-    std::string text = std::to_string(linear.size()) + (linear.size() == 1 ? " thread: " : " threads: ");
-    std::size_t runs = 0, i = 0;
-    while (i < linear.size()) {
-        std::size_t j = i;
-        while (j + 1 < linear.size() && linear[j + 1] == linear[j] + 1) ++j;
-        if (runs == 4) {
-            text += ", ...";
-            break;
-        }
-        if (runs) text += ", ";
-        text += xyz(unflatten(linear[i], dim));
-        if (j > i) text += " to " + xyz(unflatten(linear[j], dim));
-        ++runs;
-        i = j + 1;
-    }
-    return text;
-}
-
-// Reports a synchronization bug in the current block (one report per launch)
-// and fails the launch with cudaErrorLaunchFailure.
-void report_block_problem(worker_state& w, launch_job& job, const std::string& headline,
-                          const std::string& body, const char* hint, const char* on_a_gpu,
-                          cudaError_t error = cudaErrorLaunchFailure) {
-    {
-        std::lock_guard<std::mutex> lock(job.report_mutex);
-        std::string text = "  block " + xyz(tls_block_idx) + " of grid " + xyz(job.config->grid) +
-                           ", block size " + xyz(job.config->block) + "\n" + body;
-        const launch_site* site = job.site;
-        keep_report(job, /*stops=*/true, [site, headline, text, hint, on_a_gpu, error] {
-            return report_kernel_problem(*site, headline, text, hint, on_a_gpu, error);
-        });
-    }
-    discard_all_fibers(w);
-}
-
-const char* const divergent_barrier_hint =
-    "every thread of a block must reach the same __syncthreads() the same number of times:\n"
-    "        do not return early before a barrier, and do not put a barrier inside an if or\n"
-    "        a loop that only some threads of the block take (guard the work, not the barrier)";
-const char* const divergent_barrier_on_gpu =
-    "this is undefined behaviour: the kernel may hang, or go on with a barrier that did\n"
-    "  not wait for every thread and read data that is not there yet";
-
-// Two threads wait at the same __syncthreads(): the same line of the same
-// file. The file names are usually the same pointer (one string literal), so
-// the string compare is rarely needed.
-inline bool same_barrier(const fiber_slot* a, const fiber_slot* b) {
-    return a->barrier_line == b->barrier_line &&
-           (a->barrier_file == b->barrier_file || std::strcmp(a->barrier_file, b->barrier_file) == 0);
-}
-
+// ---- one block ---------------------------------------------------------------
 // Every live thread of the block is suspended: at __syncthreads, or in a warp
-// function. Checks that the barrier is a proper one; false (after a report)
-// when it is not.
+// function. Checks that the barrier is a proper one; false (after a report,
+// stuck_block_report.cpp) when it is not.
 bool barrier_is_sound(worker_state& w, block_state& block) {
-    launch_job& job = *block.job;
-    const dim3 dim = block.dim;
     std::vector<fiber_slot*>& waiting = w.at_barrier;
     // Warp lanes waiting for lanes that wait at the barrier: neither can go on.
     for (unsigned warp = 0; warp * 32 < block.cursor.count; ++warp) {
-        const warp_state& ws = block.warps[warp];
-        if (!ws.arrived) continue;
-        fiber_slot* lane = ws.lane[__builtin_ctz(ws.arrived)];
-        std::uint32_t missing = lane->warp.mask & ~(ws.arrived | ws.gone);
-        fiber_slot* held = nullptr;
-        for (fiber_slot* b : waiting)
-            if (b->linear >> 5 == warp && (missing >> (b->linear & 31) & 1u) &&
-                (!held || b->linear < held->linear))
-                held = b;
-        std::string body = "  thread " + xyz(lane->thread_idx) + " (lane " +
-                           std::to_string(lane->linear & 31) + " of warp " + std::to_string(warp) +
-                           ") waits in a warp function at " + lane->warp.file + ":" +
-                           std::to_string(lane->warp.line) + " for the lanes of its mask\n";
-        if (held)
-            body += "  but thread " + xyz(held->thread_idx) + " (lane " +
-                    std::to_string(held->linear & 31) + ") waits at the __syncthreads() at " +
-                    held->barrier_file + ":" + std::to_string(held->barrier_line) +
-                    ", which waits for every thread\n";
-        report_block_problem(w, job, "deadlock between a warp function and __syncthreads()", body,
-                             "the lanes named in a warp function's mask must all reach it; do not let\n"
-                             "        some of them go on to a __syncthreads() first",
-                             "the kernel hangs");
+        if (!block.warps[warp].arrived) continue;
+        report_warp_waits_for_barrier(w, block, warp);
         return false;
     }
     if (block.cursor.exited) {
-        fiber_slot* first = waiting.front();
-        std::vector<unsigned> at, gone;
-        std::vector<bool> is_waiting(block.cursor.count, false);
-        for (fiber_slot* b : waiting) {
-            at.push_back(b->linear);
-            is_waiting[b->linear] = true;
-            if (b->linear < first->linear) first = b;
-        }
-        for (unsigned t = 0; t < block.cursor.count; ++t)
-            if (!is_waiting[t]) gone.push_back(t);
-        std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
-                           first->barrier_file + ":" + std::to_string(first->barrier_line) +
-                           ", but thread " + xyz(unflatten(gone.front(), dim)) +
-                           " has exited without reaching it\n"
-                           "  waiting there: " + describe_threads(at, dim) + "\n" +
-                           "  exited:        " + describe_threads(gone, dim) + "\n";
-        report_block_problem(w, job, "__syncthreads() not reached by every thread of the block", body,
-                             divergent_barrier_hint, divergent_barrier_on_gpu);
+        report_barrier_after_exit(w, block);
         return false;
     }
     fiber_slot* first = waiting.front();
     for (fiber_slot* b : waiting) {
         if (same_barrier(b, first)) continue;
-        std::vector<unsigned> here, there;
-        for (fiber_slot* c : waiting)
-            (same_barrier(c, first) ? here : there).push_back(c->linear);
-        std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
-                           first->barrier_file + ":" + std::to_string(first->barrier_line) +
-                           ", thread " + xyz(b->thread_idx) + " at the one at " + b->barrier_file +
-                           ":" + std::to_string(b->barrier_line) + "\n" +
-                           "  at line " + std::to_string(first->barrier_line) + ": " + describe_threads(here, dim) + "\n" +
-                           "  elsewhere:   " + describe_threads(there, dim) + "\n";
-        report_block_problem(w, job, "threads of one block wait at different __syncthreads()", body,
-                             divergent_barrier_hint, divergent_barrier_on_gpu);
+        report_different_barriers(w, block, first, b);
         return false;
     }
     return true;
 }
 
-// ---- one block ---------------------------------------------------------------
 // A small, fast generator for the shuffled schedule (splitmix64).
 std::uint64_t mix(std::uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
@@ -859,42 +742,6 @@ void* dynamic_shared_memory() { return detail::tls_dynamic_shared; }
 bool in_device_code() { return detail::tls_slot != nullptr; }
 
 bool detail::inside_kernel() { return detail::tls_slot != nullptr; }
-
-namespace detail {
-namespace {
-// The running CUDA thread, told why the launch must stop (for resume()'s
-// report); outside a kernel there is nothing to stop, and the program ends.
-fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* what,
-                          const char* hint, const char* on_a_gpu, const char* file, int line) {
-    fiber_slot* s = tls_slot;
-    if (!s) {
-        std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
-        std::abort();
-    }
-    note_current_thread(s);
-    s->refusal_headline = headline;
-    s->refusal_what = what;
-    s->refusal_hint = hint;
-    s->refusal_on_a_gpu = on_a_gpu;
-    s->refusal_file = file;
-    s->refusal_line = line;
-    s->refusal_error = error;
-    return s;
-}
-}  // namespace
-}  // namespace detail
-
-// Leaves the CUDA thread by a jump, as the fault handler does, not by
-// unwinding: the caller may be a noexcept function (__assert_fail), which an
-// unwind may not cross. `what` is copied: the jump abandons the caller's frame.
-void detail::stop_kernel_with(cudaError_t error, const char* headline, const char* what,
-                              const char* hint, const char* on_a_gpu, const char* file, int line) {
-    using namespace detail;
-    fiber_slot* s = refusing_slot(error, headline, what, hint, on_a_gpu, file, line);
-    s->refusal_text = what;
-    s->refusal_what = s->refusal_text.c_str();
-    siglongjmp(s->fault_jump, 3);
-}
 
 // Runs a checked launch to the end, on the device thread (queue.cpp). Returns
 // the error a fault inside the kernel gives (sticky), or cudaSuccess.
