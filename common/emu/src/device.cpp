@@ -8,12 +8,13 @@
 // the name says it is an emulator, the memory is the share of the machine's
 // that the emulator can back (address_space.cpp), the
 // multiprocessor count is the worker-thread count, and the launch limits are
-// the real GPU ones (which the scheduler enforces). It reports compute
+// the real GPU ones (which launch_checks.cpp enforces). It reports compute
 // capability 7.5, the oldest that nvcc 13 builds for, so programs that
 // require a minimum architecture still run.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "cuemu/runtime.h"
@@ -29,6 +30,12 @@ cudaError_t check_device(int device) {
 }
 
 }  // namespace
+
+std::string emulator_device_name() {
+    return "cuemu CPU emulator (" + std::to_string(worker_count()) +
+           " worker threads, not a GPU)";
+}
+
 }  // namespace cuemu::detail
 
 using namespace cuemu::detail;

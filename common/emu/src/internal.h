@@ -179,7 +179,7 @@ void give_back_device_memory(std::size_t size, int device);
 // The device's memory allocated and not yet freed.
 std::size_t device_memory_in_use(int device);
 
-// ---- scheduler (scheduler.cpp) ---------------------------------------------------
+// ---- the fault handler (fault_handler.cpp) ------------------------------------------
 // Installs the SIGSEGV/SIGBUS/SIGFPE/SIGILL handler (once); memory.cpp calls
 // it at the first allocation, so host code that touches device memory before
 // any launch is reported too.
@@ -191,9 +191,12 @@ struct kernel_position {
     dim3 grid_dim, block_dim;
 };
 bool current_kernel_position(kernel_position* out);
+
+// ---- scheduler (scheduler.cpp) ---------------------------------------------------
 int worker_count();  // worker_pool.cpp
-std::string emulator_device_name();
-// What the launch itself refuses (a bad configuration), checked at the launch.
+std::string emulator_device_name();  // device.cpp
+// What the launch itself refuses (a bad configuration), checked at the launch
+// (launch_checks.cpp).
 cudaError_t check_launch(const launch_site& site, const launch_config& config);
 // Runs a checked launch to the end; the fault's (sticky) error or cudaSuccess.
 cudaError_t run_launch(const launch_site& site, const launch_config& config,
@@ -201,7 +204,8 @@ cudaError_t run_launch(const launch_site& site, const launch_config& config,
 // True on a worker thread while it runs a CUDA thread.
 bool inside_kernel();
 // Stops the launch from inside a kernel with a report (see
-// kernel_cannot_go_on in builtins.h) and the given sticky error.
+// kernel_cannot_go_on in builtins.h) and the given sticky error
+// (stuck_block_report.cpp).
 [[noreturn]] void stop_kernel_with(cudaError_t error, const char* headline, const char* what,
                                    const char* hint, const char* on_a_gpu, const char* file,
                                    int line);

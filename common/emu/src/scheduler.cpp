@@ -1,9 +1,12 @@
 // scheduler.cpp - runs a launch: blocks spread over a pool of worker OS
 // threads (worker_pool.cpp), each CUDA thread of a block a fiber on its worker, and
 // __syncthreads as a switch back to the block's scheduling loop (or straight
-// to the next thread the loop has queued: hand_on_at_barrier). Also owns the
-// fault handler that turns a bad access inside a kernel into a report and a
-// sticky cudaErrorIllegalAddress instead of a dead process.
+// to the next thread the loop has queued: hand_on_at_barrier). This file keeps
+// every path a CUDA thread or a barrier takes, so that GCC inlines them into
+// one another; what runs only when something goes wrong has files of its own:
+// the fault handler (fault_handler.cpp), the reports of a block that cannot
+// go on (stuck_block_report.cpp) and the launch checks (launch_checks.cpp).
+// The types they share are in block_state.h.
 //
 // How one block runs (on one worker thread, never moving):
 //   1. A fiber takes thread 0 and runs it. If it finishes without reaching a
@@ -33,21 +36,18 @@
 // that have exited (or that a partial warp does not have) do not hold a group
 // up, as PTX specifies for "non-exited threads".
 //
-// The block loop also diagnoses what a GPU would hang on or silently get wrong:
-// a __syncthreads that some threads skip (they exited, or wait at another
-// __syncthreads), and warp lanes waiting for lanes held at a block barrier.
+// The block loop also finds what a GPU would hang on or silently get wrong
+// (barrier_is_sound; stuck_block_report.cpp says what it was): a __syncthreads
+// that some threads skip (they exited, or wait at another __syncthreads), and
+// warp lanes waiting for lanes held at a block barrier.
 // A watchdog (CUEMU_WATCHDOG_SECONDS) interrupts a kernel that never finishes.
-#include <pthread.h>
 #include <setjmp.h>
-#include <signal.h>
-#include <ucontext.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -59,12 +59,12 @@
 #include "cuemu/builtins.h"
 #include "cuemu/launch.h"
 #include "cuemu/runtime.h"
+#include "block_state.h"
 #include "diagnostics.h"
 #include "fiber_switch.h"
 #include "internal.h"
 #include "launch_job.h"
 #include "race_detector.h"
-#include "watchdog.h"
 
 namespace cuemu {
 __thread uint3 tls_thread_idx;
@@ -75,44 +75,18 @@ __thread thread_cursor tls_thread_cursor;
 }  // namespace cuemu
 
 namespace cuemu::detail {
+// The worker's current CUDA thread, block and launch (block_state.h).
+__thread fiber_slot* tls_slot = nullptr;
+__thread launch_job* tls_job = nullptr;
+__thread bool tls_is_worker = false;
+__thread std::uint64_t tls_linear_block;
+__thread std::atomic<std::uint64_t>* tls_fingerprint = nullptr;
+__thread std::atomic<std::uint64_t>* tls_answered = nullptr;
+
 namespace {
-namespace bctx = boost::context;
-
-// The hardware limits a launch is checked against (the real ones).
-constexpr unsigned max_threads_per_block = 1024;
-constexpr unsigned max_block_dim[3] = {1024, 1024, 64};
-constexpr unsigned max_grid_dim[3] = {2147483647u, 65535u, 65535u};
-constexpr std::size_t max_shared_per_block = 48 * 1024;
-
 // Each CUDA thread's stack. Large enough for printf and modest local arrays;
 // a guard page below it turns an overflow into a reported fault.
 constexpr std::size_t fiber_stack_size = 256 * 1024;
-
-struct fiber_slot;
-
-// One warp's meeting point for warp functions. Lanes are bits: bit i is lane i.
-struct warp_state {
-    std::uint32_t arrived = 0;  // lanes suspended in a warp function
-    std::uint32_t gone = 0;     // lanes that have exited, or that the warp lacks
-    fiber_slot* lane[32];       // who is waiting, for each arrived lane
-};
-
-struct block_state {
-    launch_job* job;
-    // Threads started and finished, the next one's index in forward order
-    // (shared with the launch's loop over threads, thread_loop.h).
-    thread_cursor& cursor;  // this worker's tls_thread_cursor
-    dim3 dim;
-    const unsigned* start_order;  // other orders: linear index of each start
-    warp_state* warps;
-    std::vector<fiber_slot*>* ready;  // to resume, in this order (worker_state::ready)
-    std::vector<fiber_slot*>* at_barrier;  // worker_state::at_barrier
-    std::size_t next_ready = 0;            // ready[next_ready] is the next to resume
-    // Blocks chain_next .. chain_end - 1 of the worker's chunk: a fiber whose
-    // block has finished goes on with the next of them itself
-    // (go_on_with_next_block); empty for other orders and cooperative launches.
-    std::uint64_t chain_next = 0, chain_end = 0;
-};
 
 // The thread index after idx in x-fastest order. Counting up is much cheaper
 // than dividing the linear index for every CUDA thread.
@@ -123,66 +97,6 @@ inline void advance(uint3& idx, const dim3& dim) {
     idx.y = 0;
     ++idx.z;
 }
-
-uint3 unflatten(std::uint64_t linear, dim3 d) {
-    return uint3{static_cast<unsigned>(linear % d.x),
-                 static_cast<unsigned>(linear / d.x % d.y),
-                 static_cast<unsigned>(linear / (std::uint64_t(d.x) * d.y))};
-}
-
-// refused: the kernel called something the emulator cannot do (grid.sync()
-// without a cooperative launch); the fiber is never resumed.
-// at_lockstep: at a volatile shared-memory access, waiting for the other lanes
-// (warp_lockstep_point).
-enum class fiber_state { idle, at_barrier, at_warp, at_lockstep, faulted, threw, timed_out, refused };
-
-// What a lane asked of a warp function, and what it gets back.
-struct warp_request {
-    int op = 0;  // a cuemu::warp_op
-    std::uint32_t mask = 0;
-    std::uint64_t value = 0;
-    int param = 0;  // source lane, delta or lane mask
-    int width = 32;
-    const char* file = "";
-    int line = 0;
-    std::uint64_t result = 0;
-};
-
-struct fiber_slot {
-    bctx::fiber fiber;  // this CUDA thread, while suspended
-    bctx::fiber sched;  // the block's scheduling loop, while this one runs
-    fiber_state state = fiber_state::idle;
-    block_state* block = nullptr;
-    uint3 thread_idx{0, 0, 0};
-    unsigned linear = 0;  // thread index within the block, x fastest
-    // where it waits at __syncthreads, and the predicate of the _count/_and/_or forms
-    const char* barrier_file = "";
-    int barrier_line = 0;
-    int barrier_predicate = 0;
-    int barrier_result = 0;
-    warp_request warp;
-    sigjmp_buf fault_jump;
-    // what the fault handler saw
-    int signal_number = 0;
-    const void* fault_address = nullptr;
-    const void* fault_pc = nullptr;
-    int fault_is_write = -1;
-    const char* stack_low = nullptr;  // guard page .. top of this fiber's stack
-    const char* stack_high = nullptr;
-    std::string exception_text;
-    // what kernel_cannot_go_on was told (string literals of the caller)
-    const char* refusal_headline = "";
-    const char* refusal_what = "";
-    const char* refusal_hint = "";
-    const char* refusal_on_a_gpu = "";
-    const char* refusal_file = "";
-    int refusal_line = 0;
-    cudaError_t refusal_error = cudaErrorLaunchFailure;  // a failed device-side assert: cudaErrorAssert
-    std::string refusal_text;  // stop_kernel_with's `what`, kept here (its caller's frame is gone)
-    // For AddressSanitizer's fiber annotations (fiber_switch.h).
-    stack_span own_stack, scheduler_stack;
-    void* fake_stack = nullptr;
-};
 
 // The stack allocator the fibers use: boost's guarded stack, remembering
 // where the stack lies so an overflow can be told apart from a bad pointer.
@@ -218,36 +132,11 @@ struct recorded_stack {
 // wrapping below max_stack_colour.
 std::size_t stack_colour(std::size_t n) { return n * 17 * 64 % max_stack_colour; }
 
-// Dynamic shared memory is 256-byte aligned; aligned_alloc memory goes back
-// through free (an aligned new[] freed by plain delete[] is undefined).
-struct free_deleter {
-    void operator()(unsigned char* p) const { std::free(p); }
-};
-
-struct worker_state {
-    std::vector<std::unique_ptr<fiber_slot>> slots;  // every fiber this worker made
-    std::vector<fiber_slot*> idle;                   // ready to take a new thread
-    std::vector<fiber_slot*> at_barrier;             // suspended at __syncthreads
-    std::vector<fiber_slot*> ready;                  // to resume, in this order
-    std::vector<fiber_slot*> lockstep;               // at a volatile shared access
-    std::vector<unsigned> start_order;               // for reverse and shuffle
-    warp_state warps[32];                            // 1024 threads at most
-    std::unique_ptr<unsigned char[], free_deleter> shared;  // dynamic shared memory
-    std::size_t shared_capacity = 0;
-};
-
-__thread fiber_slot* tls_slot = nullptr;  // the CUDA thread running now
 __thread unsigned char* tls_dynamic_shared = nullptr;
-__thread launch_job* tls_job = nullptr;  // the launch this worker runs, for the watchdog
-__thread bool tls_is_worker = false;     // a worker of the pool (for the fault handler)
 // How many CUDA threads this worker has finished, ever. The watchdog reads it
 // from another thread; only this worker writes it, so a plain relaxed load and
 // store (no locked instruction) keeps the per-thread cost at about nothing.
 __thread std::atomic<std::uint64_t>* tls_progress = nullptr;
-// The register fingerprint of the CUDA thread the watchdog's signal last
-// interrupted on this worker (watchdog.h); written by the signal handler.
-__thread std::atomic<std::uint64_t>* tls_fingerprint = nullptr;
-__thread std::atomic<std::uint64_t>* tls_answered = nullptr;  // looks answered, ever
 
 // A barrier released, a warp function completed, a thread finished: the
 // kernel is moving, and the watchdog must leave it alone.
@@ -428,34 +317,15 @@ void record_finished_run(block_state& block) {
 // block is running.
 void record_run_of_current_block() { record_finished_run(*tls_slot->block); }
 
-// The launch's loop sets only threadIdx for each thread it starts; the slot
-// learns which thread it runs when that matters: where the thread suspends,
-// faults, throws or is stopped.
-inline void note_thread_index(fiber_slot* s) {
-    const uint3 idx = tls_thread_idx;
-    const dim3 d = s->block->dim;
-    s->thread_idx = idx;
-    s->linear = idx.x + d.x * (idx.y + d.y * idx.z);
-}
-
-// ... and, where the thread calls into the emulator or faults (not for the
-// watchdog's signal, which may land anywhere), brings the block's record of
-// finished threads up to date first.
+// note_thread_index (block_state.h), and, where the thread calls into the
+// emulator or faults (not for the watchdog's signal, which may land
+// anywhere), brings the block's record of finished threads up to date first.
 inline void note_current_thread(fiber_slot* s) {
     record_finished_run(*s->block);
     note_thread_index(s);
 }
 
 // ---- fibers ------------------------------------------------------------------
-// The fault handler runs with the watchdog's signal blocked; a fiber that
-// left the handler by siglongjmp unblocks it again.
-void unblock_watchdog_signal() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, watchdog_signal());
-    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-}
-
 // From a CUDA thread's fiber back to the block's scheduling loop, and on when
 // the loop resumes this fiber.
 void yield_to_scheduler(fiber_slot* s) {
@@ -566,6 +436,8 @@ fiber_slot* acquire_slot(worker_state& w) {
     return s;
 }
 
+}  // namespace
+
 // After a fault, fibers of the block may be suspended mid-kernel. Destroying
 // them unwinds their stacks; the worker starts afresh with new fibers.
 void discard_all_fibers(worker_state& w) {
@@ -587,281 +459,32 @@ void discard_all_fibers(worker_state& w) {
     w.slots.clear();
 }
 
-// ---- faults ------------------------------------------------------------------
-__thread std::uint64_t tls_linear_block;  // the block this worker runs, numbered in launch order
-
-// Keeps the report of a failure in the current block if it is the one the
-// launch will print: a failure that stops the launch wins over one it goes on
-// after (CUEMU_ON_FAULT=continue), then the lowest-numbered block, then the
-// first report from that block. Called with job.report_mutex held.
-void keep_report(launch_job& job, bool stops, std::function<cudaError_t()> report) {
-    const std::uint64_t block = tls_linear_block;
-    const bool better = (stops && !job.report_stops) ||
-                        (stops == job.report_stops && block < job.report_block);
-    if (better) {
-        job.report = std::move(report);
-        job.report_block = block;
-        job.report_stops = stops;
-    }
-    if (job.report_stops) job.lowest_failed_block = job.report_block;
-}
-
-void report_and_fail(launch_job& job, fiber_slot& s) {
-    std::lock_guard<std::mutex> lock(job.report_mutex);
-    // CUEMU_ON_FAULT=continue ends only the faulting thread; the watchdog
-    // always stops the launch.
-    const bool timed_out = s.state == fiber_state::timed_out;
-    const bool stop = timed_out || !continue_after_fault();
-    if (!timed_out) ++job.fault_count;
-    fault_report r;
-    r.site = job.site;
-    r.block_idx = tls_block_idx;
-    r.thread_idx = s.thread_idx;
-    r.grid_dim = job.config->grid;
-    r.block_dim = job.config->block;
-    r.signal_number = s.signal_number;
-    r.address = s.fault_address;
-    r.pc = s.fault_pc;
-    r.is_write = s.fault_is_write;
-    r.exception_text = s.exception_text;
-    r.timed_out = s.state == fiber_state::timed_out;
-    r.watchdog_seconds = job.watchdog_seconds;
-    r.timed_out_busy = job.timed_out_busy;
-    r.seconds_without_progress = job.seconds_without_progress;
-    const char* a = static_cast<const char*>(s.fault_address);
-    r.stack_overflow = s.state == fiber_state::faulted && a && a >= s.stack_low &&
-                       a < s.stack_high;
-    keep_report(job, stop, [r] { return report_fault(r); });
-}
-
-// Where the interrupted instruction was (for the report's source line), and
-// whether a SIGSEGV was a write.
-void read_context(int sig, void* raw_context, const void** pc, int* is_write) {
-    *pc = nullptr;
-    *is_write = -1;
-#if defined(__linux__) && defined(__x86_64__)
-    auto* uc = static_cast<ucontext_t*>(raw_context);
-    *pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
-    if (sig == SIGSEGV) *is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
-#elif defined(__linux__) && defined(__aarch64__)
-    auto* uc = static_cast<ucontext_t*>(raw_context);
-    *pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
-    (void)sig;
-#else
-    (void)sig;
-    (void)raw_context;
-#endif
-}
-
-struct sigaction previous_actions[NSIG];  // what was installed before ours
-
-void on_fault(int sig, siginfo_t* info, void* raw_context) {
-    const void* pc = nullptr;
-    int is_write = -1;
-    read_context(sig, raw_context, &pc, &is_write);
-    fiber_slot* s = tls_slot;
-    if (!s) {
-        // Not inside a kernel. On a host thread of the program: explain it if
-        // it touched device memory (closed while the device is idle). On the
-        // device thread: queued work (a copy, a memset, a host function)
-        // touched memory that was not valid when it ran. On a worker between
-        // CUDA threads: the emulator's own fault. Then let the program crash
-        // the way it would have without us (the previous action runs when the
-        // instruction repeats), as a GPU program crashes there too.
-        if (on_device_thread())
-            report_device_thread_fault(sig, info->si_addr, pc, is_write);
-        else if (!tls_is_worker)
-            report_host_fault(sig, info->si_addr, pc, is_write);
-        sigaction(sig, &previous_actions[sig], nullptr);
-        return;
-    }
-    // CUEMU_CHECK=uninit keeps pages nothing wrote closed: its own faults
-    // are noted and the access is retried.
-    if (sig == SIGSEGV && handle_uninit_fault(info->si_addr, is_write)) return;
-    note_current_thread(s);
-    s->signal_number = sig;
-    s->fault_address = info->si_addr;
-    s->fault_pc = kernel_pc_of(pc);  // an atomic faults inside its hook: name the kernel's line
-    s->fault_is_write = is_write;
-    siglongjmp(s->fault_jump, 1);
-}
-
-// The watchdog's signal. Inside a kernel of a launch that has run out of time,
-// it abandons the CUDA thread the way a fault does. Anywhere else (the worker
-// is between fibers, or idle) it does nothing: the block loop checks the flag
-// itself, and the watchdog signals again until the launch has ended.
-void on_watchdog(int, siginfo_t*, void* raw_context) {
-    fiber_slot* s = tls_slot;
-    launch_job* job = tls_job;
-    if (!job || !job->timed_out.load()) {  // a look: the running CUDA thread's registers now
-        if (tls_fingerprint) {
-            tls_fingerprint->store(s ? register_fingerprint(raw_context) : 0);
-            tls_answered->store(tls_answered->load() + 1);
-        }
-        return;
-    }
-    if (!s) return;
-    note_thread_index(s);  // the block is discarded: its exits need no record
-    s->signal_number = 0;
-    s->fault_address = nullptr;
-    read_context(0, raw_context, &s->fault_pc, &s->fault_is_write);
-    s->fault_pc = kernel_pc_of(s->fault_pc);  // not the race check's hook it was in
-    siglongjmp(s->fault_jump, 2);
-}
-
-void install_fault_handler() {
-    struct sigaction action {};
-    action.sa_sigaction = on_fault;
-    // ONSTACK: a stack overflow leaves no room on the faulting stack.
-    // NODEFER: we leave the handler with siglongjmp, so the signal must not
-    // stay blocked afterwards.
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&action.sa_mask);
-    // The watchdog's signal waits while a fault is handled: its siglongjmp
-    // would leave the fault handler holding the registry's lock (CUEMU_CHECK=uninit).
-    sigaddset(&action.sa_mask, watchdog_signal());
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &action, &previous_actions[sig]);
-    sigemptyset(&action.sa_mask);
-    action.sa_sigaction = on_watchdog;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
-    sigaction(watchdog_signal(), &action, nullptr);
-}
-
-// ---- reporting a block that cannot go on ---------------------------------------
-// "(3,0,0)": a thread index as CUDA writes it.
-std::string xyz(uint3 v) {
-    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
-
-// "40 threads: (0,0,0) to (39,0,0)" for a set of linear thread indices,
-// as runs of consecutive indices, the first few only.
-std::string describe_threads(std::vector<unsigned> linear, dim3 dim) {
-    std::sort(linear.begin(), linear.end());
-    std::string text = std::to_string(linear.size()) + (linear.size() == 1 ? " thread: " : " threads: ");
-    std::size_t runs = 0, i = 0;
-    while (i < linear.size()) {
-        std::size_t j = i;
-        while (j + 1 < linear.size() && linear[j + 1] == linear[j] + 1) ++j;
-        if (runs == 4) {
-            text += ", ...";
-            break;
-        }
-        if (runs) text += ", ";
-        text += xyz(unflatten(linear[i], dim));
-        if (j > i) text += " to " + xyz(unflatten(linear[j], dim));
-        ++runs;
-        i = j + 1;
-    }
-    return text;
-}
-
-// Reports a synchronization bug in the current block (one report per launch)
-// and fails the launch with cudaErrorLaunchFailure.
-void report_block_problem(worker_state& w, launch_job& job, const std::string& headline,
-                          const std::string& body, const char* hint, const char* on_a_gpu,
-                          cudaError_t error = cudaErrorLaunchFailure) {
-    {
-        std::lock_guard<std::mutex> lock(job.report_mutex);
-        std::string text = "  block " + xyz(tls_block_idx) + " of grid " + xyz(job.config->grid) +
-                           ", block size " + xyz(job.config->block) + "\n" + body;
-        const launch_site* site = job.site;
-        keep_report(job, /*stops=*/true, [site, headline, text, hint, on_a_gpu, error] {
-            return report_kernel_problem(*site, headline, text, hint, on_a_gpu, error);
-        });
-    }
-    discard_all_fibers(w);
-}
-
-const char* const divergent_barrier_hint =
-    "every thread of a block must reach the same __syncthreads() the same number of times:\n"
-    "        do not return early before a barrier, and do not put a barrier inside an if or\n"
-    "        a loop that only some threads of the block take (guard the work, not the barrier)";
-const char* const divergent_barrier_on_gpu =
-    "this is undefined behaviour: the kernel may hang, or go on with a barrier that did\n"
-    "  not wait for every thread and read data that is not there yet";
-
-// Two threads wait at the same __syncthreads(): the same line of the same
-// file. The file names are usually the same pointer (one string literal), so
-// the string compare is rarely needed.
-inline bool same_barrier(const fiber_slot* a, const fiber_slot* b) {
-    return a->barrier_line == b->barrier_line &&
-           (a->barrier_file == b->barrier_file || std::strcmp(a->barrier_file, b->barrier_file) == 0);
-}
-
+namespace {
+// ---- one block ---------------------------------------------------------------
 // Every live thread of the block is suspended: at __syncthreads, or in a warp
-// function. Checks that the barrier is a proper one; false (after a report)
-// when it is not.
+// function. Checks that the barrier is a proper one; false (after a report,
+// stuck_block_report.cpp) when it is not.
 bool barrier_is_sound(worker_state& w, block_state& block) {
-    launch_job& job = *block.job;
-    const dim3 dim = block.dim;
     std::vector<fiber_slot*>& waiting = w.at_barrier;
     // Warp lanes waiting for lanes that wait at the barrier: neither can go on.
     for (unsigned warp = 0; warp * 32 < block.cursor.count; ++warp) {
-        const warp_state& ws = block.warps[warp];
-        if (!ws.arrived) continue;
-        fiber_slot* lane = ws.lane[__builtin_ctz(ws.arrived)];
-        std::uint32_t missing = lane->warp.mask & ~(ws.arrived | ws.gone);
-        fiber_slot* held = nullptr;
-        for (fiber_slot* b : waiting)
-            if (b->linear >> 5 == warp && (missing >> (b->linear & 31) & 1u) &&
-                (!held || b->linear < held->linear))
-                held = b;
-        std::string body = "  thread " + xyz(lane->thread_idx) + " (lane " +
-                           std::to_string(lane->linear & 31) + " of warp " + std::to_string(warp) +
-                           ") waits in a warp function at " + lane->warp.file + ":" +
-                           std::to_string(lane->warp.line) + " for the lanes of its mask\n";
-        if (held)
-            body += "  but thread " + xyz(held->thread_idx) + " (lane " +
-                    std::to_string(held->linear & 31) + ") waits at the __syncthreads() at " +
-                    held->barrier_file + ":" + std::to_string(held->barrier_line) +
-                    ", which waits for every thread\n";
-        report_block_problem(w, job, "deadlock between a warp function and __syncthreads()", body,
-                             "the lanes named in a warp function's mask must all reach it; do not let\n"
-                             "        some of them go on to a __syncthreads() first",
-                             "the kernel hangs");
+        if (!block.warps[warp].arrived) continue;
+        report_warp_waits_for_barrier(w, block, warp);
         return false;
     }
     if (block.cursor.exited) {
-        fiber_slot* first = waiting.front();
-        std::vector<unsigned> at, gone;
-        std::vector<bool> is_waiting(block.cursor.count, false);
-        for (fiber_slot* b : waiting) {
-            at.push_back(b->linear);
-            is_waiting[b->linear] = true;
-            if (b->linear < first->linear) first = b;
-        }
-        for (unsigned t = 0; t < block.cursor.count; ++t)
-            if (!is_waiting[t]) gone.push_back(t);
-        std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
-                           first->barrier_file + ":" + std::to_string(first->barrier_line) +
-                           ", but thread " + xyz(unflatten(gone.front(), dim)) +
-                           " has exited without reaching it\n"
-                           "  waiting there: " + describe_threads(at, dim) + "\n" +
-                           "  exited:        " + describe_threads(gone, dim) + "\n";
-        report_block_problem(w, job, "__syncthreads() not reached by every thread of the block", body,
-                             divergent_barrier_hint, divergent_barrier_on_gpu);
+        report_barrier_after_exit(w, block);
         return false;
     }
     fiber_slot* first = waiting.front();
     for (fiber_slot* b : waiting) {
         if (same_barrier(b, first)) continue;
-        std::vector<unsigned> here, there;
-        for (fiber_slot* c : waiting)
-            (same_barrier(c, first) ? here : there).push_back(c->linear);
-        std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
-                           first->barrier_file + ":" + std::to_string(first->barrier_line) +
-                           ", thread " + xyz(b->thread_idx) + " at the one at " + b->barrier_file +
-                           ":" + std::to_string(b->barrier_line) + "\n" +
-                           "  at line " + std::to_string(first->barrier_line) + ": " + describe_threads(here, dim) + "\n" +
-                           "  elsewhere:   " + describe_threads(there, dim) + "\n";
-        report_block_problem(w, job, "threads of one block wait at different __syncthreads()", body,
-                             divergent_barrier_hint, divergent_barrier_on_gpu);
+        report_different_barriers(w, block, first, b);
         return false;
     }
     return true;
 }
 
-// ---- one block ---------------------------------------------------------------
 // A small, fast generator for the shuffled schedule (splitmix64).
 std::uint64_t mix(std::uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
@@ -1083,82 +706,9 @@ void run_blocks(worker_state& w, launch_job& job) {
 
 std::mutex launch_mutex;  // one launch at a time, as on the default stream
 
-// The first limit a configuration breaks, in words, with the real runtime's
-// error for it; cudaSuccess and "" when it is fine.
-cudaError_t check_configuration(const launch_config& c, std::string& why) {
-    const unsigned block[3] = {c.block.x, c.block.y, c.block.z};
-    const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
-    const char* axis[3] = {"x", "y", "z"};
-    std::uint64_t threads = 1;
-    for (int d = 0; d < 3; ++d) {
-        if (block[d] == 0 || grid[d] == 0) {
-            why = std::string(block[d] == 0 ? "block" : "grid") + " size " + axis[d] +
-                  " is 0: a launch needs at least one block of at least one thread";
-            return cudaErrorInvalidConfiguration;
-        }
-        if (block[d] > max_block_dim[d]) {
-            why = "block size " + std::string(axis[d]) + " is " + std::to_string(block[d]) +
-                  ", the limit is " + std::to_string(max_block_dim[d]);
-            return cudaErrorInvalidConfiguration;
-        }
-        if (grid[d] > max_grid_dim[d]) {
-            why = "grid size " + std::string(axis[d]) + " is " + std::to_string(grid[d]) +
-                  ", the limit is " + std::to_string(max_grid_dim[d]);
-            return cudaErrorInvalidConfiguration;
-        }
-        threads *= block[d];
-    }
-    if (threads > max_threads_per_block) {
-        why = "a block of " + std::to_string(threads) + " threads, the limit is " +
-              std::to_string(max_threads_per_block) + " per block";
-        return cudaErrorInvalidConfiguration;
-    }
-    if (c.shared_bytes > max_shared_per_block) {
-        // The real driver refuses more than 48 KiB of dynamic shared memory
-        // with CUDA_ERROR_INVALID_VALUE unless the kernel opted in with
-        // cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...),
-        // which the emulator does not offer.
-        why = std::to_string(c.shared_bytes) + " bytes of dynamic shared memory, the limit is " +
-              std::to_string(max_shared_per_block) + " (48 KiB)";
-        return cudaErrorInvalidValue;
-    }
-    return cudaSuccess;
-}
-
-// A refused launch the program has not (yet) asked about. Its note is printed
-// only if the program never reads the error: at the next launch or at exit.
-// A program that checks cudaGetLastError() after each launch, as the lessons
-// do, prints its own message and gets no extra line from the emulator.
-std::mutex refusal_mutex;
-std::string unread_refusal;  // guarded by refusal_mutex
-
-void print_unread_refusal() {
-    std::string note;
-    {
-        std::lock_guard<std::mutex> lock(refusal_mutex);
-        note.swap(unread_refusal);
-    }
-    if (note.empty()) return;
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s", note.c_str());
-}
-
-void remember_refusal(const launch_site& site, cudaError_t e, const std::string& why) {
-    static bool at_exit_registered = [] { return std::atexit(print_unread_refusal) == 0; }();
-    (void)at_exit_registered;
-    char text[1024];
-    std::snprintf(text, sizeof text,
-                  "cuemu: note: the launch of kernel '%s' at %s:%d was refused and never ran:\n"
-                  "  %s.\n"
-                  "  The runtime said %s (\"%s\"),\n"
-                  "  but the program did not ask: check cudaGetLastError() after every launch.\n",
-                  site.kernel, site.file, site.line, why.c_str(), cudaGetErrorName(e),
-                  cudaGetErrorString(e));
-    std::lock_guard<std::mutex> lock(refusal_mutex);
-    unread_refusal = text;
-}
-
 }  // namespace
+
+void note_current_thread_out_of_line(fiber_slot* s) { note_current_thread(s); }
 
 // ---- for the worker pool (launch_job.h) --------------------------------------------
 struct pool_worker {
@@ -1184,33 +734,6 @@ void work_on_launch(pool_worker& worker, launch_job& job) { run_blocks(worker.st
 
 bool on_worker_thread() { return tls_is_worker; }
 
-void install_fault_handler_once() {
-    static std::once_flag once;
-    std::call_once(once, install_fault_handler);
-}
-
-bool current_kernel_position(kernel_position* out) {
-    fiber_slot* s = tls_slot;
-    if (!s || !s->block) return false;
-    note_current_thread(s);
-    out->site = *s->block->job->site;
-    out->block_idx = tls_block_idx;
-    out->thread_idx = s->thread_idx;
-    out->grid_dim = s->block->job->config->grid;
-    out->block_dim = s->block->job->config->block;
-    return true;
-}
-
-std::string emulator_device_name() {
-    return "cuemu CPU emulator (" + std::to_string(worker_count()) +
-           " worker threads, not a GPU)";
-}
-
-void last_error_was_read() {
-    std::lock_guard<std::mutex> lock(refusal_mutex);
-    unread_refusal.clear();
-}
-
 }  // namespace cuemu::detail
 
 namespace cuemu {
@@ -1218,63 +741,7 @@ namespace cuemu {
 void* dynamic_shared_memory() { return detail::tls_dynamic_shared; }
 bool in_device_code() { return detail::tls_slot != nullptr; }
 
-// The host side of a launch, at the launch itself: what a GPU refuses before
-// the kernel is queued.
-cudaError_t detail::check_launch(const launch_site& site, const launch_config& config) {
-    using namespace detail;
-    print_unread_refusal();  // an earlier refused launch the program never checked
-    if (tls_slot) {
-        std::fprintf(stderr,
-                     "cuemu: kernel %s launched from inside another kernel (%s:%d); dynamic "
-                     "parallelism is not supported by the emulator\n",
-                     site.kernel, site.file, site.line);
-        std::abort();
-    }
-    std::string why;
-    cudaError_t e = check_configuration(config, why);
-    // The caller records e (not sticky); remember why, in case the program
-    // never reads the error and a note is due.
-    if (e != cudaSuccess) remember_refusal(site, e, why);
-    return e;
-}
-
 bool detail::inside_kernel() { return detail::tls_slot != nullptr; }
-
-namespace detail {
-namespace {
-// The running CUDA thread, told why the launch must stop (for resume()'s
-// report); outside a kernel there is nothing to stop, and the program ends.
-fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* what,
-                          const char* hint, const char* on_a_gpu, const char* file, int line) {
-    fiber_slot* s = tls_slot;
-    if (!s) {
-        std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
-        std::abort();
-    }
-    note_current_thread(s);
-    s->refusal_headline = headline;
-    s->refusal_what = what;
-    s->refusal_hint = hint;
-    s->refusal_on_a_gpu = on_a_gpu;
-    s->refusal_file = file;
-    s->refusal_line = line;
-    s->refusal_error = error;
-    return s;
-}
-}  // namespace
-}  // namespace detail
-
-// Leaves the CUDA thread by a jump, as the fault handler does, not by
-// unwinding: the caller may be a noexcept function (__assert_fail), which an
-// unwind may not cross. `what` is copied: the jump abandons the caller's frame.
-void detail::stop_kernel_with(cudaError_t error, const char* headline, const char* what,
-                              const char* hint, const char* on_a_gpu, const char* file, int line) {
-    using namespace detail;
-    fiber_slot* s = refusing_slot(error, headline, what, hint, on_a_gpu, file, line);
-    s->refusal_text = what;
-    s->refusal_what = s->refusal_text.c_str();
-    siglongjmp(s->fault_jump, 3);
-}
 
 // Runs a checked launch to the end, on the device thread (queue.cpp). Returns
 // the error a fault inside the kernel gives (sticky), or cudaSuccess.

@@ -1,0 +1,191 @@
+// fault_handler.cpp - the signal handlers inside a kernel: a bad access (SIGSEGV,
+// SIGBUS, SIGFPE, SIGILL) ends its CUDA thread with a report and a sticky
+// cudaErrorIllegalAddress instead of a dead process, and the watchdog's signal
+// ends a CUDA thread of a launch that has run out of time. Also which failure's
+// report a launch prints (keep_report), and where the calling thread is inside
+// a kernel, for reports made outside the handler.
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+
+#include "block_state.h"
+#include "diagnostics.h"
+#include "internal.h"
+#include "launch_job.h"
+#include "race_detector.h"
+#include "watchdog.h"
+
+namespace cuemu::detail {
+
+// Keeps the report of a failure in the current block if it is the one the
+// launch will print: a failure that stops the launch wins over one it goes on
+// after (CUEMU_ON_FAULT=continue), then the lowest-numbered block, then the
+// first report from that block. Called with job.report_mutex held.
+void keep_report(launch_job& job, bool stops, std::function<cudaError_t()> report) {
+    const std::uint64_t block = tls_linear_block;
+    const bool better = (stops && !job.report_stops) ||
+                        (stops == job.report_stops && block < job.report_block);
+    if (better) {
+        job.report = std::move(report);
+        job.report_block = block;
+        job.report_stops = stops;
+    }
+    if (job.report_stops) job.lowest_failed_block = job.report_block;
+}
+
+void report_and_fail(launch_job& job, fiber_slot& s) {
+    std::lock_guard<std::mutex> lock(job.report_mutex);
+    // CUEMU_ON_FAULT=continue ends only the faulting thread; the watchdog
+    // always stops the launch.
+    const bool timed_out = s.state == fiber_state::timed_out;
+    const bool stop = timed_out || !continue_after_fault();
+    if (!timed_out) ++job.fault_count;
+    fault_report r;
+    r.site = job.site;
+    r.block_idx = tls_block_idx;
+    r.thread_idx = s.thread_idx;
+    r.grid_dim = job.config->grid;
+    r.block_dim = job.config->block;
+    r.signal_number = s.signal_number;
+    r.address = s.fault_address;
+    r.pc = s.fault_pc;
+    r.is_write = s.fault_is_write;
+    r.exception_text = s.exception_text;
+    r.timed_out = s.state == fiber_state::timed_out;
+    r.watchdog_seconds = job.watchdog_seconds;
+    r.timed_out_busy = job.timed_out_busy;
+    r.seconds_without_progress = job.seconds_without_progress;
+    const char* a = static_cast<const char*>(s.fault_address);
+    r.stack_overflow = s.state == fiber_state::faulted && a && a >= s.stack_low &&
+                       a < s.stack_high;
+    keep_report(job, stop, [r] { return report_fault(r); });
+}
+
+// The fault handler runs with the watchdog's signal blocked; a fiber that
+// left the handler by siglongjmp unblocks it again.
+void unblock_watchdog_signal() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, watchdog_signal());
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+namespace {
+// Where the interrupted instruction was (for the report's source line), and
+// whether a SIGSEGV was a write.
+void read_context(int sig, void* raw_context, const void** pc, int* is_write) {
+    *pc = nullptr;
+    *is_write = -1;
+#if defined(__linux__) && defined(__x86_64__)
+    auto* uc = static_cast<ucontext_t*>(raw_context);
+    *pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
+    if (sig == SIGSEGV) *is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+#elif defined(__linux__) && defined(__aarch64__)
+    auto* uc = static_cast<ucontext_t*>(raw_context);
+    *pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
+    (void)sig;
+#else
+    (void)sig;
+    (void)raw_context;
+#endif
+}
+
+struct sigaction previous_actions[NSIG];  // what was installed before ours
+
+void on_fault(int sig, siginfo_t* info, void* raw_context) {
+    const void* pc = nullptr;
+    int is_write = -1;
+    read_context(sig, raw_context, &pc, &is_write);
+    fiber_slot* s = tls_slot;
+    if (!s) {
+        // Not inside a kernel. On a host thread of the program: explain it if
+        // it touched device memory (closed while the device is idle). On the
+        // device thread: queued work (a copy, a memset, a host function)
+        // touched memory that was not valid when it ran. On a worker between
+        // CUDA threads: the emulator's own fault. Then let the program crash
+        // the way it would have without us (the previous action runs when the
+        // instruction repeats), as a GPU program crashes there too.
+        if (on_device_thread())
+            report_device_thread_fault(sig, info->si_addr, pc, is_write);
+        else if (!tls_is_worker)
+            report_host_fault(sig, info->si_addr, pc, is_write);
+        sigaction(sig, &previous_actions[sig], nullptr);
+        return;
+    }
+    // CUEMU_CHECK=uninit keeps pages nothing wrote closed: its own faults
+    // are noted and the access is retried.
+    if (sig == SIGSEGV && handle_uninit_fault(info->si_addr, is_write)) return;
+    note_current_thread_out_of_line(s);
+    s->signal_number = sig;
+    s->fault_address = info->si_addr;
+    s->fault_pc = kernel_pc_of(pc);  // an atomic faults inside its hook: name the kernel's line
+    s->fault_is_write = is_write;
+    siglongjmp(s->fault_jump, 1);
+}
+
+// The watchdog's signal. Inside a kernel of a launch that has run out of time,
+// it abandons the CUDA thread the way a fault does. Anywhere else (the worker
+// is between fibers, or idle) it does nothing: the block loop checks the flag
+// itself, and the watchdog signals again until the launch has ended.
+void on_watchdog(int, siginfo_t*, void* raw_context) {
+    fiber_slot* s = tls_slot;
+    launch_job* job = tls_job;
+    if (!job || !job->timed_out.load()) {  // a look: the running CUDA thread's registers now
+        if (tls_fingerprint) {
+            tls_fingerprint->store(s ? register_fingerprint(raw_context) : 0);
+            tls_answered->store(tls_answered->load() + 1);
+        }
+        return;
+    }
+    if (!s) return;
+    note_thread_index(s);  // the block is discarded: its exits need no record
+    s->signal_number = 0;
+    s->fault_address = nullptr;
+    read_context(0, raw_context, &s->fault_pc, &s->fault_is_write);
+    s->fault_pc = kernel_pc_of(s->fault_pc);  // not the race check's hook it was in
+    siglongjmp(s->fault_jump, 2);
+}
+
+void install_fault_handler() {
+    struct sigaction action {};
+    action.sa_sigaction = on_fault;
+    // ONSTACK: a stack overflow leaves no room on the faulting stack.
+    // NODEFER: we leave the handler with siglongjmp, so the signal must not
+    // stay blocked afterwards.
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    // The watchdog's signal waits while a fault is handled: its siglongjmp
+    // would leave the fault handler holding the registry's lock (CUEMU_CHECK=uninit).
+    sigaddset(&action.sa_mask, watchdog_signal());
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &action, &previous_actions[sig]);
+    sigemptyset(&action.sa_mask);
+    action.sa_sigaction = on_watchdog;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
+    sigaction(watchdog_signal(), &action, nullptr);
+}
+
+}  // namespace
+
+void install_fault_handler_once() {
+    static std::once_flag once;
+    std::call_once(once, install_fault_handler);
+}
+
+bool current_kernel_position(kernel_position* out) {
+    fiber_slot* s = tls_slot;
+    if (!s || !s->block) return false;
+    note_current_thread_out_of_line(s);
+    out->site = *s->block->job->site;
+    out->block_idx = tls_block_idx;
+    out->thread_idx = s->thread_idx;
+    out->grid_dim = s->block->job->config->grid;
+    out->block_dim = s->block->job->config->block;
+    return true;
+}
+
+}  // namespace cuemu::detail

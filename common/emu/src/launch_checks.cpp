@@ -1,0 +1,130 @@
+// launch_checks.cpp - what a launch is refused before it is queued, as the
+// real runtime refuses it: a configuration past the hardware's limits (the
+// real ones), and a launch from inside a kernel. Also the note the emulator
+// prints about a refused launch the program never asked about.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "block_state.h"
+#include "cuemu/launch.h"
+#include "cuemu/runtime.h"
+#include "internal.h"
+
+namespace cuemu::detail {
+namespace {
+// The hardware limits a launch is checked against (the real ones).
+constexpr unsigned max_threads_per_block = 1024;
+constexpr unsigned max_block_dim[3] = {1024, 1024, 64};
+constexpr unsigned max_grid_dim[3] = {2147483647u, 65535u, 65535u};
+constexpr std::size_t max_shared_per_block = 48 * 1024;
+
+// The first limit a configuration breaks, in words, with the real runtime's
+// error for it; cudaSuccess and "" when it is fine.
+cudaError_t check_configuration(const launch_config& c, std::string& why) {
+    const unsigned block[3] = {c.block.x, c.block.y, c.block.z};
+    const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
+    const char* axis[3] = {"x", "y", "z"};
+    std::uint64_t threads = 1;
+    for (int d = 0; d < 3; ++d) {
+        if (block[d] == 0 || grid[d] == 0) {
+            why = std::string(block[d] == 0 ? "block" : "grid") + " size " + axis[d] +
+                  " is 0: a launch needs at least one block of at least one thread";
+            return cudaErrorInvalidConfiguration;
+        }
+        if (block[d] > max_block_dim[d]) {
+            why = "block size " + std::string(axis[d]) + " is " + std::to_string(block[d]) +
+                  ", the limit is " + std::to_string(max_block_dim[d]);
+            return cudaErrorInvalidConfiguration;
+        }
+        if (grid[d] > max_grid_dim[d]) {
+            why = "grid size " + std::string(axis[d]) + " is " + std::to_string(grid[d]) +
+                  ", the limit is " + std::to_string(max_grid_dim[d]);
+            return cudaErrorInvalidConfiguration;
+        }
+        threads *= block[d];
+    }
+    if (threads > max_threads_per_block) {
+        why = "a block of " + std::to_string(threads) + " threads, the limit is " +
+              std::to_string(max_threads_per_block) + " per block";
+        return cudaErrorInvalidConfiguration;
+    }
+    if (c.shared_bytes > max_shared_per_block) {
+        // The real driver refuses more than 48 KiB of dynamic shared memory
+        // with CUDA_ERROR_INVALID_VALUE unless the kernel opted in with
+        // cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...),
+        // which the emulator does not offer.
+        why = std::to_string(c.shared_bytes) + " bytes of dynamic shared memory, the limit is " +
+              std::to_string(max_shared_per_block) + " (48 KiB)";
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+// A refused launch the program has not (yet) asked about. Its note is printed
+// only if the program never reads the error: at the next launch or at exit.
+// A program that checks cudaGetLastError() after each launch, as the lessons
+// do, prints its own message and gets no extra line from the emulator.
+std::mutex refusal_mutex;
+std::string unread_refusal;  // guarded by refusal_mutex
+
+void print_unread_refusal() {
+    std::string note;
+    {
+        std::lock_guard<std::mutex> lock(refusal_mutex);
+        note.swap(unread_refusal);
+    }
+    if (note.empty()) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s", note.c_str());
+}
+
+void remember_refusal(const launch_site& site, cudaError_t e, const std::string& why) {
+    static bool at_exit_registered = [] { return std::atexit(print_unread_refusal) == 0; }();
+    (void)at_exit_registered;
+    char text[1024];
+    std::snprintf(text, sizeof text,
+                  "cuemu: note: the launch of kernel '%s' at %s:%d was refused and never ran:\n"
+                  "  %s.\n"
+                  "  The runtime said %s (\"%s\"),\n"
+                  "  but the program did not ask: check cudaGetLastError() after every launch.\n",
+                  site.kernel, site.file, site.line, why.c_str(), cudaGetErrorName(e),
+                  cudaGetErrorString(e));
+    std::lock_guard<std::mutex> lock(refusal_mutex);
+    unread_refusal = text;
+}
+
+}  // namespace
+
+void last_error_was_read() {
+    std::lock_guard<std::mutex> lock(refusal_mutex);
+    unread_refusal.clear();
+}
+
+}  // namespace cuemu::detail
+
+namespace cuemu {
+
+// The host side of a launch, at the launch itself: what a GPU refuses before
+// the kernel is queued.
+cudaError_t detail::check_launch(const launch_site& site, const launch_config& config) {
+    using namespace detail;
+    print_unread_refusal();  // an earlier refused launch the program never checked
+    if (tls_slot) {
+        std::fprintf(stderr,
+                     "cuemu: kernel %s launched from inside another kernel (%s:%d); dynamic "
+                     "parallelism is not supported by the emulator\n",
+                     site.kernel, site.file, site.line);
+        std::abort();
+    }
+    std::string why;
+    cudaError_t e = check_configuration(config, why);
+    // The caller records e (not sticky); remember why, in case the program
+    // never reads the error and a note is due.
+    if (e != cudaSuccess) remember_refusal(site, e, why);
+    return e;
+}
+
+}  // namespace cuemu

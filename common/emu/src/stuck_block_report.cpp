@@ -1,0 +1,188 @@
+// stuck_block_report.cpp - the reports of a block that cannot go on: threads
+// that skip a __syncthreads (they exited, or wait at another one), warp lanes
+// waiting for lanes held at a block barrier (scheduler.cpp's barrier_is_sound
+// finds them), and a CUDA thread that stops its launch itself
+// (stop_kernel_with, kernel_cannot_go_on: a device-side assert, a misaligned
+// access, a race, grid.sync() without a cooperative launch). Each names the
+// block and threads, says what to fix and what a GPU would do, and fails the
+// launch.
+#include <setjmp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "block_state.h"
+#include "diagnostics.h"
+#include "internal.h"
+#include "launch_job.h"
+
+namespace cuemu::detail {
+
+// "(3,0,0)": a thread index as CUDA writes it.
+std::string xyz(uint3 v) {
+    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+// Reports a synchronization bug in the current block (one report per launch)
+// and fails the launch with cudaErrorLaunchFailure.
+void report_block_problem(worker_state& w, launch_job& job, const std::string& headline,
+                          const std::string& body, const char* hint, const char* on_a_gpu,
+                          cudaError_t error) {
+    {
+        std::lock_guard<std::mutex> lock(job.report_mutex);
+        std::string text = "  block " + xyz(tls_block_idx) + " of grid " + xyz(job.config->grid) +
+                           ", block size " + xyz(job.config->block) + "\n" + body;
+        const launch_site* site = job.site;
+        keep_report(job, /*stops=*/true, [site, headline, text, hint, on_a_gpu, error] {
+            return report_kernel_problem(*site, headline, text, hint, on_a_gpu, error);
+        });
+    }
+    discard_all_fibers(w);
+}
+
+// The running CUDA thread, told why the launch must stop (for resume()'s
+// report); outside a kernel there is nothing to stop, and the program ends.
+fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* what,
+                          const char* hint, const char* on_a_gpu, const char* file, int line) {
+    fiber_slot* s = tls_slot;
+    if (!s) {
+        std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
+        std::abort();
+    }
+    note_current_thread_out_of_line(s);
+    s->refusal_headline = headline;
+    s->refusal_what = what;
+    s->refusal_hint = hint;
+    s->refusal_on_a_gpu = on_a_gpu;
+    s->refusal_file = file;
+    s->refusal_line = line;
+    s->refusal_error = error;
+    return s;
+}
+
+namespace {
+// "40 threads: (0,0,0) to (39,0,0)" for a set of linear thread indices,
+// as runs of consecutive indices, the first few only.
+std::string describe_threads(std::vector<unsigned> linear, dim3 dim) {
+    std::sort(linear.begin(), linear.end());
+    std::string text = std::to_string(linear.size()) + (linear.size() == 1 ? " thread: " : " threads: ");
+    std::size_t runs = 0, i = 0;
+    while (i < linear.size()) {
+        std::size_t j = i;
+        while (j + 1 < linear.size() && linear[j + 1] == linear[j] + 1) ++j;
+        if (runs == 4) {
+            text += ", ...";
+            break;
+        }
+        if (runs) text += ", ";
+        text += xyz(unflatten(linear[i], dim));
+        if (j > i) text += " to " + xyz(unflatten(linear[j], dim));
+        ++runs;
+        i = j + 1;
+    }
+    return text;
+}
+
+const char* const divergent_barrier_hint =
+    "every thread of a block must reach the same __syncthreads() the same number of times:\n"
+    "        do not return early before a barrier, and do not put a barrier inside an if or\n"
+    "        a loop that only some threads of the block take (guard the work, not the barrier)";
+const char* const divergent_barrier_on_gpu =
+    "this is undefined behaviour: the kernel may hang, or go on with a barrier that did\n"
+    "  not wait for every thread and read data that is not there yet";
+
+}  // namespace
+
+// A lane of `warp` waits in a warp function for lanes of its mask that wait
+// at the __syncthreads, which waits for the lane: neither can go on.
+void report_warp_waits_for_barrier(worker_state& w, block_state& block, unsigned warp) {
+    launch_job& job = *block.job;
+    std::vector<fiber_slot*>& waiting = w.at_barrier;
+    const warp_state& ws = block.warps[warp];
+    fiber_slot* lane = ws.lane[__builtin_ctz(ws.arrived)];
+    std::uint32_t missing = lane->warp.mask & ~(ws.arrived | ws.gone);
+    fiber_slot* held = nullptr;
+    for (fiber_slot* b : waiting)
+        if (b->linear >> 5 == warp && (missing >> (b->linear & 31) & 1u) &&
+            (!held || b->linear < held->linear))
+            held = b;
+    std::string body = "  thread " + xyz(lane->thread_idx) + " (lane " +
+                       std::to_string(lane->linear & 31) + " of warp " + std::to_string(warp) +
+                       ") waits in a warp function at " + lane->warp.file + ":" +
+                       std::to_string(lane->warp.line) + " for the lanes of its mask\n";
+    if (held)
+        body += "  but thread " + xyz(held->thread_idx) + " (lane " +
+                std::to_string(held->linear & 31) + ") waits at the __syncthreads() at " +
+                held->barrier_file + ":" + std::to_string(held->barrier_line) +
+                ", which waits for every thread\n";
+    report_block_problem(w, job, "deadlock between a warp function and __syncthreads()", body,
+                         "the lanes named in a warp function's mask must all reach it; do not let\n"
+                         "        some of them go on to a __syncthreads() first",
+                         "the kernel hangs");
+}
+
+// Threads wait at a __syncthreads that others of the block have exited without reaching.
+void report_barrier_after_exit(worker_state& w, block_state& block) {
+    launch_job& job = *block.job;
+    const dim3 dim = block.dim;
+    std::vector<fiber_slot*>& waiting = w.at_barrier;
+    fiber_slot* first = waiting.front();
+    std::vector<unsigned> at, gone;
+    std::vector<bool> is_waiting(block.cursor.count, false);
+    for (fiber_slot* b : waiting) {
+        at.push_back(b->linear);
+        is_waiting[b->linear] = true;
+        if (b->linear < first->linear) first = b;
+    }
+    for (unsigned t = 0; t < block.cursor.count; ++t)
+        if (!is_waiting[t]) gone.push_back(t);
+    std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
+                       first->barrier_file + ":" + std::to_string(first->barrier_line) +
+                       ", but thread " + xyz(unflatten(gone.front(), dim)) +
+                       " has exited without reaching it\n"
+                       "  waiting there: " + describe_threads(at, dim) + "\n" +
+                       "  exited:        " + describe_threads(gone, dim) + "\n";
+    report_block_problem(w, job, "__syncthreads() not reached by every thread of the block", body,
+                         divergent_barrier_hint, divergent_barrier_on_gpu);
+}
+
+// Threads first and b wait at different __syncthreads.
+void report_different_barriers(worker_state& w, block_state& block, fiber_slot* first, fiber_slot* b) {
+    launch_job& job = *block.job;
+    const dim3 dim = block.dim;
+    std::vector<fiber_slot*>& waiting = w.at_barrier;
+    std::vector<unsigned> here, there;
+    for (fiber_slot* c : waiting)
+        (same_barrier(c, first) ? here : there).push_back(c->linear);
+    std::string body = "  thread " + xyz(first->thread_idx) + " waits at the __syncthreads() at " +
+                       first->barrier_file + ":" + std::to_string(first->barrier_line) +
+                       ", thread " + xyz(b->thread_idx) + " at the one at " + b->barrier_file +
+                       ":" + std::to_string(b->barrier_line) + "\n" +
+                       "  at line " + std::to_string(first->barrier_line) + ": " + describe_threads(here, dim) + "\n" +
+                       "  elsewhere:   " + describe_threads(there, dim) + "\n";
+    report_block_problem(w, job, "threads of one block wait at different __syncthreads()", body,
+                         divergent_barrier_hint, divergent_barrier_on_gpu);
+}
+
+}  // namespace cuemu::detail
+
+namespace cuemu {
+
+// Leaves the CUDA thread by a jump, as the fault handler does, not by
+// unwinding: the caller may be a noexcept function (__assert_fail), which an
+// unwind may not cross. `what` is copied: the jump abandons the caller's frame.
+void detail::stop_kernel_with(cudaError_t error, const char* headline, const char* what,
+                              const char* hint, const char* on_a_gpu, const char* file, int line) {
+    using namespace detail;
+    fiber_slot* s = refusing_slot(error, headline, what, hint, on_a_gpu, file, line);
+    s->refusal_text = what;
+    s->refusal_what = s->refusal_text.c_str();
+    siglongjmp(s->fault_jump, 3);
+}
+
+}  // namespace cuemu
