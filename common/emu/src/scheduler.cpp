@@ -762,7 +762,7 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
     {
         std::lock_guard<std::mutex> lock(launch_mutex);
         // The device queue has opened device memory (queue.cpp); these only
-        // bracket the kernel for CUEMU_CHECK=uninit (memory.cpp).
+        // bracket the kernel for CUEMU_CHECK=uninit (memory_protection.cpp).
         device_memory_kernel_begin();
         cooperative_launch_begin(config, job.total_blocks);  // cooperative.cpp
         run_on_workers(job);

@@ -73,7 +73,7 @@ void enqueue_launch(const launch_site& site, const launch_config& config,
 // stack, the heap: not device, managed or cudaMallocHost memory, and not a
 // global variable) is swapped for an address in a reserved, inaccessible
 // window, so a kernel that dereferences it faults and the report names the
-// argument (memory.cpp). argument counts from 1.
+// argument (kernel_pointers.cpp). argument counts from 1.
 void* screen_pointer_argument(void* p, int argument, const launch_site& site);
 
 template <class T>
