@@ -12,6 +12,7 @@
 #include <cstddef>
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -35,9 +36,22 @@ inline void fiber_switch_finish(void* fake_stack, stack_span* from) {
     __sanitizer_finish_switch_fiber(fake_stack, &bottom, &size);
     if (from) *from = stack_span{bottom, size};
 }
+// A fault or the watchdog leaves the kernel by siglongjmp from a signal
+// handler that runs on the alternate signal stack. ASan clears the shadow of
+// abandoned frames only on the stack it is running on, so the kernel's frames
+// below the landing point keep their redzones; the next call made from there
+// (on this fiber's stack `own`) would then look like a stack overflow. Clears
+// everything below the caller's frame, all of it dead. Not inlined, so that
+// its frame lies below the caller's.
+[[gnu::noinline]] inline void forget_abandoned_frames(stack_span own) {
+    const char* low = static_cast<const char*>(own.bottom);
+    const char* here = static_cast<const char*>(__builtin_frame_address(0));
+    if (here > low && here <= low + own.size) __asan_unpoison_memory_region(low, here - low);
+}
 #else
 inline void fiber_switch_start(void**, stack_span) {}
 inline void fiber_switch_finish(void*, stack_span*) {}
+inline void forget_abandoned_frames(stack_span) {}
 #endif
 
 }  // namespace cuemu::detail

@@ -378,6 +378,7 @@ bctx::fiber make_fiber(fiber_slot* s, std::size_t colour_index) {
             s->state = how == 2   ? fiber_state::timed_out
                        : how == 3 ? fiber_state::refused
                                   : fiber_state::faulted;
+            forget_abandoned_frames(s->own_stack);
             unblock_watchdog_signal();  // on_fault blocks it, and siglongjmp kept the mask
             yield_to_scheduler(s);
         }
