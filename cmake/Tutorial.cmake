@@ -166,6 +166,11 @@ function(_tutorial_lesson_backend backend)
   if(backend STREQUAL "emu")
     cuemu_add_executable(${program} SOURCES ${sources})
     cuemu_add_executable(${test} SOURCES ${test_sources})
+    if(TUTORIAL_SANITIZE AND variant STREQUAL "exercise")
+      # No test of the sanitizer lane runs an exercise's program (its test
+      # executable builds the same source): built on request only.
+      set_target_properties(${program} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+    endif()
   else()
     set(runtime m)
     if(backend STREQUAL "nvcc")
