@@ -37,30 +37,62 @@ lessons=("$@")
 if [ ${#lessons[@]} -eq 0 ]; then
     for dir in "$ROOT"/lessons/[0-9][0-9]-*/; do lessons+=("$(basename "$dir" | cut -c1-2)"); done
 fi
-failed=0
-for nn in "${lessons[@]}"; do
-    start=$SECONDS
-    "$ROOT/tutorial" export "$nn" "$work/exported/$nn" >/dev/null
+# check_one NN: export, move, build and grade one lesson; non-zero if it fails.
+check_one() {
+    local nn=$1 start=$SECONDS assignment lesson src
+    "$ROOT/tutorial" export "$nn" "$work/exported/$nn" >/dev/null ||
+        { echo "CI: export $nn: ./tutorial export failed"; return 1; }
     mkdir -p "$work/elsewhere"
-    mv "$work/exported/$nn" "$work/elsewhere/$nn"
+    mv "$work/exported/$nn" "$work/elsewhere/$nn" || return 1
     assignment=$work/elsewhere/$nn
     lesson=$(basename "$assignment"/lessons/*)
     if grep -rlF "$ROOT" "$assignment"; then
-        echo "CI: export $nn: the files above name $ROOT"; failed=1; continue
+        echo "CI: export $nn: the files above name $ROOT"; return 1
     fi
-    (cd "$assignment" && ./tutorial setup >/dev/null 2>&1) || { echo "CI: export $nn: configuring failed"; failed=1; continue; }
+    (cd "$assignment" && ./tutorial setup >/dev/null 2>&1) || { echo "CI: export $nn: configuring failed"; return 1; }
     echo "== lesson $nn exported: the exercise as shipped"
-    "$python" "$ROOT/tools/export/grade.py" "$assignment" --expect partial || { failed=1; continue; }
+    "$python" "$ROOT/tools/export/grade.py" "$assignment" --expect partial || return 1
     echo "== lesson $nn exported: with the solution copied in"
     for src in "$ROOT/solutions/$lesson"/*; do
         case "$src" in *.cu|*.c|*.cpp|*.h|*.cuh) cp "$src" "$assignment/lessons/$lesson/" ;; esac
     done
-    "$python" "$ROOT/tools/export/grade.py" "$assignment" --expect full || { failed=1; continue; }
+    "$python" "$ROOT/tools/export/grade.py" "$assignment" --expect full || return 1
     if grep -rlaF "$ROOT" "$assignment/build" | head -5 | grep .; then
-        echo "CI: export $nn: the build files above name $ROOT"; failed=1; continue
+        echo "CI: export $nn: the build files above name $ROOT"; return 1
     fi
     echo "== lesson $nn: export checked in $((SECONDS - start)) s"
     rm -rf "$assignment"
+}
+
+# The first lesson alone fills the compiler cache; then two lessons at a time:
+# much of an export is serial (configuring, running tests), so the second core
+# would otherwise idle. Each lesson's output is kept and printed in order.
+mkdir -p "$work/logs"
+run_one() {
+    local rc=0
+    check_one "$1" >"$work/logs/$1.out" 2>&1 || rc=$?
+    echo "$rc" >"$work/logs/$1.rc"
+}
+failed=0 shown=0
+show_finished() {  # print, in lesson order, every lesson finished so far
+    while [ "$shown" -lt ${#lessons[@]} ] && [ -f "$work/logs/${lessons[$shown]}.rc" ]; do
+        cat "$work/logs/${lessons[$shown]}.out"
+        [ "$(cat "$work/logs/${lessons[$shown]}.rc")" -eq 0 ] || failed=1
+        shown=$((shown + 1))
+    done
+}
+running=0
+for i in "${!lessons[@]}"; do
+    if [ "$i" -eq 0 ]; then
+        run_one "${lessons[0]}"
+    else
+        if [ "$running" -ge 2 ]; then wait -n || true; running=$((running - 1)); fi
+        run_one "${lessons[$i]}" &
+        running=$((running + 1))
+    fi
+    show_finished
 done
+wait
+show_finished
 [ "$failed" -eq 0 ] && echo "CI: every exported lesson builds alone, fails as shipped and passes with its solution"
 exit "$failed"
