@@ -1,4 +1,5 @@
-// fiber_switch.h - telling AddressSanitizer about fiber switches.
+// fiber_switch.h - telling AddressSanitizer about fiber switches, and about the
+// frames a fault leaves behind on a fiber stack.
 //
 // ASan keeps, for each OS thread, the bounds of the stack it runs on; it needs
 // them to unpoison a stack when an exception or longjmp leaves frames behind.
