@@ -71,7 +71,8 @@ mkdir -p "$work/logs"
 run_one() {
     local rc=0
     check_one "$1" >"$work/logs/$1.out" 2>&1 || rc=$?
-    echo "$rc" >"$work/logs/$1.rc"
+    # Written aside and renamed: show_finished never reads a half-written file.
+    echo "$rc" >"$work/logs/$1.rc.part" && mv "$work/logs/$1.rc.part" "$work/logs/$1.rc"
 }
 failed=0 shown=0
 show_finished() {  # print, in lesson order, every lesson finished so far
