@@ -63,26 +63,9 @@ function(cuemu_add_executable target)
       # (read when the build is generated) resolve #include <...> and #if.
       set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
       set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
-      # Only sources that use shared memory pay for the race check's
-      # instrumentation (decided when the build is configured; a source
-      # generated during the build is instrumented).
+      # Every kernel source is instrumented (the race check, the profiler);
+      # its kernels' uninstrumented twins run unless one of them is on.
       set(kernel_flags "${CUEMU_KERNEL_FLAG_LIST}")
-      if(EXISTS ${abs})
-        file(READ ${abs} text)
-        # Kernels may live in a .cuh header the .cu includes by a quoted path
-        # (lesson 20's mlp.cuh, which lesson 21 includes from solutions/).
-        string(REGEX MATCHALL "#[ \t]*include[ \t]*\"[^\"]+\\.cuh\"" cuh_includes "${text}")
-        foreach(line IN LISTS cuh_includes)
-          string(REGEX REPLACE ".*\"([^\"]+)\".*" "\\1" header "${line}")
-          if(EXISTS ${src_dir}/${header})
-            file(READ ${src_dir}/${header} header_text)
-            string(APPEND text "${header_text}")
-          endif()
-        endforeach()
-        if(NOT text MATCHES "__shared__")
-          set(kernel_flags "")
-        endif()
-      endif()
       add_custom_command(
         OUTPUT ${out}
         COMMAND cuemu-rewrite -isystem ${CMAKE_SOURCE_DIR}/common/emu/include
@@ -98,6 +81,10 @@ function(cuemu_add_executable target)
       # #include "..." lines find headers next to the original .cu.
       set_source_files_properties(${out} PROPERTIES
         COMPILE_OPTIONS "-include;${CUEMU_FORCE_INCLUDE};-iquote;${src_dir};${kernel_flags}")
+      if(CUEMU_FLOP_PLUGIN AND kernel_flags)
+        # Rebuilt when the flop counter changes; never compiled before it exists.
+        set_source_files_properties(${out} PROPERTIES OBJECT_DEPENDS ${CUEMU_FLOP_PLUGIN})
+      endif()
       list(APPEND sources ${out})
     else()
       list(APPEND sources ${abs})

@@ -69,6 +69,7 @@
 #include "cuemu/runtime.h"
 #include "device_queue.h"
 #include "internal.h"
+#include "../profiler/profiler.h"
 #include "trace.h"
 
 namespace cuemu::detail {
@@ -124,6 +125,7 @@ void finish_at_exit() {
     for (auto& slot : queues)
         if (device_queue* q = slot.load()) q->wait_all(q->last_issued(), "exit (finishing queued work)");
     trace_finish();
+    profile_finish();
 }
 
 constexpr std::uint64_t ticket(std::uint64_t seq, int device) {

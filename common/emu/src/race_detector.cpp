@@ -33,6 +33,7 @@
 #include "diagnostics.h"
 #include "internal.h"
 #include "race_detector.h"
+#include "../profiler/profiler.h"
 #include "shared_variables.h"
 
 namespace cuemu::detail {
@@ -409,7 +410,7 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
 }  // namespace cuemu::detail
 
 // A launch runs a kernel's uninstrumented twin (cuemu/launch.h) unless the
-// race check needs every shared access to reach the hooks.
+// race check or the profiler needs every access to reach the hooks.
 namespace cuemu {
-bool twins_allowed() { return !detail::race_check_requested(); }
+bool twins_allowed() { return !detail::race_check_requested() && !detail::profiling_requested(); }
 }  // namespace cuemu

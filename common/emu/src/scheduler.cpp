@@ -65,6 +65,7 @@
 #include "internal.h"
 #include "launch_job.h"
 #include "race_detector.h"
+#include "../profiler/profiler.h"
 
 namespace cuemu {
 __thread uint3 tls_thread_idx;
@@ -574,6 +575,7 @@ void start_block(block_state& block, std::uint64_t linear_block, uint3 block_idx
     block.next_ready = 0;
     block.at_barrier->clear();
     race_block_begin(tls_dynamic_shared, block.job->config->shared_bytes);
+    profile_block_begin(tls_dynamic_shared, block.job->config->shared_bytes);
 }
 
 // Called by a fiber whose block has no thread left to start. When every
@@ -702,6 +704,7 @@ void run_blocks(worker_state& w, launch_job& job) {
         }
     }
     race_worker_idle();
+    profile_worker_idle();
     tls_job = nullptr;
 }
 
@@ -766,7 +769,9 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
         // bracket the kernel for CUEMU_CHECK=uninit (memory_protection.cpp).
         device_memory_kernel_begin();
         cooperative_launch_begin(config, job.total_blocks);  // cooperative.cpp
+        profile_launch_begin(site, config);                  // CUEMU_PROFILE (profiler/)
         run_on_workers(job);
+        profile_launch_end();
         cooperative_launch_end();
         device_memory_kernel_end();
     }

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "race_detector.h"
+#include "../profiler/profiler.h"
 
 #if defined(__SANITIZE_THREAD__)
 #error "tsan_hooks.cpp must be built without -fsanitize=thread"
@@ -40,15 +41,22 @@ const void* kernel_pc_of(const void* pc) {
 namespace {
 using cuemu::detail::tls_access_watch;
 
+// The profiler (CUEMU_PROFILE) sees every access of a profiled kernel.
+inline void profile(const void* p, std::size_t n, bool write, const void* pc) {
+    if (__builtin_expect(cuemu::detail::tls_profiling, 0))
+        cuemu::detail::profile_access(p, n, write ? cuemu::detail::profile_op::store : cuemu::detail::profile_op::load, pc);
+}
 inline void plain(const void* p, std::size_t n, bool write, const void* pc) {
     cuemu::detail::tls_hook_caller = pc;
     if (__builtin_expect(tls_access_watch == cuemu::detail::watch_races, 0))
         cuemu::detail::shared_access(p, n, write, false, pc);
+    profile(p, n, write, pc);
 }
 inline void marked_volatile(const void* p, std::size_t n, bool write, const void* pc) {
     cuemu::detail::tls_hook_caller = pc;
     if (__builtin_expect(tls_access_watch != cuemu::detail::watch_nothing, 0))
         cuemu::detail::shared_access(p, n, write, true, pc);
+    profile(p, n, write, pc);
 }
 }  // namespace
 

@@ -233,17 +233,30 @@ inline unsigned __activemask() { return ::cuemu::warp_active_mask(); }
 // (cuemu/launch.h), which GCC does not inline instrumented functions into,
 // keeps them inline as well.
 #define CUEMU_DEVICE_INLINE inline __attribute__((always_inline))
+// The profiler (CUEMU_PROFILE) counts each atomic call as one atomic
+// instruction, whatever loop of compare-and-swaps does it here; the call's
+// return address names the kernel's line. Only an instrumented kernel run for
+// the profiler sets the flag.
+namespace cuemu {
+namespace detail {
+extern __thread bool tls_profiling;
+}
+void profile_atomic(const void* address, std::size_t size);
+}  // namespace cuemu
+#define CUEMU_PROFILE_ATOMIC(a) \
+    (__builtin_expect(::cuemu::detail::tls_profiling, 0) ? ::cuemu::profile_atomic((a), sizeof(*(a))) : void())
 // Blocks run on several OS threads at once, so these are real atomic
 // instructions, relaxed as CUDA's are (order them with __threadfence()). Each
 // returns the old value, as in CUDA. The overloads are CUDA's, no more, so code
 // that compiles here also compiles with nvcc. The _block and _system forms
 // (narrower or wider scope on a GPU) are the same operation here.
 #define CUEMU_ATOMIC_RMW(T, name, builtin)                                                 \
-    CUEMU_DEVICE_INLINE T name(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }                  \
-    CUEMU_DEVICE_INLINE T name##_block(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }          \
-    CUEMU_DEVICE_INLINE T name##_system(T* a, T v) { return builtin(a, v, __ATOMIC_RELAXED); }
+    CUEMU_DEVICE_INLINE T name(T* a, T v) { CUEMU_PROFILE_ATOMIC(a); return builtin(a, v, __ATOMIC_RELAXED); } \
+    CUEMU_DEVICE_INLINE T name##_block(T* a, T v) { return name(a, v); }                                \
+    CUEMU_DEVICE_INLINE T name##_system(T* a, T v) { return name(a, v); }
 #define CUEMU_ATOMIC_CAS(T)                                                                \
     CUEMU_DEVICE_INLINE T atomicCAS(T* a, T expected, T desired) {                                      \
+        CUEMU_PROFILE_ATOMIC(a);                                                           \
         __atomic_compare_exchange_n(a, &expected, desired, false, __ATOMIC_RELAXED,        \
                                     __ATOMIC_RELAXED);                                     \
         return expected;                                                                   \
@@ -252,12 +265,14 @@ inline unsigned __activemask() { return ::cuemu::warp_active_mask(); }
     CUEMU_DEVICE_INLINE T atomicCAS_system(T* a, T e, T d) { return atomicCAS(a, e, d); }
 #define CUEMU_ATOMIC_MINMAX(T)                                                              \
     CUEMU_DEVICE_INLINE T atomicMin(T* a, T v) {                                                        \
+        CUEMU_PROFILE_ATOMIC(a);                                                           \
         T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                      \
         while (v < old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_RELAXED, \
                                                        __ATOMIC_RELAXED)) {}                \
         return old;                                                                        \
     }                                                                                      \
     CUEMU_DEVICE_INLINE T atomicMax(T* a, T v) {                                                        \
+        CUEMU_PROFILE_ATOMIC(a);                                                           \
         T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                      \
         while (v > old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_RELAXED, \
                                                        __ATOMIC_RELAXED)) {}                \
@@ -297,6 +312,7 @@ namespace cuemu {
 template <class F, class Bits>
 CUEMU_DEVICE_INLINE F atomic_add_float(F* address, F value) {
     static_assert(sizeof(F) == sizeof(Bits), "same size");
+    CUEMU_PROFILE_ATOMIC(address);
     Bits* word = reinterpret_cast<Bits*>(address);
     Bits old_bits = __atomic_load_n(word, __ATOMIC_RELAXED);
     for (;;) {
@@ -318,6 +334,7 @@ CUEMU_DEVICE_INLINE float atomicAdd_system(float* a, float v) { return atomicAdd
 CUEMU_DEVICE_INLINE double atomicAdd_block(double* a, double v) { return atomicAdd(a, v); }
 CUEMU_DEVICE_INLINE double atomicAdd_system(double* a, double v) { return atomicAdd(a, v); }
 CUEMU_DEVICE_INLINE float atomicExch(float* a, float v) {
+    CUEMU_PROFILE_ATOMIC(a);
     float old;
     __atomic_exchange(a, &v, &old, __ATOMIC_RELAXED);
     return old;
@@ -325,12 +342,14 @@ CUEMU_DEVICE_INLINE float atomicExch(float* a, float v) {
 // atomicInc/atomicDec wrap around at limit, as CUDA defines them:
 // inc stores (old >= limit) ? 0 : old + 1; dec stores (old == 0 || old > limit) ? limit : old - 1.
 CUEMU_DEVICE_INLINE unsigned int atomicInc(unsigned int* a, unsigned int limit) {
+    CUEMU_PROFILE_ATOMIC(a);
     unsigned int old = __atomic_load_n(a, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(a, &old, old >= limit ? 0u : old + 1u, true,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
     return old;
 }
 CUEMU_DEVICE_INLINE unsigned int atomicDec(unsigned int* a, unsigned int limit) {
+    CUEMU_PROFILE_ATOMIC(a);
     unsigned int old = __atomic_load_n(a, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(a, &old, (old == 0u || old > limit) ? limit : old - 1u,
                                         true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}

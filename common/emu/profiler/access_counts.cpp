@@ -1,0 +1,315 @@
+// access_counts.cpp - the workers' half of the profiler: every access of a
+// profiled kernel's threads, gathered warp by warp and turned into Nsight
+// Compute's counts when the block has finished.
+//
+// A warp's lanes run one after another here, not in step, so the lanes'
+// accesses are paired the way the hardware would have issued them: by
+// instruction (the hook's call site, and the memory space) and by how many
+// times that lane had executed it before (its dynamic instance). The k-th
+// execution of an instruction by every lane that executed it at least k times
+// is one request. Lanes that skipped it (a branch, a bounds check, a shorter
+// loop) are the inactive lanes of that request, as on a GPU after the branch.
+//
+// Counts of one request:
+//   global: sectors = distinct 32-byte segments its active lanes touched;
+//   shared: wavefronts = for each group of lanes the hardware serves together
+//           (the whole warp for accesses of up to 4 bytes, half-warps for 8,
+//           quarter-warps for 16), the largest number of distinct 4-byte
+//           words that fall in one of the 32 banks (lanes reading the same
+//           word share it: a broadcast), summed over the groups.
+#include "access_counts.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+#include "../src/internal.h"
+#include "../src/shared_variables.h"
+#include "cuemu/thread_loop.h"
+
+namespace cuemu::detail {
+
+__thread bool tls_profiling = false;
+extern __thread std::uint64_t tls_linear_block;  // scheduler.cpp: the block this worker runs
+
+void launch_counters::add(const launch_counters& o) {
+    for (int i = 0; i < 3; ++i) {
+        global_requests[i] += o.global_requests[i];
+        global_sectors[i] += o.global_sectors[i];
+        shared_requests[i] += o.shared_requests[i];
+        shared_wavefronts[i] += o.shared_wavefronts[i];
+        shared_ideal_wavefronts[i] += o.shared_ideal_wavefronts[i];
+    }
+    active_lanes += o.active_lanes;
+    memory_requests += o.memory_requests;
+    for (int i = 0; i < 6; ++i) flops[i] += o.flops[i];
+}
+
+void site_totals::add(const site_totals& o) {
+    requests += o.requests;
+    units += o.units;
+    if (o.sample_units > sample_units) {
+        sample = o.sample;
+        sample_units = o.sample_units;
+    }
+}
+
+unsigned sectors_of(const memory_request& r) {
+    std::uint64_t sectors[32 * 4];
+    unsigned n = 0;
+    std::vector<std::uint64_t> many;  // accesses wider than 96 bytes (a range hook)
+    for (std::uint32_t m = r.mask; m; m &= m - 1) {
+        const std::uintptr_t a = r.address[__builtin_ctz(m)];
+        const std::uint64_t first = a >> 5, last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> 5;
+        for (std::uint64_t s = first; s <= last; ++s) {
+            if (n < sizeof sectors / sizeof sectors[0]) sectors[n++] = s;
+            else many.push_back(s);
+        }
+    }
+    many.insert(many.end(), sectors, sectors + n);
+    std::sort(many.begin(), many.end());
+    return static_cast<unsigned>(std::unique(many.begin(), many.end()) - many.begin());
+}
+
+void wavefronts_of(const memory_request& r, unsigned* wavefronts, unsigned* ideal) {
+    const unsigned group = r.size <= 4 ? 32 : r.size <= 8 ? 16 : 8;
+    *wavefronts = *ideal = 0;
+    for (unsigned first = 0; first < 32; first += group) {
+        const std::uint32_t lanes = group == 32 ? ~0u : ((1u << group) - 1) << first;
+        std::uint32_t active = r.mask & lanes;
+        if (!active) continue;
+        std::vector<std::uint64_t> words;  // distinct 4-byte words of the group
+        for (; active; active &= active - 1) {
+            const std::uintptr_t a = r.address[__builtin_ctz(active)];
+            for (std::uintptr_t w = a >> 2, last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> 2; w <= last; ++w)
+                words.push_back(w);
+        }
+        std::sort(words.begin(), words.end());
+        words.erase(std::unique(words.begin(), words.end()), words.end());
+        unsigned per_bank[32] = {};
+        unsigned most = 0;
+        for (std::uint64_t w : words) most = std::max(most, ++per_bank[w & 31]);
+        *wavefronts += most;
+        *ideal += 1;
+    }
+}
+
+namespace {
+
+struct site_key_info {
+    const void* pc;
+    memory_space space;
+    profile_op op;
+};
+
+constexpr std::size_t site_cache_size = 64;
+struct site_cache_entry {
+    std::uintptr_t key = 0;
+    std::uint32_t id = 0;
+};
+
+struct warp_trace {
+    bool used = false;
+    std::vector<std::uint32_t> executed[32];  // [lane][site]: times the lane executed it so far
+    std::vector<std::vector<memory_request>> requests;  // [site][instance]
+};
+
+struct worker_profile {
+    std::unordered_map<std::uintptr_t, std::uint32_t> site_ids;  // pc*4 + space
+    std::vector<site_key_info> sites;
+    site_cache_entry cache[site_cache_size];
+    warp_trace warps[32];
+    launch_counters counts;
+    std::vector<site_totals> totals;  // [site]
+    std::vector<std::uint64_t> l2_sectors;
+    // Where the block's shared memory lies (as the race check sees it).
+    bool layout_read = false;
+    shared_layout layout;
+    std::vector<unsigned char> variable_touched;  // [variable]
+    std::uintptr_t dynamic_begin = 0, dynamic_end = 0;
+    bool block_open = false;
+    std::uint64_t block = 0;  // the block running, numbered in launch order
+};
+
+worker_profile& worker() {
+    static thread_local worker_profile w;
+    return w;
+}
+
+std::uint32_t site_id(worker_profile& w, const void* pc, memory_space space, profile_op op) {
+    const std::uintptr_t key = reinterpret_cast<std::uintptr_t>(pc) * 4 + space;
+    // A kernel's loop alternates between a few instructions: a small
+    // direct-mapped cache in front of the map answers most lookups.
+    site_cache_entry& cached = w.cache[(key >> 2) % site_cache_size];
+    if (cached.key == key) return cached.id;
+    auto [it, added] = w.site_ids.emplace(key, static_cast<std::uint32_t>(w.sites.size()));
+    if (added) {
+        w.sites.push_back({pc, space, op});
+        site_totals t;
+        t.space = space;
+        t.op = op;
+        w.totals.push_back(t);
+    }
+    cached.key = key;
+    cached.id = it->second;
+    return it->second;
+}
+
+void count_request(worker_profile& w, std::uint32_t id, const memory_request& r) {
+    const site_key_info& site = w.sites[id];
+    const int op = static_cast<int>(site.op);
+    site_totals& t = w.totals[id];
+    w.counts.active_lanes += static_cast<unsigned>(__builtin_popcount(r.mask));
+    ++w.counts.memory_requests;
+    unsigned units = 0;
+    if (site.space == space_global) {
+        units = sectors_of(r);
+        ++w.counts.global_requests[op];
+        w.counts.global_sectors[op] += units;
+        // The L2 model sees each sector the request touched, once.
+        std::vector<std::uint64_t> seen;
+        for (std::uint32_t m = r.mask; m; m &= m - 1) {
+            const std::uintptr_t a = r.address[__builtin_ctz(m)];
+            for (std::uint64_t s = a >> 5, last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> 5; s <= last; ++s)
+                seen.push_back(s);
+        }
+        std::sort(seen.begin(), seen.end());
+        seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+        for (std::uint64_t s : seen) {
+            if (site.op != profile_op::store) w.l2_sectors.push_back(s << 1);  // read (an atomic reads too)
+            if (site.op != profile_op::load) w.l2_sectors.push_back(s << 1 | 1);
+        }
+    } else {
+        unsigned ideal = 0;
+        wavefronts_of(r, &units, &ideal);
+        ++w.counts.shared_requests[op];
+        w.counts.shared_wavefronts[op] += units;
+        w.counts.shared_ideal_wavefronts[op] += ideal;
+    }
+    ++t.requests;
+    t.units += units;
+    if (units > t.sample_units) {
+        t.sample = r;
+        t.sample_units = units;
+    }
+}
+
+// The block has finished: every warp's requests are complete.
+void finish_block(worker_profile& w) {
+    if (!w.block_open) return;
+    w.block_open = false;
+    for (warp_trace& warp : w.warps) {
+        if (!warp.used) continue;
+        warp.used = false;
+        for (std::uint32_t id = 0; id < warp.requests.size(); ++id) {
+            for (const memory_request& r : warp.requests[id])
+                if (r.mask) count_request(w, id, r);
+            warp.requests[id].clear();
+        }
+        for (auto& executed : warp.executed) std::fill(executed.begin(), executed.end(), 0);
+    }
+    feed_l2(w.block, w.l2_sectors);
+    w.l2_sectors.clear();
+}
+
+}  // namespace
+
+void profile_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
+    worker_profile& w = worker();
+    finish_block(w);
+    tls_profiling = profiling_requested();
+    if (!tls_profiling) return;
+    if (!w.layout_read) {
+        w.layout_read = true;
+        if (!shared_variable_layout(&w.layout)) w.layout = shared_layout{};
+        w.variable_touched.assign(w.layout.variables.size(), 0);
+    }
+    w.dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_shared);
+    w.dynamic_end = w.dynamic_begin + dynamic_bytes;
+    w.block = tls_linear_block;
+    w.block_open = true;
+}
+
+void profile_worker_idle() {
+    worker_profile& w = worker();
+    const bool was_profiling = tls_profiling;
+    finish_block(w);
+    tls_profiling = false;
+    if (!was_profiling) return;
+    for (int i = 0; i < 6; ++i) {
+        extern __thread std::uint64_t tls_flop_counts[6];
+        w.counts.flops[i] += tls_flop_counts[i];
+        tls_flop_counts[i] = 0;
+    }
+    site_map sites;
+    for (std::uint32_t id = 0; id < w.sites.size(); ++id)
+        if (w.totals[id].requests) {
+            site_totals& t = sites[w.sites[id].pc];
+            t.space = w.sites[id].space;
+            t.op = w.sites[id].op;
+            t.add(w.totals[id]);
+        }
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> touched;
+    for (std::size_t v = 0; v < w.variable_touched.size(); ++v)
+        if (w.variable_touched[v]) touched.emplace_back(w.layout.variables[v].begin, w.layout.variables[v].end);
+    merge_worker_counts(w.counts, sites, touched);
+    // Ready for the next launch (the sites' addresses stay valid, their totals not).
+    w.l2_sectors.clear();
+    w.counts = launch_counters{};
+    for (std::uint32_t id = 0; id < w.totals.size(); ++id) {
+        w.totals[id] = site_totals{};
+        w.totals[id].space = w.sites[id].space;
+        w.totals[id].op = w.sites[id].op;
+    }
+    std::fill(w.variable_touched.begin(), w.variable_touched.end(), 0);
+}
+
+void profile_access(const void* p, std::size_t size, profile_op op, const void* pc) {
+    worker_profile& w = worker();
+    if (!w.block_open) return;
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    memory_space space;
+    if (in_device_address_range(p)) {
+        space = space_global;
+    } else if (a >= w.dynamic_begin && a < w.dynamic_end) {
+        space = space_shared;
+    } else if (a >= w.layout.begin && a < w.layout.end) {
+        // Inside the __shared__ variables' section: which variable, if any
+        // (the gaps hold other thread-locals).
+        const auto& vars = w.layout.variables;
+        auto it = std::upper_bound(vars.begin(), vars.end(), a,
+                                   [](std::uintptr_t x, const shared_layout::range& r) { return x < r.begin; });
+        if (it == vars.begin() || a >= std::prev(it)->end) return;
+        w.variable_touched[static_cast<std::size_t>(std::prev(it) - vars.begin())] = 1;
+        space = space_shared;
+    } else {
+        return;  // the thread's own stack, a host or constant variable
+    }
+    const uint3 idx = tls_thread_idx;
+    const dim3 dim = tls_thread_cursor.dim;
+    const unsigned thread = idx.x + dim.x * (idx.y + dim.y * idx.z);
+    warp_trace& warp = w.warps[(thread >> 5) & 31];
+    const unsigned lane = thread & 31;
+    const std::uint32_t id = site_id(w, pc, space, op);
+    warp.used = true;
+    std::vector<std::uint32_t>& executed = warp.executed[lane];
+    if (executed.size() <= id) executed.resize(w.sites.size(), 0);
+    const std::uint32_t instance = executed[id]++;
+    if (warp.requests.size() <= id) warp.requests.resize(w.sites.size());
+    std::vector<memory_request>& instances = warp.requests[id];
+    if (instances.size() <= instance) instances.resize(instance + 1);
+    memory_request& r = instances[instance];
+    r.mask |= 1u << lane;
+    r.address[lane] = a;
+    r.size = std::max<std::uint32_t>(r.size, static_cast<std::uint32_t>(size));
+}
+
+}  // namespace cuemu::detail
+
+// An atomic function of builtins.h, called by a profiled kernel: one atomic
+// instruction at the kernel's line that called it.
+namespace cuemu {
+__attribute__((noinline)) void profile_atomic(const void* address, std::size_t size) {
+    detail::profile_access(address, size, detail::profile_op::atomic, __builtin_return_address(0));
+}
+}  // namespace cuemu
