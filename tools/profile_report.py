@@ -60,6 +60,8 @@ TEXT_COLUMNS = ["kernel", "grid", "block", "gpu", "launch_site", "cuemu__limiter
 WORST_RATIOS = ["cuemu__worst_global_sectors_per_request",
                 "cuemu__worst_shared_wavefronts_per_request"]
 NUMBER_COLUMNS = ["launch"] + COUNTERS + ESTIMATE + WORST_RATIOS
+# Empty when the kernel has no such access (no memory request, no shared access): read as 0.
+MAY_BE_EMPTY = WORST_RATIOS + ["cuemu__active_lanes_per_request"]
 LIMITERS = ("dram", "l2", "shared", "fp32", "fp64", "launch")
 
 
@@ -123,7 +125,7 @@ def read_profile(path):
                            f" {len(header)} columns")
         for column in NUMBER_COLUMNS:
             text = row[column]
-            if text == "" and column in WORST_RATIOS:  # the kernel has no such access
+            if text == "" and column in MAY_BE_EMPTY:
                 row[column] = 0.0
                 continue
             try:
