@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh [--out DIR] - run as ./tutorial [--gpu|--emu] bench [--out DIR]
+# bench.sh [--out DIR] [--gpu-model NAME] - run as ./tutorial [--gpu|--emu] bench [...]
 #
 # Reproduces the source articles' tables on whatever machine runs it, from
 # the lessons' own --bench modes (the solutions of lessons 05, 08 and 09):
@@ -12,6 +12,11 @@
 # under results/<date>-<backend>/ (git-ignored), using bench/plot.py and
 # python3-matplotlib. On the emulator it takes about a minute and a half on
 # two cores.
+# On the emulator it then runs lessons 08, 09 and 19 --bench once more with the
+# emulator's profiler on (CUEMU_PROFILE, CUEMU_GPU=NAME, default H100) and adds
+# the GFLOP/s that cuemu's model ESTIMATES for that GPU, in tables and plots of
+# their own (bench/estimated.py, docs/profiler.md): never on the same axis as the
+# CPU-measured times. An emulator without the profiler skips this with one line.
 set -euo pipefail
 ROOT=${TUTORIAL_ROOT:?run this as ./tutorial bench}
 TUTORIAL=${TUTORIAL_SCRIPT:?run this as ./tutorial bench}
@@ -19,11 +24,12 @@ BACKEND=${TUTORIAL_CHOSEN_BACKEND:?run this as ./tutorial bench}
 BUILD=${TUTORIAL_BUILD:?run this as ./tutorial bench}
 die() { printf 'tutorial: %s\n' "$*" >&2; exit 2; }
 
-out=""
+out="" gpu_model=H100
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) [ $# -ge 2 ] || die "bench: --out needs a folder"; out=$2; shift 2 ;;
-        *) die "bench: unknown argument '$1' (usage: ./tutorial bench [--out DIR])" ;;
+        --gpu-model) [ $# -ge 2 ] || die "bench: --gpu-model needs a name"; gpu_model=$2; shift 2 ;;
+        *) die "bench: unknown argument '$1' (usage: ./tutorial bench [--out DIR] [--gpu-model NAME])" ;;
     esac
 done
 # Debian's python3-matplotlib belongs to /usr/bin/python3, which another
@@ -34,6 +40,10 @@ for candidate in python3 /usr/bin/python3; do
 done
 [ -n "$python" ] ||
     die "bench: the plots need matplotlib (Debian/Ubuntu: sudo apt-get install python3-matplotlib)"
+known_models=$("$python" "$ROOT/tools/profile_report.py" --list-gpus) ||
+    die "bench: cannot read the GPU table common/emu/profiler/gpus.csv"
+grep -qxF -- "$gpu_model" <<<"$known_models" ||
+    die "bench: unknown GPU model '$gpu_model' (known: $(paste -sd, <<<"$known_models" | sed 's/,/, /g'))"
 stamp=$(date -u +%Y-%m-%d)
 [ -n "$out" ] || out="$ROOT/results/$stamp-$BACKEND"
 mkdir -p "$out" 2>/dev/null && [ -w "$out" ] || die "bench: cannot write to $out"
@@ -57,4 +67,31 @@ fi
 "$python" "$ROOT/tools/bench/plot.py" --out "$out" --date "$stamp" \
     --vector-add "$out/lesson05.txt" --matmul "$out/lesson08.txt" --tiled "$out/lesson09.txt" \
     --ladder "$out/lesson19.txt" "${bandwidth[@]}"
+
+# The estimate on a GPU model: the same programs again, counters on. A quick run
+# first asks whether this emulator has the profiler at all, so that an emulator
+# without it costs no second run of the benches. Nothing here fails bench.
+estimate_on_gpu_model() {
+    local profiles="$out/profile" nn
+    mkdir -p "$profiles" && rm -f "$profiles"/*.csv "$profiles"/*.json "$profiles"/*.txt
+    CUEMU_PROFILE="$profiles/probe.csv" CUEMU_GPU=$gpu_model \
+        "$BUILD/bin/lesson05_solution_emu" --n 1000 >/dev/null 2>&1 || true
+    if [ ! -s "$profiles/probe.csv" ]; then
+        printf 'tutorial: bench: no estimated GFLOP/s: this emulator wrote no profile (its profiler, CUEMU_PROFILE, is not built in)\n' >&2
+        rm -rf "$profiles"
+        return 0
+    fi
+    for nn in 08 09 19; do
+        printf 'tutorial: bench: lesson %s --bench with the profiler on (%s) ...\n' "$nn" "$gpu_model" >&2
+        if ! CUEMU_PROFILE="$profiles/lesson$nn.csv" CUEMU_GPU=$gpu_model \
+            "$BUILD/bin/lesson${nn}_solution_emu" --bench >"$profiles/lesson$nn.txt" 2>&1; then
+            printf 'tutorial: bench: no estimated GFLOP/s: lesson %s failed with the profiler on (%s)\n' \
+                "$nn" "$profiles/lesson$nn.txt" >&2
+            return 0
+        fi
+    done
+    "$python" "$ROOT/tools/bench/estimated.py" --profiles "$profiles" --out "$out" --date "$stamp" ||
+        printf 'tutorial: bench: no estimated GFLOP/s: tools/bench/estimated.py failed\n' >&2
+}
+if [ "$BACKEND" = emu ]; then estimate_on_gpu_model; fi
 printf 'tutorial: bench: done in %d s; tables and plots in %s\n' "$((SECONDS - start))" "$out" >&2
