@@ -63,7 +63,7 @@ def _probe(root, build, nvcc, work):
 def choose(asked, root, build, work, known=None):
     """The backend for a cell: asked is auto, emu or gpu; known is the session's earlier answer."""
     if asked == "emu":
-        return Backend("emu", "asked for with --emu")
+        return Backend("emu", "asked for (--emu or CUDA_TUTORIAL_BACKEND=emu)")
     if known is None:
         nvcc = find_nvcc()
         if nvcc is None:

@@ -32,7 +32,8 @@ SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 HELP = f"""{USAGE}
 
   --emu / --gpu      build for the CPU emulator / for this machine's GPU (default: the GPU
-                     when nvcc is installed and a GPU works, else the emulator)
+                     when nvcc is installed and a GPU works, else the emulator; the
+                     variable CUDA_TUTORIAL_BACKEND=emu|gpu changes the default)
   --name FILE        save this cell as FILE (kernels.cuh, helpers.cu) for later cells to
                      #include or link; it is not run
   --profile          count memory traffic and FLOPs on the emulator and show the
@@ -46,6 +47,14 @@ FIRST_ERROR = re.compile(r"^(?P<file>[\w.+-]+):(?P<line>\d+)(?::\d+)?: (?:fatal 
                          re.MULTILINE)
 NVCC_EMU_OPTION = re.compile(r"^nvcc-emu: (unknown option|option|don't know|.* needs a value|-l)", re.MULTILINE)
 NVCC_OPTION = re.compile(r"^nvcc fatal\s*:\s*(.*)$", re.MULTILINE)
+
+
+def default_backend():
+    """CUDA_TUTORIAL_BACKEND=emu|gpu sets what a cell without --emu or --gpu uses (CI: the emulator)."""
+    chosen = os.environ.get("CUDA_TUTORIAL_BACKEND", "auto")
+    if chosen not in ("auto", "emu", "gpu"):
+        raise CellError(f"CUDA_TUTORIAL_BACKEND={chosen}: expected auto, emu or gpu")
+    return chosen
 
 
 class Session:
@@ -83,7 +92,7 @@ class Session:
         if options.profile and not profile.available(self.root):
             self.say(profile.NOT_AVAILABLE)
             return
-        asked = options.backend
+        asked = options.backend if options.backend != "auto" else default_backend()
         if options.profile:
             if asked == "gpu":
                 raise CellError("--profile counts on the emulator: leave out --gpu")

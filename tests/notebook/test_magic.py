@@ -7,6 +7,7 @@ arrive as one line without a traceback. CTest runs this file
 """
 
 import io
+import os
 import sys
 import unittest
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from cuda_tutorial import profile  # noqa: E402
+from cuda_tutorial import backend, profile  # noqa: E402
 from cuda_tutorial.cells import Session  # noqa: E402
 from cuda_tutorial.errors import CellError  # noqa: E402
 
@@ -131,6 +132,28 @@ class Cells(unittest.TestCase):
                 message = str(raised.exception)
                 self.assertTrue(message.startswith(start), message)
                 self.assertNotIn("\n", message)
+
+    def test_the_default_backend_comes_from_the_environment(self):
+        os.environ["CUDA_TUTORIAL_BACKEND"] = "cpu"
+        try:
+            with self.assertRaises(CellError) as raised:
+                self.session.run("", VECTOR_ADD)
+            self.assertEqual(str(raised.exception), "CUDA_TUTORIAL_BACKEND=cpu: expected auto, emu or gpu")
+            os.environ["CUDA_TUTORIAL_BACKEND"] = "emu"
+            out, err = self.run_cell("-- 7", VECTOR_ADD)
+            self.assertIn("[built for the CPU emulator: asked for", out)
+            self.assertIn(f"n=7 sum={expected_sum(7)}\n", out)
+        finally:
+            del os.environ["CUDA_TUTORIAL_BACKEND"]
+
+    def test_gpu_where_none_works_is_one_line(self):
+        chosen = backend.choose("auto", ROOT, self.session.build, self.session.work)
+        if chosen.kind == "gpu":
+            self.skipTest(f"a GPU works here ({chosen.why})")
+        with self.assertRaises(CellError) as raised:
+            self.session.run("--gpu", VECTOR_ADD)
+        self.assertTrue(str(raised.exception).startswith("--gpu: no usable GPU here ("), raised.exception)
+        self.assertEqual(self.out.getvalue(), "")
 
     def test_profile_shows_the_report_or_says_it_is_missing(self):
         cell = '#include <cstdio>\nint main() { std::printf("program ran\\n"); }\n'
