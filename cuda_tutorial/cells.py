@@ -42,9 +42,10 @@ HELP = f"""{USAGE}
   -- ARGS            everything after -- is passed to the program
 Line numbers in messages count the %%cuda line as line 1, as Jupyter shows them."""
 
-# The compiler's first error, in this session's folder (paths already shortened).
-FIRST_ERROR = re.compile(r"^(?P<file>[\w.+-]+):(?P<line>\d+)(?::\d+)?: (?:fatal )?error:? (?P<text>.*)$",
-                         re.MULTILINE)
+# The compiler's first error, in this session's folder (paths already shortened):
+# g++ and clang++ write "cell.cu:4:5: error: ...", nvcc's front end "cell.cu(4): error: ...".
+FIRST_ERROR = re.compile(r"^(?P<file>[\w.+-]+)(?::(?P<line>\d+)(?::\d+)?|\((?P<nvcc_line>\d+)\)):"
+                         r" (?:fatal |catastrophic )?error:? (?P<text>.*)$", re.MULTILINE)
 NVCC_EMU_OPTION = re.compile(r"^nvcc-emu: (unknown option|option|don't know|.* needs a value|-l)", re.MULTILINE)
 NVCC_OPTION = re.compile(r"^nvcc fatal\s*:\s*(.*)$", re.MULTILINE)
 
@@ -164,7 +165,8 @@ class Session:
         first = FIRST_ERROR.search(message)
         if first:
             where = "this cell" if first["file"] == MAIN_FILE else first["file"]
-            self.warn(f"compile error at line {first['line']} of {where}: {first['text']}")
+            line = first["line"] or first["nvcc_line"]
+            self.warn(f"compile error at line {line} of {where}: {first['text']}")
         else:
             self.warn("the build failed:")
         self.warn(message.rstrip())

@@ -79,6 +79,15 @@ class Cells(unittest.TestCase):
         self.assertNotIn(str(self.session.work), err)
         self.assertNotIn("Traceback", err)
 
+    def test_nvccs_compile_errors_name_the_line_too(self):
+        # nvcc's front end (a GPU build) writes FILE(LINE): error: ...
+        self.session._report_compile_error('cell.cu(3): error: identifier "total" is undefined\n'
+                                           '1 error detected in the compilation of "cell.cu".\n')
+        self.session._report_compile_error('kernels.cuh(5): error: expected a ";"\n')
+        summaries = [line for line in self.err.getvalue().splitlines() if line.startswith("compile error")]
+        self.assertEqual(summaries, ['compile error at line 3 of this cell: identifier "total" is undefined',
+                                     'compile error at line 5 of kernels.cuh: expected a ";"'])
+
     def test_an_out_of_bounds_kernel_gets_the_emulators_report(self):
         cell = VECTOR_ADD.replace("if (i < n) c[i]", "c[i]")
         out, err = self.run_cell("--emu -- 100", cell)
@@ -164,6 +173,52 @@ class Cells(unittest.TestCase):
         else:
             self.assertEqual(out, profile.NOT_AVAILABLE + "\n")
             self.assertEqual(err, "")
+
+
+STUB_REPORT_TOOL = r"""
+import sys
+from pathlib import Path
+csv, flag, model, out_flag, out = sys.argv[1:]
+assert (flag, out_flag) == ("--gpu-model", "--out"), sys.argv
+print(f"table of {Path(csv).read_text().strip()} on {model}")
+for name in ("roofline.svg", "access_global.svg", "access_shared.svg"):
+    (Path(out) / name).write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+"""
+
+
+class ProfileReport(unittest.TestCase):
+    """--profile's second half, against a stand-in for tools/profile_report.py that
+    takes the same command line (CSV --gpu-model NAME --out DIR)."""
+
+    def setUp(self):
+        import tempfile
+        self.folder = tempfile.TemporaryDirectory()
+        base = Path(self.folder.name)
+        (base / "tools").mkdir()
+        (base / "tools" / "profile_report.py").write_text(STUB_REPORT_TOOL)
+        (base / "work").mkdir()
+        self.said, self.warned, self.shown = [], [], []
+        self.session = type("FakeSession", (), {})()
+        self.session.root, self.session.work = base, base / "work"
+        self.session.say, self.session.warn = self.said.append, self.warned.append
+        self.session.show_svg = self.shown.append
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def test_the_table_and_every_picture_are_shown(self):
+        self.assertTrue(profile.available(self.session.root))
+        csv = self.session.work / "profile.csv"
+        csv.write_text("kernel,grid,block\n")
+        profile.report(self.session, csv, "A100")
+        self.assertEqual(self.said, ["table of kernel,grid,block on A100"])
+        self.assertEqual([p.name for p in self.shown], ["roofline.svg", "access_global.svg", "access_shared.svg"])
+        self.assertEqual(self.warned, [])
+
+    def test_a_program_without_counters_is_one_line(self):
+        profile.report(self.session, self.session.work / "profile.csv", "T4")
+        self.assertEqual(self.warned, ["--profile: the program wrote no counters (did it launch a kernel?)"])
+        self.assertEqual(self.shown, [])
 
 
 class ThroughIPython(unittest.TestCase):
