@@ -11,7 +11,6 @@ exercise ./tutorial check tests.
 import re
 import shlex
 import subprocess
-import sys
 
 from .errors import CellError
 
