@@ -12,8 +12,10 @@ Nothing here needs IPython: the magic (magic.py) is a thin layer on top,
 and the tests drive a Session directly.
 """
 
+import atexit
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -67,6 +69,7 @@ class Session:
         self.root = Path(root) if root else find_root()
         self.build = build_dir(self.root)
         self.work = Path(tempfile.mkdtemp(prefix="cuda-cells-"))
+        atexit.register(shutil.rmtree, self.work, ignore_errors=True)  # the kernel's end
         self.named = []
         self.known_backend = None
         self.announced = None
