@@ -443,7 +443,8 @@ def check_answers(files, errors):
     # exempt: its answer is where it goes, which no line check can see, and
     # the lesson must name it to teach it.
     answers = [a for a in answer_lines() if not re.fullmatch(r'[\w:]+\(\);', a[2])]
-    for path in files + sorted(ROOT.glob('README.md')):
+    # The top README and the notebooks beside it (start-here.ipynb) come before every lesson.
+    for path in files + sorted(ROOT.glob('README.md')) + sorted(ROOT.glob('*.ipynb')):
         shown_in = lesson_number(path)
         for number, line in enumerate(path.read_text().split('\n'), 1):
             shown = ' '.join(line.split())
