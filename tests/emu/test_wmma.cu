@@ -236,6 +236,49 @@ TEST_CASE("precision::tf32 inputs rounded with __float_to_tf32, and double m8n8k
     check_gemm<double, double, double, 8, 8, 4, col, row>(c_col, accumulated, "double m8n8k4 onto C");
 }
 
+// Two products in a row with no other warp-wide call between them: every lane
+// must have finished the first before any lane's share of the second
+// replaces it in the warp's exchange. D = A1 * B + A2 * B.
+__global__ void two_products_in_a_row(const __half* a1, const __half* a2, const __half* b, float* d) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> first, second;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b_frag;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::load_matrix_sync(first, a1, 16);
+    wmma::load_matrix_sync(second, a2, 16);
+    wmma::load_matrix_sync(b_frag, b, 16);
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::mma_sync(acc, first, b_frag, acc);
+    wmma::mma_sync(acc, second, b_frag, acc);
+    wmma::store_matrix_sync(d, acc, 16, wmma::mem_row_major);
+}
+
+TEST_CASE("mma_sync twice in a row, on subnormal and normal __half inputs") {
+    // A1 holds subnormal halves (k * 2^-24), A2 ordinary ones; B is column major.
+    std::uniform_int_distribution<int> subnormal(-1023, 1023);
+    std::vector<__half> a1(256), a2 = random_matrix<__half>(256), b = random_matrix<__half>(256);
+    for (__half& v : a1) v = __float2half(std::ldexp(static_cast<float>(subnormal(rng())), -24));
+    // The same sum as one product of K = 32: [A1 A2] (16 x 32) times [B; B] (32 x 16).
+    std::vector<__half> a_joined(16 * 32), b_joined(32 * 16);
+    for (int r = 0; r < 16; ++r)
+        for (int k = 0; k < 16; ++k) {
+            a_joined[r * 32 + k] = a1[r * 16 + k];
+            a_joined[r * 32 + 16 + k] = a2[r * 16 + k];
+        }
+    for (int col = 0; col < 16; ++col)
+        for (int k = 0; k < 32; ++k) b_joined[col * 32 + k] = b[col * 16 + k % 16];
+    const std::vector<float> zeros(256, 0.0f);
+    const reference ref = gemm_reference(a_joined, {16, 32, true}, b_joined, {32, 16, false}, zeros, {16, 16, true},
+                                         1.0, 0.0, false, 0x1p-24, 0);
+    device_buffer<__half> da1(256), da2(256), db(256);
+    device_buffer<float> dd(256);
+    da1.write(a1);
+    da2.write(a2);
+    db.write(b);
+    two_products_in_a_row<<<1, 32>>>(da1.ptr, da2.ptr, db.ptr, dd.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    check_against(dd.read(), ref, "A1 * B + A2 * B");
+}
+
 // __float_to_tf32 keeps 10 fraction bits, rounding to nearest, ties away from zero.
 __global__ void convert_to_tf32(const float* in, float* out, int count) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -172,23 +172,6 @@ inline void fill_fragment(fragment<Use, m, n, k, T, Layout>& f,
 namespace cuemu {
 namespace wmma_detail {
 
-// What the tensor core reads of an input element. The low 13 bits of a tf32
-// element that was not converted with __float_to_tf32 are not used.
-inline double input_value(__half v) { return __half2float(v); }
-inline double input_value(__nv_bfloat16 v) { return __bfloat162float(v); }
-inline double input_value(double v) { return v; }
-inline double tf32_input_value(float v) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    bits &= ~0x1fffu;
-    float kept;
-    std::memcpy(&kept, &bits, sizeof kept);
-    return kept;
-}
-inline float accumulator_value(float v) { return v; }
-inline float accumulator_value(__half v) { return __half2float(v); }
-inline double accumulator_value(double v) { return v; }
-
 template <class T>
 struct type_tag { static constexpr std::uint64_t value = sizeof(T) * 16; };
 template <> struct type_tag<__half> { static constexpr std::uint64_t value = 1; };

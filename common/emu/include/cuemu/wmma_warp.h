@@ -6,6 +6,7 @@
 #ifndef CUEMU_WMMA_WARP_H
 #define CUEMU_WMMA_WARP_H
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -27,13 +28,15 @@ inline unsigned linear_thread_index() {
 inline unsigned lane_index() { return linear_thread_index() & 31u; }
 inline unsigned warp_index() { return linear_thread_index() >> 5; }
 
-// Per warp, room for the largest A (32 x 16) and B (16 x 32) tile, as doubles,
-// which hold every input type exactly. A block runs on one OS thread from start
-// to end, so one area per OS thread, indexed by the warp, is the block's own.
-constexpr int scratch_per_warp = 2 * 512;
-inline double* warp_scratch(unsigned warp) {
-    static thread_local std::vector<double> area(32 * scratch_per_warp);
-    return area.data() + warp * scratch_per_warp;
+// Per warp, room for the largest A (32 x 16) and B (16 x 32) tile in the type
+// mma_sync computes in (float, or double for double inputs). A block runs on
+// one OS thread from start to end, so one area per OS thread, indexed by the
+// warp, is the block's own. Plain bytes, since mma_sync puts floats or doubles there.
+constexpr int scratch_elements = 2 * 512;  // A, then B
+inline void* warp_scratch(unsigned warp) {
+    constexpr std::size_t bytes_per_warp = scratch_elements * sizeof(double);
+    static thread_local std::vector<std::max_align_t> area(32 * bytes_per_warp / sizeof(std::max_align_t));
+    return reinterpret_cast<unsigned char*>(area.data()) + warp * bytes_per_warp;
 }
 
 // The report's text lives past the call: the scheduler reads it after the
