@@ -279,6 +279,34 @@ TEST_CASE("mma_sync twice in a row, on subnormal and normal __half inputs") {
     check_against(dd.read(), ref, "A1 * B + A2 * B");
 }
 
+// load_matrix_sync "waits until all warp lanes have arrived" (CUDA C++
+// Programming Guide) before it loads: the lanes' writes to the tile before it
+// are all in. B is all ones, so D's row r is the sum of A's row r.
+__global__ void write_tile_then_load(const __half* in, __half* tile, float* d) {
+    for (int i = threadIdx.x * 8; i < threadIdx.x * 8 + 8; ++i) tile[i] = in[i];  // 8 each; no __syncwarp
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a_frag;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> ones;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::load_matrix_sync(a_frag, tile, 16);
+    wmma::fill_fragment(ones, __float2half(1.0f));
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::mma_sync(acc, a_frag, ones, acc);
+    wmma::store_matrix_sync(d, acc, 16, wmma::mem_row_major);
+}
+
+TEST_CASE("load_matrix_sync waits for every lane before it loads") {
+    const std::vector<__half> a = random_matrix<__half>(256), ones(256, __float2half(1.0f));
+    const std::vector<float> zeros(256, 0.0f);
+    const reference ref = gemm_reference(a, {16, 16, true}, ones, {16, 16, false}, zeros, {16, 16, true}, 1.0, 0.0,
+                                         false, 0x1p-24, 0);
+    device_buffer<__half> da(256), tile(256);
+    device_buffer<float> dd(256);
+    da.write(a);
+    write_tile_then_load<<<1, 32>>>(da.ptr, tile.ptr, dd.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    check_against(dd.read(), ref, "row sums of a tile the lanes wrote");
+}
+
 // __float_to_tf32 keeps 10 fraction bits, rounding to nearest, ties away from zero.
 __global__ void convert_to_tf32(const float* in, float* out, int count) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
