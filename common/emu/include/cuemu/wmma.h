@@ -124,7 +124,6 @@ struct fragment_traits {
     // CUDA 13's counts: a __half A or B fragment holds 16 values per lane
     // whatever the shape; every other fragment holds its tile exactly once.
     static constexpr int count = (!is_accumulator && std::is_same<T, __half>::value) ? 16 : rows * cols / 32;
-    using storage = typename std::conditional<std::is_same<T, wm::precision::tf32>::value, float, T>::type;
 };
 
 template <class T, int size>
@@ -263,5 +262,6 @@ inline void store_matrix_sync(::cuemu::wmma_detail::identity<T>* p, const fragme
 #include "wmma_mma.h"
 
 #undef CUEMU_WMMA_SITE
+#undef CUEMU_WMMA_UNWATCHED
 
 #endif

@@ -16,11 +16,6 @@
 namespace cuemu {
 namespace wmma_detail {
 
-// The arithmetic on the warp's scratch area and on fragments: neither is
-// device memory, so the race check is not told of it (and its helpers must
-// carry the same attribute to be inlined into it).
-#define CUEMU_WMMA_UNWATCHED __attribute__((no_sanitize("thread")))
-
 // Exact conversions to float, by their bits (these run for every element of
 // every mma_sync).
 CUEMU_WMMA_UNWATCHED inline float bits_as_float(std::uint32_t bits) {
@@ -155,7 +150,5 @@ inline void mma_sync(fragment<accumulator, m, n, k, TD>& d, const fragment<matri
 
 }  // namespace wmma
 }  // namespace nvcuda
-
-#undef CUEMU_WMMA_UNWATCHED
 
 #endif

@@ -14,6 +14,13 @@
 
 #include "builtins.h"
 
+// What the race check (CUEMU_CHECK=race) must not be told of: the warp's
+// scratch area, fragments and this header's own thread-locals are not device
+// memory. (The check takes a program's thread-locals for __shared__
+// variables, and a guard variable of a function's static is one of them.)
+// Helpers of such a function carry it too, or they are not inlined into it.
+#define CUEMU_WMMA_UNWATCHED __attribute__((no_sanitize("thread")))
+
 namespace cuemu {
 namespace wmma_detail {
 
@@ -33,7 +40,7 @@ inline unsigned warp_index() { return linear_thread_index() >> 5; }
 // one OS thread from start to end, so one area per OS thread, indexed by the
 // warp, is the block's own. Plain bytes, since mma_sync puts floats or doubles there.
 constexpr int scratch_elements = 2 * 512;  // A, then B
-inline void* warp_scratch(unsigned warp) {
+CUEMU_WMMA_UNWATCHED inline void* warp_scratch(unsigned warp) {
     constexpr std::size_t bytes_per_warp = scratch_elements * sizeof(double);
     static thread_local std::vector<std::max_align_t> area(32 * bytes_per_warp / sizeof(std::max_align_t));
     return reinterpret_cast<unsigned char*>(area.data()) + warp * bytes_per_warp;
@@ -41,7 +48,7 @@ inline void* warp_scratch(unsigned warp) {
 
 // The report's text lives past the call: the scheduler reads it after the
 // lane's fiber has stopped.
-inline std::string& report_text() {
+CUEMU_WMMA_UNWATCHED inline std::string& report_text() {
     static thread_local std::string text;
     return text;
 }
