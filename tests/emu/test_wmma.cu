@@ -307,6 +307,33 @@ TEST_CASE("load_matrix_sync waits for every lane before it loads") {
     check_against(dd.read(), ref, "row sums of a tile the lanes wrote");
 }
 
+// A __half C added into a float D: for __half inputs, C and D may differ in type.
+__global__ void half_c_into_float_d(const __half* a, const __half* b, const __half* c, float* d) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::col_major> a_frag;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b_frag;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, __half> c_frag;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> d_frag;
+    wmma::load_matrix_sync(a_frag, a, 16);
+    wmma::load_matrix_sync(b_frag, b, 16);
+    wmma::load_matrix_sync(c_frag, c, 16, wmma::mem_col_major);
+    wmma::mma_sync(d_frag, a_frag, b_frag, c_frag);
+    wmma::store_matrix_sync(d, d_frag, 16, wmma::mem_col_major);
+}
+
+TEST_CASE("a __half C into a float D") {
+    const auto a = random_matrix<__half>(256), b = random_matrix<__half>(256), c = random_matrix<__half>(256);
+    const reference ref = gemm_reference(a, {16, 16, false}, b, {16, 16, true}, c, {16, 16, false}, 1.0, 1.0, false,
+                                         0x1p-24, 0);
+    device_buffer<__half> da(256), db(256), dc(256);
+    device_buffer<float> dd(256);
+    da.write(a);
+    db.write(b);
+    dc.write(c);
+    half_c_into_float_d<<<1, 32>>>(da.ptr, db.ptr, dc.ptr, dd.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    check_against(dd.read(), ref, "float D = A * B + half C");
+}
+
 // __float_to_tf32 keeps 10 fraction bits, rounding to nearest, ties away from zero.
 __global__ void convert_to_tf32(const float* in, float* out, int count) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
