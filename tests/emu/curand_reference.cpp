@@ -202,6 +202,9 @@ void common_draws(State* s, digest& d) {
     const double lambdas[] = {0.5, 7.0, 63.9, 64.0, 100.0, 1000.0, 3999.0, 4001.0, 1e5};
     for (double lambda : lambdas)
         for (int i = 0; i < 3; ++i) d.add(curand_poisson(s, lambda));
+    // The rejection method's approximation: enough draws that each of its
+    // constants matters.
+    for (int i = 0; i < 300; ++i) d.add(curand_poisson(s, 70.0 + i * 13.0));
     skipahead(12345ull, s);
     d.add(curand(s));
     skipahead(1ull << 40, s);
