@@ -5,7 +5,8 @@
 // Poisson is the exception: libcurand draws it from a precomputed table (an
 // alias method) whose construction is not documented, so the emulator inverts
 // the Poisson distribution function at the uniform libcurand would use. The
-// numbers follow the same law and mostly agree, but not all are equal.
+// numbers follow the same law; only some equal libcurand's (most for small
+// lambda, almost none from lambda 100 on).
 #include "host_layouts.h"
 
 #include <algorithm>
@@ -21,23 +22,32 @@ constexpr unsigned long long xorwow_states = 4096;
 constexpr unsigned long long mrg_states = 81920, mrg_legacy_states = 4096;
 constexpr unsigned long long philox_states = 65536;
 
-// Inversion of the Poisson distribution function at u, the terms summed in
-// stretches of lambda <= 500 so that e^-lambda never underflows.
-unsigned int poisson_by_inversion(unsigned int bits, double lambda) {
-    const double u = (~bits) * 0x1p-32 + 0x1p-33;  // in (0, 1), from the top down
-    double term = 1.0, cumulative = 1.0;
-    unsigned int k = 0;
-    for (double covered = 0; covered < lambda; covered += 500) {
-        const double factor = std::exp(-std::min(500.0, lambda - covered));
-        term *= factor;
-        cumulative *= factor;
-        while (u > cumulative) {
-            ++k;
-            term *= lambda / k;
-            cumulative += term;
-        }
+// Poisson by inversion: P(X <= first + i) for the k within 10 standard
+// deviations (and 10) of lambda, made once per call; beyond them lies less
+// than 1e-20 of the law. A draw is the first k whose cumulative probability
+// reaches u, so one costs a binary search whatever lambda is.
+struct poisson_table {
+    unsigned int first = 0;
+    std::vector<double> cumulative;
+};
+poisson_table make_poisson_table(double lambda) {
+    poisson_table table;
+    const double spread = 10 * std::sqrt(lambda) + 10;
+    table.first = lambda > spread ? static_cast<unsigned int>(lambda - spread) : 0;
+    const unsigned int last = static_cast<unsigned int>(lambda + spread) + 1;
+    double sum = 0;
+    for (unsigned int k = table.first; k <= last; ++k) {
+        sum += std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
+        table.cumulative.push_back(sum);
     }
-    return k;
+    return table;
+}
+unsigned int poisson_by_inversion(const poisson_table& table, unsigned int bits) {
+    const double u = (~bits) * 0x1p-32 + 0x1p-33;  // in (0, 1), from the top down
+    const auto at = std::lower_bound(table.cumulative.begin(), table.cumulative.end(), u);
+    const std::size_t index = std::min<std::size_t>(at - table.cumulative.begin(),
+                                                    table.cumulative.size() - 1);
+    return table.first + static_cast<unsigned int>(index);
 }
 
 // ---- XORWOW and MRG32k3a: groups dealt round the states ------------------------------
@@ -81,9 +91,11 @@ void fill_dealt_by_kind(const request& r, dealt_states& d, unsigned long long st
     case distribution::bits:
         return fill_dealt<State>(r, d, states, 1, static_cast<unsigned*>(out), n,
                                  [](State* s, unsigned* v) { v[0] = curand(s); });
-    case distribution::poisson:
+    case distribution::poisson: {
+        const poisson_table table = make_poisson_table(mean_d);
         return fill_dealt<State>(r, d, states, 1, static_cast<unsigned*>(out), n,
-                                 [&](State* s, unsigned* v) { v[0] = poisson_by_inversion(curand(s), mean_d); });
+                                 [&](State* s, unsigned* v) { v[0] = poisson_by_inversion(table, curand(s)); });
+    }
     case distribution::uniform:
         return fill_dealt<State>(r, d, states, 1, static_cast<float*>(out), n,
                                  [](State* s, float* v) { v[0] = curand_uniform(s); });
@@ -146,12 +158,14 @@ void fill_philox(const request& r, void* out, std::size_t n) {
             const uint4 x = curand4(s);
             v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
         });
-    case distribution::poisson:
+    case distribution::poisson: {
+        const poisson_table table = make_poisson_table(mean_d);
         return fill_blocks(r, static_cast<unsigned*>(out), n, [&](State* s, unsigned* v) {
             const uint4 x = curand4(s);
             const unsigned bits[4] = {x.x, x.y, x.z, x.w};
-            for (int i = 0; i < 4; ++i) v[i] = poisson_by_inversion(bits[i], mean_d);
+            for (int i = 0; i < 4; ++i) v[i] = poisson_by_inversion(table, bits[i]);
         });
+    }
     case distribution::uniform:
         return fill_blocks(r, static_cast<float*>(out), n, [](State* s, float* v) {
             const float4 u = curand_uniform4(s);
