@@ -144,6 +144,12 @@ __global__ void init_many(unsigned long long seed, int n, curandState* states) {
     int id = blockIdx.x * blockDim.x + threadIdx.x;
     if (id < n) curand_init(seed, id, 0, &states[id]);
 }
+// The same state another way: subsequence 0, then skipahead_sequence.
+__global__ void init_by_skipping(unsigned long long seed, unsigned long long subsequence,
+                                 curandState* state) {
+    curand_init(seed, 0, 0, state);
+    skipahead_sequence(subsequence, state);
+}
 
 }  // namespace
 
@@ -192,12 +198,15 @@ TEST_CASE("10^5 XORWOW states on distinct subsequences initialise quickly") {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CAPTURE(seconds);
     CHECK(seconds < 20.0);
-    // The last state is subsequence n - 1 of seed 5, as curand_init on the host makes it.
-    curandState want;
-    curand_init(5, n - 1, 0, &want);
+    // The last state is subsequence n - 1 of seed 5, reached another way too.
+    device_buffer<curandState> skipped(1);
+    init_by_skipping<<<1, 1>>>(5, n - 1, skipped.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    const curandState want = skipped.read()[0];
     const std::vector<curandState> got = states.read();
     CHECK(std::memcmp(got[n - 1].v, want.v, sizeof want.v) == 0);
     CHECK(got[n - 1].d == want.d);
+    CHECK(std::memcmp(got[n - 2].v, want.v, sizeof want.v) != 0);
 }
 
 TEST_CASE("a device generator writes device memory in stream order") {
