@@ -6,13 +6,14 @@
 //
 // The numbers are NVIDIA's, bit for bit, for the same seed, subsequence and
 // offset: the algorithms and their constants are cuRAND's (written here from
-// its documented behaviour), and tests/emu/test_curand_* compare them with
-// libcurand. What differs: see "cuRAND" in common/emu/README.md (normals go
-// through the C library's logf/sinf/cosf, as libcurand's host generators do,
-// where a GPU uses its own approximate sine and cosine).
+// its documented behaviour), and tests/emu/curand_reference.cpp compares them
+// with the toolkit's (emu.curand.vs-libcurand, emu.curand.vs-stored). What
+// differs: see "cuRAND" in common/emu/README.md (normals go through the C
+// library's logf/sinf/cosf, as libcurand's host generators do, where a GPU
+// uses its own approximate sine and cosine).
 //
-// Not here (a call is a build error naming no declaration): MTGP32, Sobol
-// states and direction vectors, curand_discrete, the *_from_normal Poisson.
+// Not here (using one is a build error: the name is undeclared): MTGP32 and
+// Sobol states, direction vectors, curand_discrete, the *_from_normal Poisson.
 #ifndef CUEMU_CURAND_KERNEL_H
 #define CUEMU_CURAND_KERNEL_H
 
