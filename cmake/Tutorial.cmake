@@ -7,11 +7,13 @@
 #   is compiled by the system C++ compiler with the emulator header
 #   force-included. Other sources compile as they are.
 #
-# tutorial_lesson(SOURCES file.cu ... [LIBRARIES cublas | target ...])
+# tutorial_lesson(SOURCES file.cu ... [LIBRARIES cublas | curand | target ...])
 #   Called from lessons/NN-topic/CMakeLists.txt and solutions/NN-topic/...
 #   LIBRARIES names the libraries the lesson calls: cublas links CUDA::cublas
 #   in the nvcc build and the emulator's cuBLAS (cuemu::cublas, on the
-#   system's BLAS) in the emulator build; any other name is an imported
+#   system's BLAS) in the emulator build; curand links CUDA::curand and the
+#   emulator's cuRAND (cuemu::curand; only the host API needs it, the device
+#   API is header-only in both builds); any other name is an imported
 #   target both builds link as it is (lesson 16: PNG::PNG, found in
 #   TutorialDependencies.cmake).
 #   Builds the lesson program and its test (tests/test_NN_topic.cpp) for the
@@ -172,7 +174,11 @@ function(_tutorial_lesson_backend backend)
   endif()
   foreach(library IN LISTS libraries)
     set(linked "")
-    if(NOT library STREQUAL "cublas")
+    if(library STREQUAL "curand" AND backend STREQUAL "emu")
+      set(linked cuemu::curand)
+    elseif(library STREQUAL "curand")
+      set(linked CUDA::curand)
+    elseif(NOT library STREQUAL "cublas")
       set(linked ${library})  # an imported target, checked in tutorial_lesson()
     elseif(backend STREQUAL "emu")
       if(NOT TARGET cuemu::cublas)
@@ -225,7 +231,7 @@ function(tutorial_lesson)
   endif()
 
   foreach(lib IN LISTS libraries)
-    if(NOT lib STREQUAL "cublas" AND NOT TARGET ${lib})
+    if(NOT lib STREQUAL "cublas" AND NOT lib STREQUAL "curand" AND NOT TARGET ${lib})
       message(FATAL_ERROR "lesson ${folder} needs ${lib}, which was not found. Install it:\n"
               ${_tutorial_install_hint})
     endif()
