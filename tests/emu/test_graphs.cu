@@ -256,6 +256,43 @@ TEST_CASE("cudaStreamGetCaptureInfo: the sequence, its graph and the next node's
     cudaStreamDestroy(stream);
 }
 
+TEST_CASE("a graph launched into a capturing stream becomes part of the captured graph") {
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    device_floats a(n);
+    const std::vector<float> start = ramp();
+    REQUIRE(cudaMemcpy(a.p, start.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    cudaGraph_t inner, outer;
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    affine<<<blocks, threads, 0, stream>>>(a.p, 2.0f, 0.0f, n);
+    REQUIRE(cudaStreamEndCapture(stream, &inner) == cudaSuccess);
+    cudaGraphExec_t inner_exec, outer_exec;
+    REQUIRE(cudaGraphInstantiate(&inner_exec, inner, 0) == cudaSuccess);
+    cudaStream_t other;  // the last launch of inner_exec is on another stream
+    REQUIRE(cudaStreamCreate(&other) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(inner_exec, other) == cudaSuccess);  // x2
+    REQUIRE(cudaStreamSynchronize(other) == cudaSuccess);
+
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(inner_exec, stream) == cudaSuccess);
+    affine<<<blocks, threads, 0, stream>>>(a.p, 1.0f, 3.0f, n);
+    REQUIRE(cudaStreamEndCapture(stream, &outer) == cudaSuccess);
+    REQUIRE(cudaGraphInstantiate(&outer_exec, outer, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(outer_exec, stream) == cudaSuccess);  // x2 + 3
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    const std::vector<float> got = read_back(a.p);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i)
+        if (got[i] != start[i] * 4.0f + 3.0f) ++wrong;
+    CHECK(wrong == 0);
+    cudaGraphExecDestroy(outer_exec);
+    cudaGraphExecDestroy(inner_exec);
+    cudaGraphDestroy(outer);
+    cudaGraphDestroy(inner);
+    cudaStreamDestroy(other);
+    cudaStreamDestroy(stream);
+}
+
 // ---- graphs made by hand -------------------------------------------------------------
 TEST_CASE("a diamond of host nodes runs each node after the nodes it depends on") {
     order_log log;

@@ -461,6 +461,16 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     }
     if (!is_stream_of_current_device(stream)) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = capture_check_stream_work(stream)) return record(e);
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    cudaStreamIsCapturing(stream, &capturing);
+    if (capturing == cudaStreamCaptureStatusActive) {
+        // Launched into a capture, the graph's work becomes nodes of the
+        // captured graph, in this order; that graph's launches are what
+        // must run one after another.
+        for (CUgraphExec_st::step& s : steps)
+            if (s.work) enqueue(stream, std::move(s.work), std::move(s.label));
+        return cudaSuccess;
+    }
     {
         std::lock_guard<std::mutex> lock(graph_mutex());
         if (!graphExec->finished) cudaEventCreateWithFlags(&graphExec->finished, cudaEventDisableTiming);
