@@ -129,10 +129,10 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
     if (in_forked_child()) return forked_child_error();
     device_queue* found = queue_of_event(event);
     if (!found) return record(cudaErrorInvalidResourceHandle);
+    capture_forget_event(event);  // before the queue's lock: the graph lock is taken first elsewhere
     device_queue& q = *found;
     std::lock_guard<std::mutex> lock(q.mutex_);
     if (!event || !q.live_events_.erase(event)) return record(cudaErrorInvalidResourceHandle);
-    capture_forget_event(event);
     if (event->recorded && !q.is_done_locked(event->seq))
         event->destroyed = true;
     else

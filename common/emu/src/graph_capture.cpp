@@ -250,6 +250,8 @@ bool capture_event_record(cudaEvent_t event, cudaStream_t stream, cudaError_t* e
 
 bool capture_stream_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError_t* error) {
     if (no_capture()) return false;
+    unsigned int flags = 0;  // asked before the graph lock, which is never held while the queue's is taken
+    if (!is_legacy(stream)) cudaStreamGetFlags(stream, &flags);
     std::lock_guard<std::mutex> lock(graph_mutex());
     stream_capture* capture = capture_of_locked(stream);
     auto recorded = captured_events.find(event);
@@ -279,8 +281,6 @@ bool capture_stream_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError
     if (capture) {
         add_to_frontier(capture->frontier, e.frontier);  // a join
     } else {
-        unsigned int flags = 0;
-        cudaStreamGetFlags(stream, &flags);  // no queue lock is held here
         capturing[stream] = stream_capture{e.sequence, !(flags & cudaStreamNonBlocking), e.frontier, {}, {}};
         ++capturing_count;  // a fork: the stream joins the capture
     }
