@@ -593,6 +593,21 @@ TEST_CASE("capture modes: another thread's unsafe call is refused in global mode
     cudaStreamDestroy(stream);
 }
 
+TEST_CASE("a capturing stream destroyed: a new stream is not taken for it") {
+    for (int round = 0; round < 4; ++round) {  // a new stream may get the old handle
+        cudaStream_t stream;
+        REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+        REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) == cudaSuccess);
+        REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+        REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+        cudaStreamCaptureStatus status;
+        REQUIRE(cudaStreamIsCapturing(stream, &status) == cudaSuccess);
+        CHECK(status == cudaStreamCaptureStatusNone);
+        CHECK(cudaStreamSynchronize(stream) == cudaSuccess);
+        cudaStreamDestroy(stream);
+    }
+}
+
 TEST_CASE("graphs and executable graphs used after they were destroyed are refused") {
     cudaGraph_t graph;
     cudaGraphNode_t node;

@@ -297,6 +297,23 @@ cudaError_t capture_check_event_wait(cudaEvent_t event) {
     return cudaErrorCapturedEvent;
 }
 
+void capture_forget_stream(cudaStream_t stream) {
+    if (no_capture()) return;
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    auto it = capturing.find(stream);
+    if (it == capturing.end()) return;
+    capture_sequence& sequence = *it->second.sequence;
+    invalidate_locked(sequence);
+    if (sequence.origin == stream) {  // nothing can end it now: the graph goes too
+        std::shared_ptr<capture_sequence> keep = it->second.sequence;
+        end_capture_locked(keep);
+        delete_graph_locked(keep->graph);
+        return;
+    }
+    capturing.erase(it);
+    --capturing_count;
+}
+
 void capture_forget_event(cudaEvent_t event) {
     if (no_capture()) return;
     std::lock_guard<std::mutex> lock(graph_mutex());

@@ -84,6 +84,9 @@ bool capture_stream_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError
 cudaError_t capture_check_event_wait(cudaEvent_t event);
 // cudaEventDestroy: the event's capture state goes with it.
 void capture_forget_event(cudaEvent_t event);
+// cudaStreamDestroy of a stream in a capture: the stream leaves it (its handle
+// may be reused) and the capture is invalidated.
+void capture_forget_stream(cudaStream_t stream);
 
 }  // namespace cuemu::detail
 

@@ -37,6 +37,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     if (in_forked_child()) return forked_child_error();
     device_queue* found = queue_of_stream(stream);
     if (!found) return record(cudaErrorInvalidResourceHandle);
+    capture_forget_stream(stream);  // graph_capture.cpp
     device_queue& q = *found;
     {
         std::lock_guard<std::mutex> lock(q.mutex_);
