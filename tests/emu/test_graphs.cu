@@ -528,6 +528,19 @@ TEST_CASE("capture calls CUDA refuses: the legacy stream, twice, no capture, dev
     CHECK(cudaStreamEndCapture(non_blocking, &graph) == cudaErrorStreamCaptureInvalidated);
     cudaGetLastError();
 
+    // cudaMalloc is potentially unsafe too: allowed in relaxed mode only.
+    REQUIRE(cudaStreamBeginCapture(non_blocking, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    float* extra = nullptr;
+    mode = cudaStreamCaptureModeRelaxed;
+    REQUIRE(cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
+    CHECK(cudaMalloc(&extra, 64) == cudaSuccess);
+    REQUIRE(cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
+    float* refused = nullptr;
+    CHECK(cudaMalloc(&refused, 64) == cudaErrorStreamCaptureUnsupported);
+    CHECK(cudaStreamEndCapture(non_blocking, &graph) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+    cudaFree(extra);
+
     REQUIRE(cudaStreamBeginCapture(non_blocking, cudaStreamCaptureModeGlobal) == cudaSuccess);
     CHECK(cudaDeviceSynchronize() == cudaErrorStreamCaptureUnsupported);
     CHECK(cudaStreamEndCapture(non_blocking, &graph) == cudaErrorStreamCaptureInvalidated);

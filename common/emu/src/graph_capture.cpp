@@ -224,6 +224,12 @@ cudaError_t capture_check_device_wait() {
     return capturing.empty() ? cudaSuccess : cudaErrorStreamCaptureUnsupported;
 }
 
+cudaError_t capture_check_unsafe_call() {
+    if (capturing_count.load(std::memory_order_acquire) == 0) return cudaSuccess;
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    return unsafe_call_prohibited_locked() ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+}
+
 cudaError_t capture_check_synchronous_call() {
     if (capturing_count.load(std::memory_order_acquire) == 0) return cudaSuccess;
     std::lock_guard<std::mutex> lock(graph_mutex());

@@ -69,6 +69,10 @@ cudaError_t capture_check_stream_work(cudaStream_t stream);
 cudaError_t capture_check_stream_wait(cudaStream_t stream);
 // Before cudaDeviceSynchronize: refused while any stream captures.
 cudaError_t capture_check_device_wait();
+// Before a call CUDA counts as potentially unsafe during a capture
+// (cudaMalloc): refused where cudaThreadExchangeStreamCaptureMode's rules
+// prohibit it (the prohibiting captures are invalidated).
+cudaError_t capture_check_unsafe_call();
 // Before a synchronous copy or fill on the legacy stream (cudaMemcpy,
 // cudaMemset): refused as CUDA refuses it during a capture.
 cudaError_t capture_check_synchronous_call();

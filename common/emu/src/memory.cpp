@@ -256,6 +256,8 @@ void free_all_allocations(int device) {
 using namespace cuemu::detail;
 
 cudaError_t cudaMalloc(void** dev_ptr, size_t size, const char* file, int line) {
+    // A "potentially unsafe" call during a capture (graph_capture.cpp).
+    if (cudaError_t e = capture_check_unsafe_call()) return record(e);
     return allocate(dev_ptr, size, "cudaMalloc", file, line);
 }
 
