@@ -40,10 +40,10 @@ bool in_device_code();
 // of the runtime with members of those names (cudaKernelNodeParams,
 // cuemu/graphs.h) can offer member functions of the same names instead:
 // params.gridDim = dim3(4) then assigns the struct's own member.
-inline __attribute__((always_inline)) const dim3& cuemu_block_dim() { return ::cuemu::tls_block_dim; }
-inline __attribute__((always_inline)) const dim3& cuemu_grid_dim() { return ::cuemu::tls_grid_dim; }
-#define blockDim cuemu_block_dim()
-#define gridDim cuemu_grid_dim()
+inline __attribute__((always_inline)) const dim3& __cuemu_block_dim() { return ::cuemu::tls_block_dim; }
+inline __attribute__((always_inline)) const dim3& __cuemu_grid_dim() { return ::cuemu::tls_grid_dim; }
+#define blockDim __cuemu_block_dim()
+#define gridDim __cuemu_grid_dim()
 constexpr int warpSize = 32;
 
 // ---- keywords --------------------------------------------------------------------

@@ -81,8 +81,8 @@ typedef enum cudaGraphDependencyType_enum {
 
 // ---- node parameters ---------------------------------------------------------------
 // In a program built for the emulator, gridDim and blockDim are macros for
-// calls of cuemu_grid_dim() and cuemu_block_dim() (builtins.h): params.gridDim
-// becomes params.cuemu_grid_dim(), which these member functions answer with
+// calls of __cuemu_grid_dim() and __cuemu_block_dim() (builtins.h): params.gridDim
+// becomes params.__cuemu_grid_dim(), which these member functions answer with
 // the members themselves. The layout is CUDA's.
 struct cudaKernelNodeParams {
     void* func;  // the kernel's address: (void*)kernel
@@ -92,10 +92,10 @@ struct cudaKernelNodeParams {
     void** kernelParams;  // kernelParams[i] points at the i-th argument
     void** extra;         // the driver's packed form: not emulated (must be null)
 
-    dim3& cuemu_grid_dim() { return grid_dim_member; }
-    const dim3& cuemu_grid_dim() const { return grid_dim_member; }
-    dim3& cuemu_block_dim() { return block_dim_member; }
-    const dim3& cuemu_block_dim() const { return block_dim_member; }
+    dim3& __cuemu_grid_dim() { return grid_dim_member; }
+    const dim3& __cuemu_grid_dim() const { return grid_dim_member; }
+    dim3& __cuemu_block_dim() { return block_dim_member; }
+    const dim3& __cuemu_block_dim() const { return block_dim_member; }
 };
 struct cudaMemsetParams {
     void* dst;
