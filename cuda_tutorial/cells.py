@@ -114,6 +114,7 @@ class Session:
             csv = self.work / "profile.csv"
             csv.unlink(missing_ok=True)
             environment["CUEMU_PROFILE"] = str(csv)
+            environment["CUEMU_GPU"] = options.gpu_model  # the model the report is asked for
         self._execute(program, options.program_args, environment)
         if options.profile:
             profile.report(self, csv, options.gpu_model)

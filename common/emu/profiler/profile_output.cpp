@@ -185,8 +185,10 @@ std::string kernel_name(const launch_site& site, const launch_config& config) {
     auto it = s.kernel_names.find(config.kernel);
     if (it == s.kernel_names.end())
         it = s.kernel_names.emplace(config.kernel, function_name_of(config.kernel)).first;
+    std::string symbol = it->second;
+    if (symbol.compare(0, 5, "void ") == 0) symbol.erase(0, 5);  // a template's name comes with its return type
     char called[512];
-    copy_kernel_function_name(it->second.c_str(), called, sizeof called);
+    copy_kernel_function_name(symbol.c_str(), called, sizeof called);
     const std::string written_base = std::string(written).substr(0, std::string(written).find('<'));
     const std::string called_base = std::string(called).substr(0, std::string(called).find('<'));
     return called_base.empty() || called_base == written_base ? written : called;
