@@ -1,0 +1,376 @@
+// communicators.cpp - the emulator's NCCL communicators: unique ids, the
+// ranks joining one (ncclCommInitRank, ncclCommInitAll), what a communicator
+// tells (rank, count, device, asynchronous error), its end (ncclCommDestroy,
+// ncclCommFinalize, ncclCommAbort), and the library's version and result strings.
+//
+// Decisions:
+//   - A rank is an emulated device of this process: the calling thread's
+//     current device when it joins. Two ranks of one communicator on one
+//     device are refused with ncclInvalidUsage, as NCCL refuses them.
+//   - A unique id holds this process's id and a number. An id made by another
+//     process (ranks started by mpirun) is refused with a report: ranks in
+//     separate processes are not emulated yet.
+//   - A rank that never joins: the others wait CUEMU_WATCHDOG_SECONDS, then
+//     a report names the ranks that joined and the call returns
+//     ncclInvalidUsage (NCCL would wait for ever).
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "../internal.h"
+#include "../watchdog.h"
+#include "nccl_internal.h"
+
+using namespace cuemu::nccl_detail;
+
+namespace {
+
+constexpr char id_magic[] = "cuemu-nccl-id";
+struct id_contents {
+    char magic[sizeof(id_magic)];
+    long long process;
+    std::uint64_t number;
+};
+static_assert(sizeof(id_contents) <= NCCL_UNIQUE_ID_BYTES, "an id must fit ncclUniqueId");
+
+std::atomic<std::uint64_t> next_id_number{1};
+
+std::mutex registry_mutex;
+std::map<std::uint64_t, std::shared_ptr<clique>> cliques_by_id;  // forming or formed
+std::set<ncclComm_t> live_comms;
+
+std::mutex last_report_mutex;
+std::string last_report;
+
+std::string ranks_list(const std::vector<int>& ranks) {
+    std::ostringstream out;
+    for (std::size_t k = 0; k < ranks.size(); ++k) out << (k ? ", " : "") << ranks[k];
+    return ranks.empty() ? "none" : out.str();
+}
+
+std::shared_ptr<clique> make_clique(std::uint64_t number, int nranks) {
+    auto c = std::make_shared<clique>();
+    c->id_number = number;
+    c->nranks = nranks;
+    c->joined.assign(nranks, false);
+    c->devices.assign(nranks, -1);
+    c->joined_at.assign(nranks, call_site{});
+    c->collectives_issued.assign(nranks, 0);
+    c->sends_issued.assign(nranks, std::vector<std::uint64_t>(nranks, 0));
+    c->recvs_issued.assign(nranks, std::vector<std::uint64_t>(nranks, 0));
+    c->async_error.assign(nranks, ncclSuccess);
+    return c;
+}
+
+// One rank joins the clique of id number; a refused join fails the clique, so
+// the ranks that joined before stop waiting.
+ncclResult_t join(std::uint64_t number, int nranks, int rank, int device, const call_site& at,
+                  ncclComm_t* out) {
+    std::shared_ptr<clique> c;
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        auto& slot = cliques_by_id[number];
+        if (!slot) slot = make_clique(number, nranks);
+        c = slot;
+    }
+    std::unique_lock<std::mutex> lock(c->mutex);
+    char why[320] = "";
+    if (c->complete) {
+        std::snprintf(why, sizeof why,
+                      "this unique id already made a communicator whose %d ranks all joined; each "
+                      "communicator needs a new id from ncclGetUniqueId",
+                      c->nranks);
+    } else if (c->nranks != nranks) {
+        std::snprintf(why, sizeof why,
+                      "rank %d says the communicator has %d ranks, but rank(s) that joined before "
+                      "said %d",
+                      rank, nranks, c->nranks);
+    } else if (c->joined[rank]) {
+        std::snprintf(why, sizeof why, "rank %d joined already, at %s:%d", rank,
+                      c->joined_at[rank].file, c->joined_at[rank].line);
+    } else {
+        for (int r = 0; r < c->nranks; ++r)
+            if (c->joined[r] && c->devices[r] == device)
+                std::snprintf(why, sizeof why,
+                              "rank %d and rank %d would both use device %d (NCCL: \"Duplicate "
+                              "GPU detected\"); call cudaSetDevice before each rank joins",
+                              r, rank, device);
+    }
+    if (why[0]) {
+        c->failed = true;
+        c->changed.notify_all();
+        lock.unlock();
+        report(std::string("cuemu: ") + at.call + " at " + at.file + ":" + std::to_string(at.line) +
+               ": " + why + "\n  " + at.call + " returns ncclInvalidUsage\n");
+        return ncclInvalidUsage;
+    }
+    c->joined[rank] = true;
+    c->devices[rank] = device;
+    c->joined_at[rank] = at;
+    if (++c->joined_count == c->nranks) {
+        c->complete = true;
+        c->changed.notify_all();
+    }
+    lock.unlock();
+    auto* comm = new ncclComm;
+    comm->ranks = c;
+    comm->rank = rank;
+    comm->device = device;
+    {
+        std::lock_guard<std::mutex> registry(registry_mutex);
+        live_comms.insert(comm);
+    }
+    *out = comm;
+    return ncclSuccess;
+}
+
+ncclResult_t read_id(const ncclUniqueId& id, const call_site& at, std::uint64_t* number) {
+    id_contents contents;
+    std::memcpy(&contents, id.internal, sizeof contents);
+    if (std::memcmp(contents.magic, id_magic, sizeof id_magic) != 0) {
+        report(std::string("cuemu: ") + at.call + " at " + at.file + ":" + std::to_string(at.line) +
+               ": the ncclUniqueId was not made by ncclGetUniqueId\n  " + at.call +
+               " returns ncclInvalidArgument\n");
+        return ncclInvalidArgument;
+    }
+    if (contents.process != static_cast<long long>(getpid())) {
+        report(std::string("cuemu: ") + at.call + " at " + at.file + ":" + std::to_string(at.line) +
+               ": the ncclUniqueId comes from another process (ranks started by mpirun); the "
+               "emulator's NCCL has ranks that are devices of one process only (CUEMU_DEVICES, "
+               "one thread per rank or group calls) - ranks in separate processes are not "
+               "emulated yet\n  " + at.call + " returns ncclInvalidUsage\n");
+        return ncclInvalidUsage;
+    }
+    *number = contents.number;
+    return ncclSuccess;
+}
+
+void release(ncclComm_t comm) {
+    {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        live_comms.erase(comm);
+    }
+    delete comm;
+}
+
+}  // namespace
+
+namespace cuemu::nccl_detail {
+
+void report(const std::string& text) {
+    {
+        std::lock_guard<std::mutex> lock(last_report_mutex);
+        last_report = text;
+    }
+    std::fputs(text.c_str(), stderr);
+    std::fflush(stderr);
+}
+
+ncclResult_t check_comm(ncclComm_t comm, const call_site& at) {
+    if (comm) {
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        if (live_comms.count(comm)) return ncclSuccess;
+    }
+    report(std::string("cuemu: ") + at.call + " at " + at.file + ":" + std::to_string(at.line) +
+           ": " + (comm ? "the communicator was destroyed (or never made by ncclCommInitRank)"
+                        : "the communicator is NULL") +
+           "\n  " + at.call + " returns ncclInvalidArgument\n");
+    return ncclInvalidArgument;
+}
+
+ncclResult_t wait_until_formed(ncclComm_t comm, const call_site& at) {
+    clique& c = *comm->ranks;
+    std::unique_lock<std::mutex> lock(c.mutex);
+    const double limit = cuemu::detail::configured_watchdog_seconds();
+    auto formed = [&] { return c.complete || c.failed; };
+    if (limit > 0) {
+        c.changed.wait_for(lock, std::chrono::duration<double>(limit), formed);
+    } else {
+        c.changed.wait(lock, formed);
+    }
+    if (c.complete) return ncclSuccess;
+    if (!c.failed) {
+        c.failed = true;
+        std::vector<int> joined, missing;
+        for (int r = 0; r < c.nranks; ++r) (c.joined[r] ? joined : missing).push_back(r);
+        char line[160];
+        std::snprintf(line, sizeof line, "%g", limit);
+        report(std::string("cuemu: ") + at.call + " at " + at.file + ":" + std::to_string(at.line) +
+               " (rank " + std::to_string(comm->rank) + " of " + std::to_string(c.nranks) +
+               "): waited " + line + " s (CUEMU_WATCHDOG_SECONDS) for every rank to join\n" +
+               "  joined: rank(s) " + ranks_list(joined) + "\n  never joined: rank(s) " +
+               ranks_list(missing) +
+               "\n  every rank must call ncclCommInitRank with the same id (a thread per rank, "
+               "or all of them between ncclGroupStart and ncclGroupEnd); NCCL would wait for ever\n  " +
+               at.call + " returns ncclInvalidUsage\n");
+        c.changed.notify_all();
+    }
+    return ncclInvalidUsage;
+}
+
+}  // namespace cuemu::nccl_detail
+
+#define CALLED(name) const call_site at{name, cuemu_file, cuemu_line}
+
+ncclResult_t ncclGetVersion(int* version) {
+    if (!version) return ncclInvalidArgument;
+    *version = NCCL_VERSION_CODE;
+    return ncclSuccess;
+}
+
+const char* ncclGetErrorString(ncclResult_t result) {
+    switch (result) {
+        case ncclSuccess: return "no error";
+        case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+        case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+        case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
+        case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+        case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+        case ncclRemoteError: return "remote process exited or there was a network error";
+        case ncclInProgress: return "NCCL operation in progress";
+        default: return "unknown result code";
+    }
+}
+
+const char* ncclGetLastError(ncclComm_t) {
+    static thread_local std::string copy;
+    std::lock_guard<std::mutex> lock(last_report_mutex);
+    copy = last_report;
+    return copy.c_str();
+}
+
+ncclResult_t ncclGetUniqueId(ncclUniqueId* unique_id, const char* cuemu_file, int cuemu_line) {
+    CALLED("ncclGetUniqueId");
+    (void)at;
+    if (!unique_id) return ncclInvalidArgument;
+    id_contents contents{};
+    std::memcpy(contents.magic, id_magic, sizeof id_magic);
+    contents.process = getpid();
+    contents.number = next_id_number++;
+    std::memset(unique_id->internal, 0, NCCL_UNIQUE_ID_BYTES);
+    std::memcpy(unique_id->internal, &contents, sizeof contents);
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId comm_id, int rank,
+                              const char* cuemu_file, int cuemu_line) {
+    CALLED("ncclCommInitRank");
+    if (!comm) return ncclInvalidArgument;
+    if (nranks < 1 || rank < 0 || rank >= nranks) {
+        report(std::string("cuemu: ncclCommInitRank at ") + at.file + ":" + std::to_string(at.line) +
+               ": rank " + std::to_string(rank) + " of " + std::to_string(nranks) +
+               " ranks (a rank goes from 0 to nranks - 1)\n  ncclCommInitRank returns "
+               "ncclInvalidArgument\n");
+        return ncclInvalidArgument;
+    }
+    std::uint64_t number = 0;
+    if (ncclResult_t r = read_id(comm_id, at, &number)) return r;
+    if (cuemu::detail::context_status() != cudaSuccess) return ncclUnhandledCudaError;
+    if (ncclResult_t r = join(number, nranks, rank, cuemu::detail::current_device(), at, comm))
+        return r;
+    if (in_group()) {
+        defer_formation(*comm, at);
+        return ncclSuccess;
+    }
+    return wait_until_formed(*comm, at);
+}
+
+ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist,
+                             const char* cuemu_file, int cuemu_line) {
+    CALLED("ncclCommInitAll");
+    if (!comms || ndev < 1) return ncclInvalidArgument;
+    for (int r = 0; r < ndev; ++r) {
+        const int device = devlist ? devlist[r] : r;
+        if (!cuemu::detail::is_valid_device(device)) {
+            report(std::string("cuemu: ncclCommInitAll at ") + at.file + ":" + std::to_string(at.line) +
+                   ": rank " + std::to_string(r) + "'s device " + std::to_string(device) +
+                   " does not exist (the emulator has " + std::to_string(cuemu::detail::device_count()) +
+                   " device(s); CUEMU_DEVICES sets how many)\n  ncclCommInitAll returns "
+                   "ncclInvalidArgument\n");
+            return ncclInvalidArgument;
+        }
+    }
+    const std::uint64_t number = next_id_number++;
+    for (int r = 0; r < ndev; ++r) {
+        if (ncclResult_t e = join(number, ndev, r, devlist ? devlist[r] : r, at, &comms[r])) {
+            for (int k = 0; k < r; ++k) release(comms[k]);
+            return e;
+        }
+    }
+    return ncclSuccess;
+}
+
+// The rank's queued operations are done when its device is idle.
+ncclResult_t ncclCommFinalize(ncclComm_t comm, const char* cuemu_file, int cuemu_line) {
+    CALLED("ncclCommFinalize");
+    if (ncclResult_t r = check_comm(comm, at)) return r;
+    cuemu::detail::drain_device(comm->device, "ncclCommFinalize");
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm, const char* cuemu_file, int cuemu_line) {
+    CALLED("ncclCommDestroy");
+    if (!comm) return ncclSuccess;  // as NCCL: destroying NULL does nothing
+    if (ncclResult_t r = check_comm(comm, at)) return r;
+    cuemu::detail::drain_device(comm->device, "ncclCommDestroy");
+    release(comm);
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommAbort(ncclComm_t comm, const char* cuemu_file, int cuemu_line) {
+    CALLED("ncclCommAbort");
+    if (!comm) return ncclSuccess;
+    if (ncclResult_t r = check_comm(comm, at)) return r;
+    {
+        std::lock_guard<std::mutex> lock(comm->ranks->mutex);
+        comm->ranks->aborted = true;
+        comm->ranks->changed.notify_all();
+    }
+    release(comm);
+    return ncclSuccess;
+}
+
+namespace {
+
+// A question about a live communicator, answered into *out.
+template <class T, class Read>
+ncclResult_t answer(const call_site& at, ncclComm_t comm, T* out, Read read) {
+    if (ncclResult_t r = check_comm(comm, at)) return r;
+    if (!out) return ncclInvalidArgument;
+    *out = read(*comm);
+    return ncclSuccess;
+}
+
+}  // namespace
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async_error,
+                                   const char* cuemu_file, int cuemu_line) {
+    return answer(call_site{"ncclCommGetAsyncError", cuemu_file, cuemu_line}, comm, async_error,
+                  [](ncclComm& c) {
+                      std::lock_guard<std::mutex> lock(c.ranks->mutex);
+                      return c.ranks->async_error[c.rank];
+                  });
+}
+
+ncclResult_t ncclCommCount(const ncclComm_t comm, int* count, const char* cuemu_file,
+                           int cuemu_line) {
+    return answer(call_site{"ncclCommCount", cuemu_file, cuemu_line}, comm, count,
+                  [](ncclComm& c) { return c.ranks->nranks; });
+}
+
+ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device, const char* cuemu_file,
+                              int cuemu_line) {
+    return answer(call_site{"ncclCommCuDevice", cuemu_file, cuemu_line}, comm, device,
+                  [](ncclComm& c) { return c.device; });
+}
+
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank, const char* cuemu_file,
+                              int cuemu_line) {
+    return answer(call_site{"ncclCommUserRank", cuemu_file, cuemu_line}, comm, rank,
+                  [](ncclComm& c) { return c.rank; });
+}
