@@ -6,8 +6,9 @@
 //
 // Types, enum values, result codes and signatures are NCCL 2.28's. Every call
 // of the subset has two hidden trailing parameters (the caller's file and
-// line) so that a report can name the call. README.md ("NCCL") says what is
-// emulated and what is not.
+// line) so that a report can name the call. An NCCL call outside the subset
+// does not build: cuemu/nccl_not_emulated.h names it. README.md ("NCCL")
+// says what is emulated and what is not.
 #ifndef CUEMU_NCCL_H
 #define CUEMU_NCCL_H
 
@@ -132,5 +133,7 @@ ncclResult_t ncclGroupStart(CUEMU_NCCL_CALLER);
 ncclResult_t ncclGroupEnd(CUEMU_NCCL_CALLER);
 
 #undef CUEMU_NCCL_CALLER
+
+#include "cuemu/nccl_not_emulated.h"
 
 #endif
