@@ -49,9 +49,14 @@ endif()
 
 # The real NCCL for the nvcc build: found next to the CUDA toolkit (the
 # toolkit's own copy, or a system package). Without it the nvcc build of a
-# lesson that asks for nccl still builds, with TUTORIAL_HAVE_NCCL=0.
+# lesson that asks for nccl still builds, with TUTORIAL_HAVE_NCCL=0
+# (-DTUTORIAL_NVCC_NCCL=OFF asks for that build on a machine that has NCCL).
+option(TUTORIAL_NVCC_NCCL "link the real NCCL in the nvcc build where it is found" ON)
 set(TUTORIAL_NCCL_FOUND OFF)
-if(TUTORIAL_HAVE_NVCC)
+if(TUTORIAL_HAVE_NVCC AND NOT TUTORIAL_NVCC_NCCL)
+  message(STATUS "NCCL for the nvcc build: off (TUTORIAL_NVCC_NCCL=OFF); lessons' NCCL parts "
+                 "are skipped in the nvcc build (TUTORIAL_HAVE_NCCL=0)")
+elseif(TUTORIAL_HAVE_NVCC)
   find_path(TUTORIAL_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
   find_library(TUTORIAL_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
   if(TUTORIAL_NCCL_INCLUDE_DIR AND TUTORIAL_NCCL_LIBRARY)
