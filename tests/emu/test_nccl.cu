@@ -573,3 +573,15 @@ TEST_CASE("process: init with a missing rank") {
     CHECK(report.find("joined: rank(s) 0\n  never joined: rank(s) 1") != std::string::npos);
 #endif
 }
+
+// ncclCommAbort of one rank frees the others' parts that wait for it: they
+// fail at once (cudaErrorLaunchFailure), not after the watchdog's wait.
+TEST_CASE("process: abort releases waiting ranks") {
+    const int n = devices();
+    std::vector<ncclComm_t> comms = comms_all(n);
+    float* data = device_copy(0, std::vector<float>(10, 1.0f));
+    REQUIRE(ncclAllReduce(data, data, 10, ncclFloat, ncclSum, comms[0], 0) == ncclSuccess);
+    REQUIRE(ncclCommAbort(comms[1]) == ncclSuccess);
+    cudaSetDevice(0);
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
