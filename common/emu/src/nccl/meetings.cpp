@@ -207,7 +207,7 @@ void report_collective_timeout(clique& c, const operation& op, collective_meetin
     std::snprintf(seconds, sizeof seconds, "%g", limit);
     report("cuemu: NCCL: " + describe(op) + " (collective #" + std::to_string(op.seq + 1) +
            " of a communicator of " + std::to_string(c.nranks) + " ranks) waited " + seconds +
-           " s (CUEMU_WATCHDOG_SECONDS) for ranks that never joined it\n  arrived: rank(s) " +
+           " s (CUEMU_WATCHDOG_SECONDS) for every rank to reach it\n  arrived: rank(s) " +
            list(arrived) + "\n" + others +
            "  on a GPU the ranks that arrived would wait for ever\n"
            "  the collective fails on every rank: their streams get cudaErrorLaunchTimeout "

@@ -48,7 +48,7 @@ struct operation {
 
 // The ranks of a collective with the same seq, and what each brought.
 struct collective_meeting {
-    std::vector<bool> issued;          // the rank called it (its site in parts until it arrives)
+    std::vector<bool> issued;          // the rank called it, at issued_at
     std::vector<call_site> issued_at;
     std::vector<bool> arrived;         // the rank's stream reached it
     std::vector<operation> parts;
