@@ -1,6 +1,7 @@
 // <nccl.h> for emulator builds: a subset of NCCL 2 whose ranks are the
-// emulated devices of one process (CUEMU_DEVICES), done on the CPU in each
-// rank's stream order (src/nccl/). Link it with
+// emulated devices of one process (CUEMU_DEVICES), or processes of one
+// machine with one rank each (mpirun), done on the CPU in each rank's stream
+// order (src/nccl/). Link it with
 // `tutorial_lesson(... LIBRARIES nccl)`, or `-lnccl` with bin/nvcc-emu, as
 // with nvcc.
 //
@@ -87,9 +88,9 @@ const char* ncclGetLastError(ncclComm_t comm);
 
 // ---- communicators: one rank per emulated device --------------------------------------
 ncclResult_t ncclGetUniqueId(ncclUniqueId* uniqueId, CUEMU_NCCL_CALLER);
-// Blocks until every rank joined (one host thread per rank), unless called
-// between ncclGroupStart and ncclGroupEnd (one thread for every rank). The
-// rank's device is the calling thread's current device.
+// Blocks until every rank joined (one host thread or one process per rank),
+// unless called between ncclGroupStart and ncclGroupEnd (one thread for every
+// rank). The rank's device is the calling thread's current device.
 ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank,
                               CUEMU_NCCL_CALLER);
 // ndev communicators at once, rank i on devlist[i] (devices 0 .. ndev-1 when null).

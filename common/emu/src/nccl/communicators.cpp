@@ -7,9 +7,9 @@
 //   - A rank is an emulated device of this process: the calling thread's
 //     current device when it joins. Two ranks of one communicator on one
 //     device are refused with ncclInvalidUsage, as NCCL refuses them.
-//   - A unique id holds this process's id and a number. An id made by another
-//     process (ranks started by mpirun) is refused with a report: ranks in
-//     separate processes are not emulated yet.
+//   - A unique id holds the id of the process that made it and a number.
+//     Ranks of other processes (started by mpirun) join through the id's
+//     board in shared memory (processes.cpp), one rank per process.
 //   - A rank that never joins: the others wait CUEMU_WATCHDOG_SECONDS, then
 //     a report names the ranks that joined and the call returns
 //     ncclInvalidUsage (NCCL would wait for ever).
@@ -41,7 +41,8 @@ static_assert(sizeof(id_contents) <= NCCL_UNIQUE_ID_BYTES, "an id must fit ncclU
 std::atomic<std::uint64_t> next_id_number{1};
 
 std::mutex registry_mutex;
-std::map<std::uint64_t, std::shared_ptr<clique>> cliques_by_id;  // forming or formed
+// Forming or formed, by the id's process and number (ncclCommInitAll's: process 0).
+std::map<std::pair<long long, std::uint64_t>, std::shared_ptr<clique>> cliques_by_id;
 std::set<ncclComm_t> live_comms;
 
 std::mutex last_report_mutex;
@@ -69,12 +70,12 @@ std::shared_ptr<clique> make_clique(std::uint64_t number, int nranks) {
 
 // One rank joins the clique of id number; a refused join fails the clique, so
 // the ranks that joined before stop waiting.
-ncclResult_t join(std::uint64_t number, int nranks, int rank, int device, const call_site& at,
-                  ncclComm_t* out) {
+ncclResult_t join(long long creator, std::uint64_t number, int nranks, int rank, int device,
+                  const call_site& at, ncclComm_t* out) {
     std::shared_ptr<clique> c;
     {
         std::lock_guard<std::mutex> lock(registry_mutex);
-        auto& slot = cliques_by_id[number];
+        auto& slot = cliques_by_id[{creator, number}];
         if (!slot) slot = make_clique(number, nranks);
         c = slot;
     }
@@ -129,7 +130,8 @@ ncclResult_t join(std::uint64_t number, int nranks, int rank, int device, const 
     return ncclSuccess;
 }
 
-ncclResult_t read_id(const ncclUniqueId& id, const call_site& at, std::uint64_t* number) {
+ncclResult_t read_id(const ncclUniqueId& id, const call_site& at, long long* creator,
+                     std::uint64_t* number) {
     id_contents contents;
     std::memcpy(&contents, id.internal, sizeof contents);
     if (std::memcmp(contents.magic, id_magic, sizeof id_magic) != 0) {
@@ -138,14 +140,7 @@ ncclResult_t read_id(const ncclUniqueId& id, const call_site& at, std::uint64_t*
                " returns ncclInvalidArgument\n");
         return ncclInvalidArgument;
     }
-    if (contents.process != static_cast<long long>(getpid())) {
-        report(std::string("cuemu: ") + at.call + " at " + at.file + ":" + std::to_string(at.line) +
-               ": the ncclUniqueId comes from another process (ranks started by mpirun); the "
-               "emulator's NCCL has ranks that are devices of one process only (CUEMU_DEVICES, "
-               "one thread per rank or group calls) - ranks in separate processes are not "
-               "emulated yet\n  " + at.call + " returns ncclInvalidUsage\n");
-        return ncclInvalidUsage;
-    }
+    *creator = contents.process;
     *number = contents.number;
     return ncclSuccess;
 }
@@ -183,34 +178,71 @@ ncclResult_t check_comm(ncclComm_t comm, const call_site& at) {
     return ncclInvalidArgument;
 }
 
+// The communicator is formed: every rank of this process joined, or (ranks in
+// separate processes) every rank joined the board.
 ncclResult_t wait_until_formed(ncclComm_t comm, const call_site& at) {
     clique& c = *comm->ranks;
-    std::unique_lock<std::mutex> lock(c.mutex);
     const double limit = cuemu::detail::configured_watchdog_seconds();
-    auto formed = [&] { return c.complete || c.failed; };
-    if (limit > 0) {
-        c.changed.wait_for(lock, std::chrono::duration<double>(limit), formed);
-    } else {
-        c.changed.wait(lock, formed);
-    }
-    if (c.complete) return ncclSuccess;
-    if (!c.failed) {
-        c.failed = true;
+    const auto start = std::chrono::steady_clock::now();
+    const std::string where = std::string("cuemu: ") + at.call + " at " + at.file + ":" +
+                              std::to_string(at.line) + " (rank " + std::to_string(comm->rank) +
+                              " of " + std::to_string(c.nranks) + ")";
+    std::unique_lock<std::mutex> lock(c.mutex);
+    for (;;) {
+        if (c.complete) {
+            if (comm->board && !comm->saw_formed) {
+                comm->saw_formed = true;
+                board_formed(comm->board);
+            }
+            return ncclSuccess;
+        }
+        if (c.failed) return ncclInvalidUsage;
         std::vector<int> joined, missing;
         for (int r = 0; r < c.nranks; ++r) (c.joined[r] ? joined : missing).push_back(r);
-        char line[160];
-        std::snprintf(line, sizeof line, "%g", limit);
-        report(std::string("cuemu: ") + at.call + " at " + at.file + ":" + std::to_string(at.line) +
-               " (rank " + std::to_string(comm->rank) + " of " + std::to_string(c.nranks) +
-               "): waited " + line + " s (CUEMU_WATCHDOG_SECONDS) for every rank to join\n" +
-               "  joined: rank(s) " + ranks_list(joined) + "\n  never joined: rank(s) " +
-               ranks_list(missing) +
-               "\n  every rank must call ncclCommInitRank with the same id (a thread per rank, "
-               "or all of them between ncclGroupStart and ncclGroupEnd); NCCL would wait for ever\n  " +
-               at.call + " returns ncclInvalidUsage\n");
-        c.changed.notify_all();
+        if (comm->board) {
+            const board_view view = look_at(comm->board);
+            if (view.failed) {
+                c.failed = true;
+                c.changed.notify_all();
+                return ncclInvalidUsage;
+            }
+            joined.clear();
+            missing.clear();
+            for (int r = 0; r < c.nranks; ++r) (view.process[r] ? joined : missing).push_back(r);
+            if (missing.empty()) {  // ranks of other processes joined too
+                if (c.joined_count != 1) {
+                    c.failed = true;
+                    c.changed.notify_all();
+                    fail_board(comm->board);
+                    report(where + ": this process has " + std::to_string(c.joined_count) +
+                           " ranks of a communicator whose other ranks are other processes; the "
+                           "emulator's NCCL has one rank per process then\n  " + at.call +
+                           " returns ncclInvalidUsage\n");
+                    return ncclInvalidUsage;
+                }
+                comm->across_processes = true;
+                c.complete = true;
+                continue;
+            }
+        }
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (limit > 0 && waited >= limit) {
+            c.failed = true;
+            c.changed.notify_all();
+            if (comm->board) fail_board(comm->board);
+            char seconds[32];
+            std::snprintf(seconds, sizeof seconds, "%g", limit);
+            report(where + ": waited " + seconds + " s (CUEMU_WATCHDOG_SECONDS) for every rank to join\n" +
+                   "  joined: rank(s) " + ranks_list(joined) + "\n  never joined: rank(s) " +
+                   ranks_list(missing) +
+                   "\n  every rank must call ncclCommInitRank with the same id (a thread per rank, "
+                   "all of them between ncclGroupStart and ncclGroupEnd, or a process per rank); "
+                   "NCCL would wait for ever\n  " + at.call + " returns ncclInvalidUsage\n");
+            return ncclInvalidUsage;
+        }
+        // The board has no way to wake this thread: it is looked at every few milliseconds.
+        c.changed.wait_for(lock, std::chrono::milliseconds(5));
     }
-    return ncclInvalidUsage;
 }
 
 }  // namespace cuemu::nccl_detail
@@ -266,11 +298,19 @@ ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId comm_id
                "ncclInvalidArgument\n");
         return ncclInvalidArgument;
     }
+    long long creator = 0;
     std::uint64_t number = 0;
-    if (ncclResult_t r = read_id(comm_id, at, &number)) return r;
+    if (ncclResult_t r = read_id(comm_id, at, &creator, &number)) return r;
     if (cuemu::detail::context_status() != cudaSuccess) return ncclUnhandledCudaError;
-    if (ncclResult_t r = join(number, nranks, rank, cuemu::detail::current_device(), at, comm))
+    if (ncclResult_t r = join(creator, number, nranks, rank, cuemu::detail::current_device(), at, comm))
         return r;
+    ncclResult_t joined_board = ncclSuccess;
+    (*comm)->board = join_board(creator, number, nranks, rank, at, &joined_board);
+    if (joined_board != ncclSuccess) {
+        release(*comm);
+        *comm = nullptr;
+        return joined_board;
+    }
     if (in_group()) {
         defer_formation(*comm, at);
         return ncclSuccess;
@@ -295,7 +335,7 @@ ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist,
     }
     const std::uint64_t number = next_id_number++;
     for (int r = 0; r < ndev; ++r) {
-        if (ncclResult_t e = join(number, ndev, r, devlist ? devlist[r] : r, at, &comms[r])) {
+        if (ncclResult_t e = join(0, number, ndev, r, devlist ? devlist[r] : r, at, &comms[r])) {
             for (int k = 0; k < r; ++k) release(comms[k]);
             return e;
         }

@@ -40,83 +40,15 @@ std::string where(const call_site& at) {
     return std::string(at.call) + " at " + at.file + ":" + std::to_string(at.line);
 }
 
-std::string describe(const operation& op) {
-    std::ostringstream out;
-    out << op.at.call << " of " << op.count << " x " << type_name(op.type);
-    if (op.kind == op_kind::all_reduce || op.kind == op_kind::reduce || op.kind == op_kind::reduce_scatter)
-        out << ", " << op_name(op.op);
-    if (op.kind == op_kind::broadcast || op.kind == op_kind::reduce) out << ", root " << op.root;
-    out << " at " << op.at.file << ":" << op.at.line;
-    return out.str();
-}
-
-bool parts_agree(const operation& a, const operation& b) {
-    const bool reduces = a.kind == op_kind::all_reduce || a.kind == op_kind::reduce ||
-                         a.kind == op_kind::reduce_scatter;
-    const bool rooted = a.kind == op_kind::broadcast || a.kind == op_kind::reduce;
-    return a.kind == b.kind && a.count == b.count && a.type == b.type && (!reduces || a.op == b.op) &&
-           (!rooted || a.root == b.root);
-}
-
 void fail_rank(clique& c, int rank) {
     if (rank >= 0 && rank < c.nranks) c.async_error[rank] = ncclInvalidUsage;
 }
 
-// ---- doing the operations (the last rank to arrive; the clique's lock is held) --------
+// ---- writing results ---------------------------------------------------------------------
 
 void write_to(void* dst, const void* src, std::size_t bytes) {
     std::memcpy(dst, src, bytes);
     cuemu::detail::note_device_write(dst, bytes);
-}
-
-// Block `block` (count elements) of every rank's send buffer, combined in rank order.
-std::vector<char> reduced(const std::vector<operation>& parts, std::size_t block) {
-    const operation& first = parts[0];
-    const std::size_t bytes = first.count * type_size(first.type);
-    std::vector<char> acc(bytes);
-    std::memcpy(acc.data(), static_cast<const char*>(first.send) + block * bytes, bytes);
-    for (std::size_t r = 1; r < parts.size(); ++r)
-        combine(acc.data(), static_cast<const char*>(parts[r].send) + block * bytes, first.count,
-                first.type, first.op);
-    if (first.op == ncclAvg) divide(acc.data(), first.count, first.type, static_cast<int>(parts.size()));
-    return acc;
-}
-
-void do_collective(const std::vector<operation>& parts) {
-    const operation& first = parts[0];
-    const int nranks = static_cast<int>(parts.size());
-    const std::size_t bytes = first.count * type_size(first.type);
-    switch (first.kind) {
-        case op_kind::all_reduce: {
-            std::vector<char> result = reduced(parts, 0);
-            for (const operation& p : parts) write_to(p.recv, result.data(), bytes);
-            break;
-        }
-        case op_kind::reduce: {
-            std::vector<char> result = reduced(parts, 0);
-            write_to(parts[first.root].recv, result.data(), bytes);
-            break;
-        }
-        case op_kind::broadcast: {
-            const char* from = static_cast<const char*>(parts[first.root].send);
-            std::vector<char> data(from, from + bytes);
-            for (const operation& p : parts) write_to(p.recv, data.data(), bytes);
-            break;
-        }
-        case op_kind::all_gather: {
-            std::vector<char> gathered(bytes * nranks);
-            for (int r = 0; r < nranks; ++r) std::memcpy(gathered.data() + r * bytes, parts[r].send, bytes);
-            for (const operation& p : parts) write_to(p.recv, gathered.data(), gathered.size());
-            break;
-        }
-        case op_kind::reduce_scatter: {
-            std::vector<std::vector<char>> blocks;
-            for (int r = 0; r < nranks; ++r) blocks.push_back(reduced(parts, r));
-            for (int r = 0; r < nranks; ++r) write_to(parts[r].recv, blocks[r].data(), bytes);
-            break;
-        }
-        case op_kind::send: case op_kind::recv: break;
-    }
 }
 
 // ---- posting a part (the clique's lock is held) ----------------------------------------
@@ -280,6 +212,80 @@ void leave(clique& c, int rank, const operation& op) {
 }  // namespace
 
 namespace cuemu::nccl_detail {
+
+std::string describe(const operation& op) {
+    std::ostringstream out;
+    out << op.at.call << " of " << op.count << " x " << type_name(op.type);
+    if (op.kind == op_kind::all_reduce || op.kind == op_kind::reduce || op.kind == op_kind::reduce_scatter)
+        out << ", " << op_name(op.op);
+    if (op.kind == op_kind::broadcast || op.kind == op_kind::reduce) out << ", root " << op.root;
+    out << " at " << op.at.file << ":" << op.at.line;
+    return out.str();
+}
+
+bool parts_agree(const operation& a, const operation& b) {
+    const bool reduces = a.kind == op_kind::all_reduce || a.kind == op_kind::reduce ||
+                         a.kind == op_kind::reduce_scatter;
+    const bool rooted = a.kind == op_kind::broadcast || a.kind == op_kind::reduce;
+    return a.kind == b.kind && a.count == b.count && a.type == b.type && (!reduces || a.op == b.op) &&
+           (!rooted || a.root == b.root);
+}
+
+// Block `block` (count elements) of every rank's send buffer, combined in rank order.
+static std::vector<char> reduced(const std::vector<operation>& parts, std::size_t block) {
+    const operation& first = parts[0];
+    const std::size_t bytes = first.count * type_size(first.type);
+    std::vector<char> acc(bytes);
+    std::memcpy(acc.data(), static_cast<const char*>(first.send) + block * bytes, bytes);
+    for (std::size_t r = 1; r < parts.size(); ++r)
+        combine(acc.data(), static_cast<const char*>(parts[r].send) + block * bytes, first.count,
+                first.type, first.op);
+    if (first.op == ncclAvg) divide(acc.data(), first.count, first.type, static_cast<int>(parts.size()));
+    return acc;
+}
+
+void do_collective(const std::vector<operation>& parts) {
+    const operation& first = parts[0];
+    const int nranks = static_cast<int>(parts.size());
+    const std::size_t bytes = first.count * type_size(first.type);
+    switch (first.kind) {
+        case op_kind::all_reduce: {
+            std::vector<char> result = reduced(parts, 0);
+            for (const operation& p : parts)
+                if (p.recv) write_to(p.recv, result.data(), bytes);
+            break;
+        }
+        case op_kind::reduce: {
+            std::vector<char> result = reduced(parts, 0);
+            if (parts[first.root].recv) write_to(parts[first.root].recv, result.data(), bytes);
+            break;
+        }
+        case op_kind::broadcast: {
+            const char* from = static_cast<const char*>(parts[first.root].send);
+            std::vector<char> data(from, from + bytes);
+            for (const operation& p : parts)
+                if (p.recv) write_to(p.recv, data.data(), bytes);
+            break;
+        }
+        case op_kind::all_gather: {
+            std::vector<char> gathered(bytes * nranks);
+            for (int r = 0; r < nranks; ++r) std::memcpy(gathered.data() + r * bytes, parts[r].send, bytes);
+            for (const operation& p : parts)
+                if (p.recv) write_to(p.recv, gathered.data(), gathered.size());
+            break;
+        }
+        case op_kind::reduce_scatter: {
+            // Every block first: a rank's recvbuff may lie inside its sendbuff.
+            std::vector<std::vector<char>> blocks(nranks);
+            for (int r = 0; r < nranks; ++r)
+                if (parts[r].recv) blocks[r] = reduced(parts, r);
+            for (int r = 0; r < nranks; ++r)
+                if (parts[r].recv) write_to(parts[r].recv, blocks[r].data(), bytes);
+            break;
+        }
+        case op_kind::send: case op_kind::recv: break;
+    }
+}
 
 void note_issued(clique& c, int rank, std::vector<operation>& ops) {
     std::lock_guard<std::mutex> lock(c.mutex);

@@ -1,8 +1,8 @@
 // nccl_internal.h - what the emulator's NCCL files share (src/nccl/):
 // communicators and the group of ranks behind them (communicators.cpp), one
 // rank's part of an operation (operations.cpp), the meeting of the ranks on
-// the device threads (meetings.cpp) and the arithmetic of the reductions
-// (reductions.cpp).
+// the device threads (meetings.cpp), ranks that are processes
+// (processes.cpp) and the arithmetic of the reductions (reductions.cpp).
 #ifndef CUEMU_NCCL_INTERNAL_H
 #define CUEMU_NCCL_INTERNAL_H
 
@@ -93,10 +93,20 @@ struct clique {
 
 }  // namespace cuemu::nccl_detail
 
+namespace cuemu::nccl_detail {
+struct shared_board;  // processes.cpp
+}
+
 struct ncclComm {
-    std::shared_ptr<cuemu::nccl_detail::clique> ranks;
+    std::shared_ptr<cuemu::nccl_detail::clique> ranks;  // this process's ranks
     int rank = 0;
     int device = 0;
+    // ncclCommInitRank's communicators: where ranks of every process meet
+    // (null for ncclCommInitAll's); across_processes once ranks of other
+    // processes joined it.
+    cuemu::nccl_detail::shared_board* board = nullptr;
+    bool across_processes = false;
+    bool saw_formed = false;  // told the board (board_formed)
 };
 
 namespace cuemu::nccl_detail {
@@ -122,6 +132,33 @@ void defer_formation(ncclComm_t comm, const call_site& at);
 void note_issued(clique& c, int rank, std::vector<operation>& ops);
 cudaError_t run_operations(const std::shared_ptr<clique>& c, int rank,
                            const std::vector<operation>& ops);
+
+// meetings.cpp: what both kinds of meeting (ranks of one process, ranks in
+// separate processes) share. do_collective does the collective whose parts
+// (one per rank, in rank order, each with its send buffer readable) are
+// given, writing each part's recv that is not null.
+std::string describe(const operation& op);
+bool parts_agree(const operation& a, const operation& b);
+void do_collective(const std::vector<operation>& parts);
+
+// processes.cpp: ranks in separate processes on one machine (mpirun). Every
+// ncclCommInitRank also joins the id's board, a shared-memory segment: null
+// and a report (the result in *result) when the board refuses the rank; null
+// and ncclSuccess when there is no shared memory (ranks of one process only).
+shared_board* join_board(long long creator, std::uint64_t number, int nranks, int rank,
+                         const call_site& at, ncclResult_t* result);
+struct board_view {
+    int nranks = 0;
+    bool failed = false;
+    std::vector<long long> process;  // per rank: its process id, 0 while not joined
+};
+board_view look_at(shared_board* board);
+void fail_board(shared_board* board);
+// Every rank saw the communicator formed: the board's name can go.
+void board_formed(shared_board* board);
+// One rank's operations (collectives only) with the ranks of the other processes.
+cudaError_t run_across_processes(shared_board* board, const std::shared_ptr<clique>& local,
+                                 int rank, const std::vector<operation>& ops);
 
 // reductions.cpp
 std::size_t type_size(ncclDataType_t type);  // 0 for a type the emulator lacks

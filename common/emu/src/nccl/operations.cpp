@@ -147,10 +147,25 @@ ncclResult_t submit(ncclComm_t comm, cudaStream_t stream, std::vector<operation>
                           std::to_string(comm->device));
     if (context_status() != cudaSuccess) return ncclUnhandledCudaError;
     if (ncclResult_t r = wait_until_formed(comm, at)) return r;
+    if (comm->across_processes)
+        for (const operation& op : ops)
+            if (is_point_to_point(op.kind))
+                return refuse(op.at, ncclInvalidUsage,
+                              "ncclSend and ncclRecv between ranks in separate processes are not "
+                              "emulated yet (collectives are)");
     note_issued(*comm->ranks, comm->rank, ops);
     work_label label;
     label.category = "nccl";
     label.name = ops.size() == 1 ? call_name(ops.front().kind) : "NCCL group";
+    if (comm->across_processes) {
+        enqueue(stream,
+                [board = comm->board, ranks = comm->ranks, rank = comm->rank,
+                 ops = std::move(ops)](std::uint64_t) {
+                    return run_across_processes(board, ranks, rank, ops);
+                },
+                std::move(label));
+        return ncclSuccess;
+    }
     enqueue(stream,
             [ranks = comm->ranks, rank = comm->rank, ops = std::move(ops)](std::uint64_t) {
                 return run_operations(ranks, rank, ops);
