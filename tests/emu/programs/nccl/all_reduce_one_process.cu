@@ -10,27 +10,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include <cuda_runtime.h>
-#include <nccl.h>
+#include "checked_calls.h"
 
-#define CUDA_OK(call)                                                                   \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_),    \
-                         __FILE__, __LINE__);                                           \
-            std::exit(1);                                                               \
-        }                                                                               \
-    } while (0)
-#define NCCL_OK(call)                                                                   \
-    do {                                                                                \
-        ncclResult_t r_ = (call);                                                       \
-        if (r_ != ncclSuccess) {                                                        \
-            std::fprintf(stderr, "NCCL error %s at %s:%d\n", ncclGetErrorString(r_),    \
-                         __FILE__, __LINE__);                                           \
-            std::exit(1);                                                               \
-        }                                                                               \
-    } while (0)
+[[noreturn]] void stop_program() { std::exit(1); }
 
 __global__ void add_one(float* data, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

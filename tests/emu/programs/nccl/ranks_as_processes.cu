@@ -20,27 +20,9 @@
 #include <thread>
 #include <vector>
 
-#include <cuda_runtime.h>
-#include <nccl.h>
+#include "checked_calls.h"
 
-#define CUDA_OK(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "rank %d: CUDA error %s at %s:%d\n", rank,                    \
-                         cudaGetErrorString(e_), __FILE__, __LINE__);                          \
-            return 1;                                                                          \
-        }                                                                                      \
-    } while (0)
-#define NCCL_OK(call)                                                                          \
-    do {                                                                                       \
-        ncclResult_t r_ = (call);                                                              \
-        if (r_ != ncclSuccess) {                                                               \
-            std::fprintf(stderr, "rank %d: NCCL error %s at %s:%d\n", rank,                    \
-                         ncclGetErrorString(r_), __FILE__, __LINE__);                          \
-            return 1;                                                                          \
-        }                                                                                      \
-    } while (0)
+[[noreturn]] void stop_program() { std::exit(1); }
 
 // Numbers of very different sizes, so that another summation order gives other bits.
 static std::vector<float> rank_values(int rank, int n) {
@@ -75,12 +57,11 @@ static bool exchange_id(int rank, const std::string& path, ncclUniqueId* id) {
 }
 
 int main(int argc, char** argv) {
-    int rank = -1;
     if (argc < 4) {
         std::fprintf(stderr, "usage: ranks_as_processes RANK NRANKS IDFILE [mismatch|quits]\n");
         return 2;
     }
-    rank = std::atoi(argv[1]);
+    const int rank = std::atoi(argv[1]);
     const int nranks = std::atoi(argv[2]);
     const bool mismatch = argc > 4 && std::strcmp(argv[4], "mismatch") == 0;
     const bool quits = argc > 4 && std::strcmp(argv[4], "quits") == 0 && rank == nranks - 1;
