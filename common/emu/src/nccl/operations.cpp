@@ -153,11 +153,16 @@ ncclResult_t submit(ncclComm_t comm, cudaStream_t stream, std::vector<operation>
                 return refuse(op.at, ncclInvalidUsage,
                               "ncclSend and ncclRecv between ranks in separate processes are not "
                               "emulated yet (collectives are)");
-    note_issued(*comm->ranks, comm->rank, ops);
     work_label label;
     label.category = "nccl";
     label.name = ops.size() == 1 ? call_name(ops.front().kind) : "NCCL group";
     if (comm->across_processes) {
+        // Numbered only: these ranks meet on the board (processes.cpp), not in
+        // this process's meetings.
+        {
+            std::lock_guard<std::mutex> lock(comm->ranks->mutex);
+            for (operation& op : ops) op.seq = comm->ranks->collectives_issued[comm->rank]++;
+        }
         enqueue(stream,
                 [board = comm->board, ranks = comm->ranks, rank = comm->rank,
                  ops = std::move(ops)](std::uint64_t) {
@@ -166,6 +171,7 @@ ncclResult_t submit(ncclComm_t comm, cudaStream_t stream, std::vector<operation>
                 std::move(label));
         return ncclSuccess;
     }
+    note_issued(*comm->ranks, comm->rank, ops);
     enqueue(stream,
             [ranks = comm->ranks, rank = comm->rank, ops = std::move(ops)](std::uint64_t) {
                 return run_operations(ranks, rank, ops);
