@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nccl_processes.sh PROGRAM NRANKS ok|mismatch|absent|quits - starts NRANKS processes
+# nccl_processes.sh PROGRAM NRANKS ok|mismatch|absent|quits|unreceived - starts NRANKS processes
 # of PROGRAM (tests/emu/programs/nccl/ranks_as_processes.cu), one rank each,
 # as mpirun would, and checks how they end:
 #   ok        every rank prints its OK line and exits 0;
@@ -8,7 +8,9 @@
 #   absent    the last rank is never started: the others exit non-zero after
 #             the watchdog, and a report names the rank that never joined;
 #   quits     the last rank ends right after joining: the others exit non-zero
-#             after the watchdog, and a report names the rank that never arrived.
+#             after the watchdog, and a report names the rank that never arrived;
+#   unreceived  the last rank skips its receive: the rank sending to it fails
+#             after the watchdog with a report, and the last rank's check fails.
 # Each process is stopped after 60 s, so a hang fails the test instead of blocking it.
 set -uo pipefail
 program=$1 nranks=$2 mode=$3
@@ -17,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 started=$nranks
 [ "$mode" = absent ] && started=$((nranks - 1))
 extra=()
-[ "$mode" = mismatch ] || [ "$mode" = quits ] && extra=("$mode")
+case "$mode" in mismatch|quits|unreceived) extra=("$mode") ;; esac
 pids=()
 for ((r = 0; r < started; ++r)); do
     timeout 60 "$program" "$r" "$nranks" "$work/id" "${extra[@]}" >"$work/out.$r" 2>&1 &
@@ -55,6 +57,10 @@ case "$mode" in
         [ "$failed_ranks" -eq $((nranks - 1)) ] || fail "$failed_ranks rank(s) failed, not the $((nranks - 1)) that stayed"
         grep -q "never arrived: rank(s) $((nranks - 1)) " <<<"$all" || fail "no report naming rank $((nranks - 1))"
         grep -q "cudaErrorLaunchTimeout\|launch timed out" <<<"$all" || fail "no timeout error" ;;
+    unreceived)
+        [ "$failed_ranks" -eq 2 ] || fail "$failed_ranks rank(s) failed, not the last two"
+        grep -q "to rank $((nranks - 1)) waited .* for rank $((nranks - 1)) to receive it" <<<"$all" ||
+            fail "no report of the send nobody received" ;;
     *) fail "unknown mode $mode" ;;
 esac
 echo "PASS: $nranks ranks as processes, $mode"

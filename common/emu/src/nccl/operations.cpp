@@ -147,12 +147,6 @@ ncclResult_t submit(ncclComm_t comm, cudaStream_t stream, std::vector<operation>
                           std::to_string(comm->device));
     if (context_status() != cudaSuccess) return ncclUnhandledCudaError;
     if (ncclResult_t r = wait_until_formed(comm, at)) return r;
-    if (comm->across_processes)
-        for (const operation& op : ops)
-            if (is_point_to_point(op.kind))
-                return refuse(op.at, ncclInvalidUsage,
-                              "ncclSend and ncclRecv between ranks in separate processes are not "
-                              "emulated yet (collectives are)");
     work_label label;
     label.category = "nccl";
     label.name = ops.size() == 1 ? call_name(ops.front().kind) : "NCCL group";
@@ -161,7 +155,12 @@ ncclResult_t submit(ncclComm_t comm, cudaStream_t stream, std::vector<operation>
         // this process's meetings.
         {
             std::lock_guard<std::mutex> lock(comm->ranks->mutex);
-            for (operation& op : ops) op.seq = comm->ranks->collectives_issued[comm->rank]++;
+            clique& c = *comm->ranks;
+            for (operation& op : ops) {
+                if (op.kind == op_kind::send) op.seq = c.sends_issued[comm->rank][op.peer]++;
+                else if (op.kind == op_kind::recv) op.seq = c.recvs_issued[comm->rank][op.peer]++;
+                else op.seq = c.collectives_issued[comm->rank]++;
+            }
         }
         enqueue(stream,
                 [board = comm->board, ranks = comm->ranks, rank = comm->rank,

@@ -20,8 +20,12 @@
 //     watchdog (CUEMU_WATCHDOG_SECONDS), are reported as in meetings.cpp.
 //   - Two slots hold the posts: a rank can be at most one collective ahead
 //     of the slowest (it cannot leave a collective before all ranks arrived).
-//   - ncclSend and ncclRecv between processes are not emulated yet
-//     (operations.cpp refuses them).
+//   - ncclSend: the rank copies its data into a segment of its own and posts
+//     it for the peer; ncclRecv waits for the matching post, copies the data
+//     and removes the segment; the send's part ends when its data was taken.
+//     A rank's sends are posted before it does anything else of the same
+//     piece of work, so a group's ring of sends and receives cannot wait on
+//     itself.
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -43,7 +47,9 @@
 
 namespace cuemu::nccl_detail {
 
-constexpr int max_board_ranks = 64;
+constexpr int max_board_ranks = 32;
+// Sends from one rank to another that may wait for their receives at once.
+constexpr int transfers_in_flight = 8;
 
 // One rank's post, as plain data (the board is shared between processes).
 struct posted_part {
@@ -60,6 +66,15 @@ struct collective_slot {
     int posted[max_board_ranks];
     posted_part parts[max_board_ranks];
 };
+// Sends from one rank to another, in order: the n-th send is received by the
+// peer's n-th receive from it.
+struct pair_transfers {
+    unsigned long long sent, taken;
+    struct {
+        unsigned long long count;
+        int type, line, failed;
+    } posted[transfers_in_flight];
+};
 struct shared_board {
     std::atomic<int> ready;
     pthread_mutex_t mutex;
@@ -69,6 +84,7 @@ struct shared_board {
     int nranks, joined, failed, formed_seen;
     long long process[max_board_ranks];
     collective_slot slots[2];
+    pair_transfers pairs[max_board_ranks][max_board_ranks];  // [from][to]
 };
 
 }  // namespace cuemu::nccl_detail
@@ -309,6 +325,114 @@ cudaError_t one_collective(shared_board* b, const std::shared_ptr<clique>& local
     return failure;
 }
 
+std::string transfer_name(const shared_board* b, int from, int to, unsigned long long seq) {
+    return board_name(b->creator, b->number) + "-p" + std::to_string(from) + "-" + std::to_string(to) +
+           "-" + std::to_string(seq);
+}
+
+// Posts a send (its data copied into shared memory) for the peer to take.
+cudaError_t post_send(shared_board* b, int rank, const operation& op, double limit) {
+    pair_transfers& pair = b->pairs[rank][op.peer];
+    const std::size_t bytes = op.count * type_size(op.type);
+    pthread_mutex_lock(&b->mutex);
+    const bool room = wait_on(b, limit, [&] { return pair.sent - pair.taken < transfers_in_flight; });
+    pthread_mutex_unlock(&b->mutex);
+    const std::string name = transfer_name(b, rank, op.peer, op.seq);
+    void* data = room ? map_segment(name, bytes, true) : nullptr;
+    if (!data) {
+        report("cuemu: NCCL: rank " + std::to_string(rank) + ": " + describe(op) + " to rank " +
+               std::to_string(op.peer) + ": " +
+               (room ? "cannot make its shared memory" : "rank " + std::to_string(op.peer) +
+                                                             " takes none of its earlier sends") + "\n");
+        return cudaErrorLaunchTimeout;
+    }
+    if (bytes) std::memcpy(data, op.send, bytes);
+    munmap(data, bytes > 0 ? bytes : 1);
+    pthread_mutex_lock(&b->mutex);
+    auto& post = pair.posted[op.seq % transfers_in_flight];
+    post.count = op.count;
+    post.type = op.type;
+    post.line = op.at.line;
+    post.failed = 0;
+    pair.sent = op.seq + 1;
+    pthread_cond_broadcast(&b->changed);
+    pthread_mutex_unlock(&b->mutex);
+    return cudaSuccess;
+}
+
+// Waits for the matching send, and takes its data.
+cudaError_t take_receive(shared_board* b, int rank, const operation& op, double limit) {
+    pair_transfers& pair = b->pairs[op.peer][rank];
+    pthread_mutex_lock(&b->mutex);
+    if (!wait_on(b, limit, [&] { return pair.sent > op.seq; })) {
+        pthread_mutex_unlock(&b->mutex);
+        report("cuemu: NCCL: rank " + std::to_string(rank) + " (process " + std::to_string(getpid()) +
+               "): " + describe(op) + " from rank " + std::to_string(op.peer) + " waited " +
+               seconds_text(limit) + " s (CUEMU_WATCHDOG_SECONDS)\n  rank " + std::to_string(op.peer) +
+               " posted " + std::to_string(pair.sent) + " send(s) to it; this is receive #" +
+               std::to_string(op.seq + 1) +
+               "\n  the receive fails: its stream gets cudaErrorLaunchTimeout (sticky)\n");
+        return cudaErrorLaunchTimeout;
+    }
+    auto& post = pair.posted[op.seq % transfers_in_flight];
+    const bool agree = post.count == op.count && post.type == op.type;
+    const operation sent = [&] {
+        operation o = op;
+        o.kind = op_kind::send;
+        o.count = post.count;
+        o.type = static_cast<ncclDataType_t>(post.type);
+        o.at = call_site{"ncclSend", "(its process)", post.line};
+        return o;
+    }();
+    post.failed = agree ? 0 : 1;
+    pthread_mutex_unlock(&b->mutex);
+    const std::string name = transfer_name(b, op.peer, rank, op.seq);
+    cudaError_t result = cudaSuccess;
+    if (!agree) {
+        report("cuemu: NCCL: a send and the receive it meets do not match (ranks in separate "
+               "processes):\n  rank " + std::to_string(op.peer) + ": " + describe(sent) + " to rank " +
+               std::to_string(rank) + "\n  rank " + std::to_string(rank) + ": " + describe(op) +
+               " from rank " + std::to_string(op.peer) +
+               "\n  both fail: their streams get cudaErrorLaunchFailure (sticky), "
+               "ncclCommGetAsyncError gives ncclInvalidUsage\n");
+        result = cudaErrorLaunchFailure;
+    } else {
+        const std::size_t bytes = op.count * type_size(op.type);
+        void* data = map_segment(name, bytes, false);
+        if (!data) {
+            result = cudaErrorLaunchFailure;
+        } else {
+            if (bytes) {
+                std::memcpy(op.recv, data, bytes);
+                cuemu::detail::note_device_write(op.recv, bytes);
+            }
+            munmap(data, bytes > 0 ? bytes : 1);
+        }
+    }
+    shm_unlink(name.c_str());
+    pthread_mutex_lock(&b->mutex);
+    pair.taken = op.seq + 1;
+    pthread_cond_broadcast(&b->changed);
+    pthread_mutex_unlock(&b->mutex);
+    return result;
+}
+
+// A send's part ends when the peer took it.
+cudaError_t await_taken(shared_board* b, int rank, const operation& op, double limit) {
+    pair_transfers& pair = b->pairs[rank][op.peer];
+    pthread_mutex_lock(&b->mutex);
+    const bool taken = wait_on(b, limit, [&] { return pair.taken > op.seq; });
+    const bool failed = taken && pair.posted[op.seq % transfers_in_flight].failed;
+    pthread_mutex_unlock(&b->mutex);
+    if (taken) return failed ? cudaErrorLaunchFailure : cudaSuccess;
+    shm_unlink(transfer_name(b, rank, op.peer, op.seq).c_str());
+    report("cuemu: NCCL: rank " + std::to_string(rank) + " (process " + std::to_string(getpid()) + "): " +
+           describe(op) + " to rank " + std::to_string(op.peer) + " waited " + seconds_text(limit) +
+           " s (CUEMU_WATCHDOG_SECONDS) for rank " + std::to_string(op.peer) +
+           " to receive it\n  the send fails: its stream gets cudaErrorLaunchTimeout (sticky)\n");
+    return cudaErrorLaunchTimeout;
+}
+
 }  // namespace
 
 namespace cuemu::nccl_detail {
@@ -380,9 +504,20 @@ void board_formed(shared_board* b) {
 cudaError_t run_across_processes(shared_board* board, const std::shared_ptr<clique>& local, int rank,
                                  const std::vector<operation>& ops) {
     const double limit = cuemu::detail::configured_watchdog_seconds();
+    cudaError_t result = cudaSuccess;
+    auto keep_first = [&](cudaError_t e) {
+        if (result == cudaSuccess) result = e;
+    };
     for (const operation& op : ops)
-        if (cudaError_t e = one_collective(board, local, rank, op, limit)) return e;
-    return cudaSuccess;
+        if (op.kind == op_kind::send) keep_first(post_send(board, rank, op, limit));
+    for (const operation& op : ops) {
+        if (op.kind == op_kind::recv) keep_first(take_receive(board, rank, op, limit));
+        else if (!is_point_to_point(op.kind)) keep_first(one_collective(board, local, rank, op, limit));
+    }
+    for (const operation& op : ops)
+        if (op.kind == op_kind::send && result == cudaSuccess) keep_first(await_taken(board, rank, op, limit));
+    if (result != cudaSuccess) mark_failed(local, rank);
+    return result;
 }
 
 }  // namespace cuemu::nccl_detail

@@ -2,15 +2,17 @@
 // programs started by mpirun have it: rank 0 makes the unique id and hands it
 // to the others (here through a file; MPI programs broadcast it with
 // MPI_Bcast), every process uses its device 0, and the ranks do an
-// all-reduce, a broadcast and an all-gather. Each checks its results against
+// all-reduce, an all-gather, a broadcast, and a ring of sends and receives
+// in a group. Each checks its results against
 // the CPU, bit for bit (sums in rank order), and prints
 // "ranks_as_processes rank=R of N OK".
 //
-//   ranks_as_processes RANK NRANKS IDFILE [mismatch|quits]
+//   ranks_as_processes RANK NRANKS IDFILE [mismatch|quits|unreceived]
 //
 // "mismatch": rank 1 asks for half the count of the others; "quits": the
-// last rank leaves right after joining. Both must end in a report and an
-// error on the other ranks, not a hang.
+// last rank leaves right after joining; "unreceived": the last rank never
+// receives what the rank before it sends. Each must end in a report and an
+// error, not a hang.
 // tests/emu/nccl_processes.sh starts the processes.
 #include <cmath>
 #include <cstdio>
@@ -58,13 +60,14 @@ static bool exchange_id(int rank, const std::string& path, ncclUniqueId* id) {
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: ranks_as_processes RANK NRANKS IDFILE [mismatch|quits]\n");
+        std::fprintf(stderr, "usage: ranks_as_processes RANK NRANKS IDFILE [mismatch|quits|unreceived]\n");
         return 2;
     }
     const int rank = std::atoi(argv[1]);
     const int nranks = std::atoi(argv[2]);
     const bool mismatch = argc > 4 && std::strcmp(argv[4], "mismatch") == 0;
     const bool quits = argc > 4 && std::strcmp(argv[4], "quits") == 0 && rank == nranks - 1;
+    const bool skips_receive = argc > 4 && std::strcmp(argv[4], "unreceived") == 0 && rank == nranks - 1;
     ncclUniqueId id;
     if (!exchange_id(rank, argv[3], &id)) {
         std::fprintf(stderr, "rank %d: no unique id in %s\n", rank, argv[3]);
@@ -81,8 +84,11 @@ int main(int argc, char** argv) {
     const int n = 1000;
     std::vector<std::vector<float>> all;
     for (int r = 0; r < nranks; ++r) all.push_back(rank_values(r, n));
-    float *send, *sum, *gathered;
+    float *send, *sum, *gathered, *kept, *from_previous;
     CUDA_OK(cudaMalloc(&send, n * sizeof(float)));
+    CUDA_OK(cudaMalloc(&kept, n * sizeof(float)));
+    CUDA_OK(cudaMalloc(&from_previous, n * sizeof(float)));
+    CUDA_OK(cudaMemcpy(kept, all[rank].data(), n * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_OK(cudaMalloc(&sum, n * sizeof(float)));
     CUDA_OK(cudaMalloc(&gathered, size_t(n) * nranks * sizeof(float)));
     CUDA_OK(cudaMemcpy(send, all[rank].data(), n * sizeof(float), cudaMemcpyHostToDevice));
@@ -91,6 +97,11 @@ int main(int argc, char** argv) {
     NCCL_OK(ncclAllReduce(send, sum, mismatch && rank == 1 ? n / 2 : n, ncclFloat, ncclSum, comm, stream));
     NCCL_OK(ncclAllGather(send, gathered, n, ncclFloat, comm, stream));
     NCCL_OK(ncclBroadcast(send, send, n, ncclFloat, 0, comm, stream));
+    NCCL_OK(ncclGroupStart());
+    NCCL_OK(ncclSend(kept, n, ncclFloat, (rank + 1) % nranks, comm, stream));
+    if (!skips_receive)
+        NCCL_OK(ncclRecv(from_previous, n, ncclFloat, (rank + nranks - 1) % nranks, comm, stream));
+    NCCL_OK(ncclGroupEnd());
     CUDA_OK(cudaStreamSynchronize(stream));
 
     std::vector<float> expected_sum = all[0];
@@ -105,6 +116,8 @@ int main(int argc, char** argv) {
         errors += std::memcmp(got.data() + size_t(r) * n, all[r].data(), n * sizeof(float)) != 0;
     CUDA_OK(cudaMemcpy(got.data(), send, n * sizeof(float), cudaMemcpyDeviceToHost));
     errors += std::memcmp(got.data(), all[0].data(), n * sizeof(float)) != 0;
+    CUDA_OK(cudaMemcpy(got.data(), from_previous, n * sizeof(float), cudaMemcpyDeviceToHost));
+    errors += std::memcmp(got.data(), all[(rank + nranks - 1) % nranks].data(), n * sizeof(float)) != 0;
     NCCL_OK(ncclCommDestroy(comm));
     std::printf("ranks_as_processes rank=%d of %d %s\n", rank, nranks, errors == 0 ? "OK" : "FAILED");
     return errors == 0 ? 0 : 1;
