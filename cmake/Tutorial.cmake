@@ -7,11 +7,13 @@
 #   is compiled by the system C++ compiler with the emulator header
 #   force-included. Other sources compile as they are.
 #
-# tutorial_lesson(SOURCES file.cu ... [LIBRARIES cublas | target ...])
+# tutorial_lesson(SOURCES file.cu ... [LIBRARIES cublas | curand | target ...])
 #   Called from lessons/NN-topic/CMakeLists.txt and solutions/NN-topic/...
 #   LIBRARIES names the libraries the lesson calls: cublas links CUDA::cublas
 #   in the nvcc build and the emulator's cuBLAS (cuemu::cublas, on the
-#   system's BLAS) in the emulator build; nccl links the emulator's NCCL
+#   system's BLAS) in the emulator build; curand links CUDA::curand and the
+#   emulator's cuRAND (cuemu::curand; only the host API needs it, the device
+#   API is header-only in both builds); nccl links the emulator's NCCL
 #   (cuemu::nccl) in the emulator build and the real NCCL in the nvcc build
 #   where one is installed (TUTORIAL_NCCL_FOUND, below); both builds define
 #   TUTORIAL_HAVE_NCCL to 1 or 0, so that a lesson can skip its NCCL part
@@ -214,6 +216,10 @@ function(_tutorial_lesson_backend backend)
       endif()
       target_compile_definitions(${program} PRIVATE TUTORIAL_HAVE_NCCL=${have_nccl})
       target_compile_definitions(${test} PRIVATE TUTORIAL_HAVE_NCCL=${have_nccl})
+    elseif(library STREQUAL "curand" AND backend STREQUAL "emu")
+      set(linked cuemu::curand)
+    elseif(library STREQUAL "curand")
+      set(linked CUDA::curand)
     elseif(NOT library STREQUAL "cublas")
       set(linked ${library})  # an imported target, checked in tutorial_lesson()
     elseif(backend STREQUAL "emu")
@@ -267,7 +273,7 @@ function(tutorial_lesson)
   endif()
 
   foreach(lib IN LISTS libraries)
-    if(NOT lib MATCHES "^(cublas|nccl)$" AND NOT TARGET ${lib})
+    if(NOT lib MATCHES "^(cublas|curand|nccl)$" AND NOT TARGET ${lib})
       message(FATAL_ERROR "lesson ${folder} needs ${lib}, which was not found. Install it:\n"
               ${_tutorial_install_hint})
     endif()

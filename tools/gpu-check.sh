@@ -11,13 +11,37 @@
 # 4. runs compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over
 #    every solution's test executable;
 # 5. runs lesson 19's SGEMM ladder with --bench: every rung against cuBLAS up
-#    to 4096 x 4096 in one run (issue 12's targets are percentages of cuBLAS).
+#    to 4096 x 4096 in one run (issue 12's targets are percentages of cuBLAS);
+# 6. runs Nsight Compute with the emulator profiler's metric names over the
+#    lessons whose READMEs show `./tutorial profile` (the same flags), into
+#    OUTDIR/ncu-NN.csv, and compares each with the emulator's profile of the
+#    same run where one was carried (.carry/profiles/NN.csv), into
+#    OUTDIR/ncu-vs-emulator-NN.txt (tools/compare_with_ncu.py).
+#
+#   tools/gpu-check.sh --emulator-profiles
+#
+# makes those .carry/profiles/NN.csv beforehand, on a machine with the
+# emulator (the GPU machine has no Boost to build it).
 # Everything lands in OUTDIR/*.log; the exit code is non-zero if any step failed.
 # doctest comes from the system or, if absent, from .carry/doctest (the
 # doctest-dev .deb unpacked there: see docs/gpu-runs/README.md).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="${1:?usage: tools/gpu-check.sh OUTDIR}"
+# The runs the profiler's lessons show (their README's `./tutorial profile` lines).
+PROFILED=("08 --m 128 --n 128 --k 128" "09 --m 128 --n 128 --k 128" "12 --n 262144" "15"
+          "19 --m 128 --n 128 --k 128")
+if [ "${1:-}" = --emulator-profiles ]; then
+    mkdir -p "$ROOT/.carry/profiles"
+    for run in "${PROFILED[@]}"; do
+        read -r nn flags <<<"$run"
+        # shellcheck disable=SC2086
+        TUTORIAL_SEED=1 "$ROOT/tutorial" --emu profile "$nn" $flags --out "$ROOT/.carry/profiles/$nn" >/dev/null &&
+            cp "$ROOT/.carry/profiles/$nn/profile.csv" "$ROOT/.carry/profiles/$nn.csv" &&
+            echo "made .carry/profiles/$nn.csv" || { echo "gpu-check: profiling lesson $nn failed"; exit 1; }
+    done
+    exit 0
+fi
+OUT="${1:?usage: tools/gpu-check.sh OUTDIR | --emulator-profiles}"
 mkdir -p "$OUT"
 BUILD="${GPU_CHECK_BUILD:-$ROOT/build-gpu}"
 status=0
@@ -66,4 +90,24 @@ if [ -x "$BUILD/bin/lesson19_solution_nvcc" ]; then
         status=1
     fi
 fi
+metrics=$(python3 "$ROOT/tools/profile_report.py" --ncu-metrics)
+for run in "${PROFILED[@]}"; do
+    read -r nn flags <<<"$run"
+    program="$BUILD/bin/lesson${nn}_solution_nvcc"
+    [ -x "$program" ] || continue
+    # shellcheck disable=SC2086
+    if TUTORIAL_SEED=1 ncu --csv --print-units base --metrics "$metrics" "$program" $flags \
+            >"$OUT/ncu-$nn.csv" 2>"$OUT/ncu-$nn.log"; then
+        echo "ok   ncu lesson $nn ($OUT/ncu-$nn.csv)"
+    else
+        echo "FAIL ncu lesson $nn (see $OUT/ncu-$nn.log)"
+        status=1
+        continue
+    fi
+    if [ -f "$ROOT/.carry/profiles/$nn.csv" ]; then
+        python3 "$ROOT/tools/compare_with_ncu.py" "$ROOT/.carry/profiles/$nn.csv" "$OUT/ncu-$nn.csv" \
+            >"$OUT/ncu-vs-emulator-$nn.txt" 2>&1 || status=1
+        tail -1 "$OUT/ncu-vs-emulator-$nn.txt"
+    fi
+done
 exit "$status"

@@ -221,6 +221,12 @@ def summarise(launches, gpu):
             "shared_wavefronts_per_request": ratio(
                 sum(total(SHARED_WAVEFRONTS.format(op)) for op in ("ld", "st")), shared_requests),
             "shared_bank_conflicts": sum(total(SHARED_CONFLICTS.format(op)) for op in ("ld", "st")),
+            # What one run moves and computes, on average over the kernel's runs.
+            "l2_bytes_per_run": 32 * total("lts__t_sectors.sum") / len(k["launches"]),
+            "dram_bytes_per_run": dram_bytes / len(k["launches"]),
+            "shared_wavefronts_per_run": sum(total(SHARED_WAVEFRONTS.format(op)) for op in ("ld", "st"))
+            / len(k["launches"]),
+            "flops_per_run": flops / len(k["launches"]),
             # The resource that limits most of the kernel's estimated time.
             "limiter": max(k["limiter_us"], key=k["limiter_us"].get),
             "worst_global_site": worst_global["cuemu__worst_global_site"],
@@ -285,6 +291,14 @@ def table(summaries, gpu):
                    f" {shown(s['global_st_sectors_per_request']):>9}"
                    f" {shown(s['shared_wavefronts_per_request']):>7}")
     out.append("")
+    out.append("traffic and work of one run (average over the runs; DRAM modelled, the rest counted)")
+    out.append(f"{'kernel':<24} {'L1->L2 MB':>10} {'DRAM MB':>9} {'shared wavefronts':>18}"
+               f" {'MFLOP':>10} {'est. GFLOP/s':>13}")
+    for s in summaries:
+        out.append(f"{fit(s['kernel'], 24):<24} {s['l2_bytes_per_run'] / 1e6:>10.3f}"
+                   f" {s['dram_bytes_per_run'] / 1e6:>9.3f} {s['shared_wavefronts_per_run']:>18.0f}"
+                   f" {s['flops_per_run'] / 1e6:>10.3f} {shown(s['estimated_gflops'], '{:.1f}'):>13}")
+    out.append("")
     out.append("worst accesses (ideal: 4 sectors for 32 lanes x 4 contiguous bytes, 1 wavefront)")
     out.append(f"{'kernel':<24} {'global load/store':<29} {'sec/req':>7}  "
                f"{'shared load/store':<25} {'wf/req':>6}")
@@ -300,7 +314,8 @@ SUMMARY_COLUMNS = [
     "kernel", "launches", "gpu", "estimated_time_us", "pct_peak_dram_bw", "pct_peak_flops",
     "precision", "estimated_gflops", "dram_bytes", "flops", "arithmetic_intensity",
     "global_ld_sectors_per_request", "global_st_sectors_per_request",
-    "shared_wavefronts_per_request", "shared_bank_conflicts", "limiter",
+    "shared_wavefronts_per_request", "shared_bank_conflicts", "l2_bytes_per_run",
+    "dram_bytes_per_run", "shared_wavefronts_per_run", "flops_per_run", "limiter",
     "worst_global_site", "worst_global_sectors_per_request",
     "worst_shared_site", "worst_shared_wavefronts_per_request"]
 

@@ -21,7 +21,8 @@ from the real sources and from real runs, and no TODO's answer is printed.
 `update` rewrites the tagged blocks from the sources and from fresh runs.
 
 Commands in an output block: `$ [NAME=value ...] ./tutorial run NN ARGS` (the exercise),
-`$ ./tutorial solution NN ARGS` (the solution), or
+`$ ./tutorial solution NN ARGS` (the solution), `$ ./tutorial profile NN ARGS` (the
+solution with the emulator's counters on, and the profiler's report), or
 `$ bin/nvcc-emu X.cu -o PROG && PROG` (one program built for the emulator),
 optionally piped through head, tail, grep or sed. A mistake block runs the solution PATH built with
 the one line that the regular expression `replace` matches replaced by `with`
@@ -317,6 +318,37 @@ class Runner:
         out = out.replace(str(ROOT) + '/', '.../')
         return out.rstrip('\n').split('\n') if out.strip() else []
 
+    def profile_line(self, nn, exe, args):
+        """`./tutorial profile NN [flags] [--gpu-model NAME]`, as the tutorial
+        script runs it (cmd_profile): the solution (or a mistake) with the
+        emulator's counters on, then tools/profile_report.py on its profile.
+        The pictures go to a scratch folder, printed as results/profile-NN."""
+        model, flags = 'H100', []
+        while args:
+            word = args.pop(0)
+            if word == '--gpu-model' and args:
+                model = args.pop(0)
+            elif word.startswith('--gpu-model='):
+                model = word.partition('=')[2]
+            else:
+                flags.append(word)
+        q = shlex.quote
+        if '--gpu' in flags:  # the script itself answers: the ncu command for a GPU
+            return (f'TUTORIAL_BUILD_DIR={q(str(self.build))} TUTORIAL_NO_INSTALL=1 '
+                    f'{q(str(ROOT / "tutorial"))} profile {q(nn)} '
+                    + ' '.join(q(w) for w in flags) + ' 2>&1'
+                    + f' | sed "s|{self.build}/|build/|g"')
+        out = self.scratch / f'profile-{nn}-{len(list(self.scratch.glob("profile-*")))}'
+        out.mkdir(parents=True)
+        lesson = next((d.name for d in (ROOT / 'lessons').glob(f'{nn}-*') if d.is_dir()), nn)
+        csv = out / 'profile.csv'
+        # In braces: the block's filters (| sed ...) take the whole output.
+        return (f'{{ echo "== lessons/{lesson}\'s solution on the emulator, counters on, GPU model {model} =="; '
+                f'CUEMU_PROFILE={q(str(csv))} CUEMU_GPU={q(model)} stdbuf -oL '
+                + ' '.join(q(w) for w in [str(exe)] + flags)
+                + f' 2>&1 && echo && python3 {q(str(ROOT / "tools" / "profile_report.py"))} {q(str(csv))} '
+                f'--gpu-model {q(model)} --out {q(str(out))} | sed "s|{out}|results/profile-{nn}|g"; }}')
+
     def run(self, command, mistake=None):
         """Runs one `$ ./tutorial run|solution NN args | filters` line."""
         head, _, filters = command.partition('|')
@@ -327,8 +359,8 @@ class Runner:
             extra_env[name] = value
         if words[:1] == ['bin/nvcc-emu']:
             return self.run_nvcc_emu(command, words, filters, extra_env)
-        if len(words) < 3 or words[0] != './tutorial' or words[1] not in ('run', 'solution'):
-            raise LookupError(f'cannot run "{command}": expected ./tutorial run|solution NN ...')
+        if len(words) < 3 or words[0] != './tutorial' or words[1] not in ('run', 'solution', 'profile'):
+            raise LookupError(f'cannot run "{command}": expected ./tutorial run|solution|profile NN ...')
         nn = words[2]
         roots = [str(ROOT)]
         if mistake:
@@ -338,6 +370,8 @@ class Runner:
             exe = self.program(nn, 'exercise' if words[1] == 'run' else 'solution')
         if exe is None:  # the build failed: show its messages
             line = 'cat ' + shlex.quote(str(folder / 'build.log'))
+        elif words[1] == 'profile':
+            line = self.profile_line(nn, exe, words[3:])
         else:
             # stdbuf: stdout line by line, as in a terminal, so the program's lines and the
             # emulator's reports (stderr) come out in the order a student sees them.

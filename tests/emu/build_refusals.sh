@@ -30,8 +30,8 @@ refused advise-int-device "cudaMemAdvise\(ptr, bytes, advice, int device\) was r
     'int* p; cudaMallocManaged(&p, 4); cudaMemAdvise(p, 4, cudaMemAdviseSetReadMostly, 0);'
 refused clock-rate-field "clockRate" \
     'cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return prop.clockRate;'
-refused graphs "cuemu does not emulate cudaGraphCreate" \
-    'cudaGraphCreate(nullptr, 0);'
+refused graph-child-node "cuemu does not emulate cudaGraphAddChildGraphNode" \
+    'cudaGraph_t g; cudaGraphCreate(&g, 0); cudaGraphNode_t n; cudaGraphAddChildGraphNode(&n, g, nullptr, 0, g);'
 refused texture-objects "cuemu does not emulate cudaCreateTextureObject" \
     'cudaCreateTextureObject(nullptr, nullptr, nullptr, nullptr);'
 refused launch-through-void-pointer "cuemu cannot launch a kernel through a void pointer" \

@@ -94,12 +94,14 @@ inline std::string launch_of(const std::string& callee, const std::string& cfg, 
 
 // The output without the kernels' twins (rewrite.cpp, find_twins): each is
 // "\n#if defined(__SANITIZE_THREAD__)\n#line A \"file\"\n" + copy +
-// "\n#endif\n#line B \"file\"\n" right after a kernel's '}'.
+// "\n#endif\nCUEMU_KNOWN_KERNEL(k)\n#line B \"file\"\n" right after a kernel's '}'.
 inline std::string without_twins(std::string out) {
     for (std::size_t at; (at = out.find("\n#if defined(__SANITIZE_THREAD__)\n#line ")) != std::string::npos;) {
-        const std::size_t back = out.find("\n#endif\n#line ", at + 1);
+        const std::size_t back = out.find("\n#endif\nCUEMU_KNOWN_KERNEL(", at + 1);
         REQUIRE(back != std::string::npos);
-        const std::size_t end = out.find('\n', back + 8);  // past "\n#endif\n", then the #line
+        const std::size_t line = out.find("\n#line ", back + 8);  // past the registration
+        REQUIRE(line != std::string::npos);
+        const std::size_t end = out.find('\n', line + 1);  // the end of the #line
         REQUIRE(end != std::string::npos);
         out.erase(at, end + 1 - at);
     }
@@ -121,6 +123,7 @@ inline const char* const kEmulatorStub = R"(// as in a source built with the ins
 #define __host__
 #define __shared__ static thread_local
 #define __align__(n) alignas(n)
+#define CUEMU_KNOWN_KERNEL(name)  // the registry (cuemu/kernel_registry.h) is not needed here
 struct dim3 {
     unsigned x, y, z;
     constexpr dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}

@@ -108,6 +108,19 @@ __global__ void double_ops(const double* x, double* y) {
 
 __global__ void count_atomics(unsigned* counter) { atomicAdd(counter, 1u); }
 
+// How nvcc's contraction counts each form, per thread (each result stored on
+// its own, so no extra addition joins them):
+__global__ void flop_forms(const float* in, float* out, int n) {
+    int i = threadIdx.x;
+    float a = in[0], b = in[1], c = in[2], d = in[3];
+    out[0 * n + i] = a * b + c;     // 1 ffma
+    out[1 * n + i] = c - a * b;     // 1 ffma
+    out[2 * n + i] = -(a * b) + c;  // 1 ffma
+    out[3 * n + i] = (a * b) * c;   // 2 fmul
+    out[4 * n + i] = a * b + c * d; // 1 fmul, 1 ffma
+    out[5 * n + i] = a + b;         // 1 fadd
+}
+
 // ---- reading the profile ---------------------------------------------------------------
 std::string profile_path;
 std::vector<std::string> header;
@@ -299,6 +312,13 @@ int main(int argc, char** argv) {
     unsigned counted = 0;
     CHECK_CUDA(cudaMemcpy(&counted, d_counter, sizeof counted, cudaMemcpyDeviceToHost));
     (counted == 256 ? passed : failed)++;
+
+    flop_forms<<<1, 64>>>(d_in, d_out, 64);
+    row = last_row();
+    expect(row, ffma_count, 64 * 4, "flop forms");
+    expect(row, fmul_count, 64 * 3, "flop forms");
+    expect(row, fadd_count, 64 * 1, "flop forms");
+    expect(row, "flop_count_sp", 64 * (2 * 4 + 3 + 1), "flop forms");
 
     // The estimate: a kernel row names its GPU and a limiter.
     (row["gpu"] == "H100" ? passed : failed)++;

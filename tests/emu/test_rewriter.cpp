@@ -529,7 +529,7 @@ TEST_CASE("a kernel is followed by its twin, which keeps the kernel's line numbe
           "}\n#if defined(__SANITIZE_THREAD__)\n#line 1 \"/src/t.cu\"\n"
           "__global__ void __attribute__((no_sanitize(\"thread\"))) __cuemu_fast_k(float* p) {\n"
           "    p[0] = 1;\n"
-          "}\n#endif\n#line 3 \"/src/t.cu\"\n"
+          "}\n#endif\nCUEMU_KNOWN_KERNEL(k)\n#line 3 \"/src/t.cu\"\n"
           " // end\n"
           "int after;\n");
 }

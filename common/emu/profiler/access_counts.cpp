@@ -54,41 +54,58 @@ void site_totals::add(const site_totals& o) {
     }
 }
 
-unsigned sectors_of(const memory_request& r) {
-    std::uint64_t sectors[32 * 4];
-    unsigned n = 0;
-    std::vector<std::uint64_t> many;  // accesses wider than 96 bytes (a range hook)
-    for (std::uint32_t m = r.mask; m; m &= m - 1) {
+namespace {
+
+// The distinct 32-byte sectors (or 4-byte words: shift 2) the active lanes of
+// `lanes` touch, sorted, into out; returns how many. Requests of up to 16
+// bytes a lane fit the local array; wider ones (a range hook) use `wide`.
+constexpr std::size_t local_units = 32 * 8;
+std::size_t distinct_units(const memory_request& r, std::uint32_t lanes, unsigned shift,
+                           std::uint64_t* out, std::vector<std::uint64_t>& wide,
+                           const std::uint64_t** result) {
+    std::size_t n = 0;
+    bool overflow = false;
+    for (std::uint32_t m = r.mask & lanes; m; m &= m - 1) {
         const std::uintptr_t a = r.address[__builtin_ctz(m)];
-        const std::uint64_t first = a >> 5, last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> 5;
-        for (std::uint64_t s = first; s <= last; ++s) {
-            if (n < sizeof sectors / sizeof sectors[0]) sectors[n++] = s;
-            else many.push_back(s);
+        const std::uint64_t first = a >> shift, last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> shift;
+        if (!overflow && n + (last - first + 1) > local_units) {
+            overflow = true;
+            wide.assign(out, out + n);
+        }
+        for (std::uint64_t u = first; u <= last; ++u) {
+            if (overflow) wide.push_back(u);
+            else out[n++] = u;
         }
     }
-    many.insert(many.end(), sectors, sectors + n);
-    std::sort(many.begin(), many.end());
-    return static_cast<unsigned>(std::unique(many.begin(), many.end()) - many.begin());
+    std::uint64_t* begin = overflow ? wide.data() : out;
+    std::uint64_t* end = overflow ? wide.data() + wide.size() : out + n;
+    std::sort(begin, end);
+    *result = begin;
+    return static_cast<std::size_t>(std::unique(begin, end) - begin);
+}
+
+}  // namespace
+
+unsigned sectors_of(const memory_request& r) {
+    std::uint64_t local[local_units];
+    std::vector<std::uint64_t> wide;
+    const std::uint64_t* sectors;
+    return static_cast<unsigned>(distinct_units(r, ~0u, 5, local, wide, &sectors));
 }
 
 void wavefronts_of(const memory_request& r, unsigned* wavefronts, unsigned* ideal) {
     const unsigned group = r.size <= 4 ? 32 : r.size <= 8 ? 16 : 8;
     *wavefronts = *ideal = 0;
+    std::uint64_t local[local_units];
+    std::vector<std::uint64_t> wide;
     for (unsigned first = 0; first < 32; first += group) {
         const std::uint32_t lanes = group == 32 ? ~0u : ((1u << group) - 1) << first;
-        std::uint32_t active = r.mask & lanes;
-        if (!active) continue;
-        std::vector<std::uint64_t> words;  // distinct 4-byte words of the group
-        for (; active; active &= active - 1) {
-            const std::uintptr_t a = r.address[__builtin_ctz(active)];
-            for (std::uintptr_t w = a >> 2, last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> 2; w <= last; ++w)
-                words.push_back(w);
-        }
-        std::sort(words.begin(), words.end());
-        words.erase(std::unique(words.begin(), words.end()), words.end());
+        if (!(r.mask & lanes)) continue;
+        const std::uint64_t* words;  // distinct 4-byte words of the group
+        const std::size_t n = distinct_units(r, lanes, 2, local, wide, &words);
         unsigned per_bank[32] = {};
         unsigned most = 0;
-        for (std::uint64_t w : words) most = std::max(most, ++per_bank[w & 31]);
+        for (std::size_t i = 0; i < n; ++i) most = std::max(most, ++per_bank[words[i] & 31]);
         *wavefronts += most;
         *ideal += 1;
     }
@@ -131,9 +148,12 @@ struct worker_profile {
     std::uint64_t block = 0;  // the block running, numbered in launch order
 };
 
+// Each worker's own, made at its first profiled block and kept (a worker
+// lives as long as the process).
+__thread worker_profile* tls_worker_profile = nullptr;
 worker_profile& worker() {
-    static thread_local worker_profile w;
-    return w;
+    if (__builtin_expect(!tls_worker_profile, 0)) tls_worker_profile = new worker_profile;
+    return *tls_worker_profile;
 }
 
 std::uint32_t site_id(worker_profile& w, const void* pc, memory_space space, profile_op op) {
@@ -163,19 +183,19 @@ void count_request(worker_profile& w, std::uint32_t id, const memory_request& r)
     ++w.counts.memory_requests;
     unsigned units = 0;
     if (site.space == space_global) {
-        units = sectors_of(r);
+        std::uint64_t local[local_units];
+        std::vector<std::uint64_t> wide;
+        const std::uint64_t* sectors;
+        const std::size_t n = distinct_units(r, ~0u, 5, local, wide, &sectors);
+        units = static_cast<unsigned>(n);
         ++w.counts.global_requests[op];
         w.counts.global_sectors[op] += units;
-        // The L2 model sees each sector the request touched, once.
-        std::vector<std::uint64_t> seen;
-        for (std::uint32_t m = r.mask; m; m &= m - 1) {
-            const std::uintptr_t a = r.address[__builtin_ctz(m)];
-            for (std::uint64_t s = a >> 5, last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> 5; s <= last; ++s)
-                seen.push_back(s);
-        }
-        std::sort(seen.begin(), seen.end());
-        seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-        for (std::uint64_t s : seen) {
+        // The L2 model sees each sector the request touched, once, numbered
+        // from the start of device memory: its sets then do not depend on
+        // where the system placed that memory.
+        const std::uint64_t first_sector = device_heap_base() >> 5;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t s = sectors[i] - first_sector;
             if (site.op != profile_op::store) w.l2_sectors.push_back(s << 1);  // read (an atomic reads too)
             if (site.op != profile_op::load) w.l2_sectors.push_back(s << 1 | 1);
         }
@@ -215,10 +235,10 @@ void finish_block(worker_profile& w) {
 }  // namespace
 
 void profile_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
+    if (!profiling_requested()) return;  // the usual case: one load and a branch per block
     worker_profile& w = worker();
     finish_block(w);
-    tls_profiling = profiling_requested();
-    if (!tls_profiling) return;
+    tls_profiling = true;
     if (!w.layout_read) {
         w.layout_read = true;
         if (!shared_variable_layout(&w.layout)) w.layout = shared_layout{};
@@ -231,11 +251,10 @@ void profile_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) 
 }
 
 void profile_worker_idle() {
+    if (!tls_profiling) return;
     worker_profile& w = worker();
-    const bool was_profiling = tls_profiling;
     finish_block(w);
     tls_profiling = false;
-    if (!was_profiling) return;
     for (int i = 0; i < 6; ++i) {
         extern __thread std::uint64_t tls_flop_counts[6];
         w.counts.flops[i] += tls_flop_counts[i];

@@ -12,7 +12,8 @@
 // Counted as nvcc would compile the source, before GCC's own optimisations:
 //   a + b, a - b            -> add  (FADD / DADD)
 //   a * b                   -> mul  (FMUL / DMUL)
-//   a * b + c, c - a * b    -> fma  (FFMA / DFMA): nvcc contracts a product whose
+//   a * b + c, c - a * b,
+//   -(a * b) + c            -> fma  (FFMA / DFMA): nvcc contracts a product whose
 //                              only use is an addition (its default
 //                              -fmad=true); each addition takes one product
 //   fma(a, b, c), fmaf(...) -> fma
@@ -80,7 +81,15 @@ bool fuses(gimple* mul, basic_block bb, hash_set<gimple*>& fused_adds) {
     if (TREE_CODE(product) != SSA_NAME) return false;
     use_operand_p use;
     gimple* user;
-    if (!single_imm_use(product, &use, &user) || !is_add(user) || gimple_bb(user) != bb) return false;
+    if (!single_imm_use(product, &use, &user) || gimple_bb(user) != bb) return false;
+    // -(a * b) + c: nvcc folds the negation into the multiply-add.
+    if (is_gimple_assign(user) && gimple_assign_rhs_code(user) == NEGATE_EXPR) {
+        tree negated = gimple_assign_lhs(user);
+        if (TREE_CODE(negated) != SSA_NAME || !single_imm_use(negated, &use, &user) ||
+            gimple_bb(user) != bb)
+            return false;
+    }
+    if (!is_add(user)) return false;
     if (precision_of(TREE_TYPE(gimple_assign_lhs(user))) != precision_of(TREE_TYPE(product))) return false;
     if (fused_adds.contains(user)) return false;
     fused_adds.add(user);

@@ -33,6 +33,7 @@ struct profile_state {
     bool first_lanes_entry = true;
     std::uint64_t launches = 0;
     std::map<const void*, std::string> site_names;  // addr2line is slow: once per instruction
+    std::map<const void*, std::string> kernel_names;  // ... and once per kernel
 };
 
 profile_state& state() {
@@ -173,6 +174,24 @@ const std::pair<const void* const, site_totals>* worst_site(const site_map& site
     return worst;
 }
 
+// The kernel's name as the launch wrote it ("tiled<kPlain>"), unless the launch
+// went through a pointer or a parameter ("kernel<<<...>>>" in a helper that
+// takes the kernel): then the name of the function it called.
+std::string kernel_name(const launch_site& site, const launch_config& config) {
+    char written[512];
+    copy_kernel_function_name(site.kernel, written, sizeof written);
+    if (!config.kernel) return written;
+    profile_state& s = state();
+    auto it = s.kernel_names.find(config.kernel);
+    if (it == s.kernel_names.end())
+        it = s.kernel_names.emplace(config.kernel, function_name_of(config.kernel)).first;
+    char called[512];
+    copy_kernel_function_name(it->second.c_str(), called, sizeof called);
+    const std::string written_base = std::string(written).substr(0, std::string(written).find('<'));
+    const std::string called_base = std::string(called).substr(0, std::string(called).find('<'));
+    return called_base.empty() || called_base == written_base ? written : called;
+}
+
 const char* op_name(profile_op op) { return op == profile_op::load ? "ld" : op == profile_op::store ? "st" : "atom"; }
 
 std::string lanes_json(const std::pair<const void* const, site_totals>* worst) {
@@ -279,8 +298,7 @@ void profile_launch_end() {
     auto per_request = [](const std::pair<const void* const, site_totals>* w) {
         return w ? double(w->second.units) / double(w->second.requests) : 0.0;
     };
-    char kernel[512];
-    copy_kernel_function_name(current.site->kernel, kernel, sizeof kernel);
+    const std::string kernel = kernel_name(*current.site, config);
     ++s.launches;
     std::fprintf(
         s.csv,

@@ -540,10 +540,13 @@ private:
             copy.replace(twin.out_name - twin.out_begin, name.size(),
                          "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
             // Only a build with the instrumentation has a use for it (launch.h).
+            // Every build registers the kernel's address, so that a graph's
+            // kernel node can name it by a void* (cuemu/kernel_registry.h).
             const std::string file = "\"" + escape_for_string_literal(display_name_) + "\"\n";
             out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
                    std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy +
-                   "\n#endif\n#line " + std::to_string(src_.location(twin.close).first) + " " + file;
+                   "\n#endif\nCUEMU_KNOWN_KERNEL(" + name + ")\n#line " +
+                   std::to_string(src_.location(twin.close).first) + " " + file;
         }
         if (auto twin = twins_.find(i); twin != twins_.end() && !twin_in_progress_) {
             twin_in_progress_ = &twin->second;

@@ -158,6 +158,8 @@ void release_device_range(char* begin, std::size_t length) {
     free_ranges[begin] = length;
 }
 
+std::uintptr_t device_heap_base() { return reinterpret_cast<std::uintptr_t>(heap_begin.load()); }
+
 bool in_device_address_range(const void* p) {
     const char* c = static_cast<const char*>(p);
     const char* begin = heap_begin.load();  // the sizes are set before it

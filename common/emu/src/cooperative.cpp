@@ -18,6 +18,7 @@
 
 #include "cuemu/runtime.h"
 #include "cuemu/runtime_extra.h"
+#include "graph_internal.h"
 #include "internal.h"
 
 namespace cuemu::detail {
@@ -104,6 +105,7 @@ cudaError_t cuemu::enqueue_launch_returning(const launch_site& site, const launc
     }
     if (cudaError_t e = check_launch(site, config)) return refuse(e);
     if (!is_stream_of_current_device(config.stream)) return refuse(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_stream_work(config.stream)) return refuse(e);
     if (config.cooperative) {
         cudaDeviceProp p;
         if (cudaError_t e = cudaGetDeviceProperties(&p, 0)) return refuse(e);

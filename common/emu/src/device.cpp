@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cuemu/runtime.h"
+#include "graph_internal.h"
 #include "internal.h"
 
 namespace cuemu::detail {
@@ -103,7 +104,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
 // Waits for all queued work (queue.cpp); a fault in it is returned here,
 // and stays (sticky).
 // The current device only; other devices' work goes on.
-cudaError_t cudaDeviceSynchronize() { return synchronize_device(); }
+cudaError_t cudaDeviceSynchronize() {
+    if (cudaError_t e = capture_check_device_wait()) return record(e);  // graph_capture.cpp
+    return synchronize_device();
+}
 
 // Waits for the device, then frees every allocation: a pointer kept across the
 // reset is a use after free, reported as such. A sticky error stays: CUDA

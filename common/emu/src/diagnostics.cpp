@@ -69,6 +69,29 @@ std::size_t copy_kernel_function_name(const char* function, char* out, std::size
 // (any optimisation level) one address belongs to several frames, innermost
 // first: a kernel inlined into the launch wrapper, an atomic inlined into the
 // kernel. The report names the innermost frame in the learner's own code.
+std::string function_name_of(const void* function) {
+    if (!function) return "";
+    Dl_info info{};
+    if (!dladdr(function, &info) || !info.dli_fname) return "";
+    const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(function) -
+                                  reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+    char command[1200];
+    std::snprintf(command, sizeof command, "addr2line -C -f -e '%s' 0x%zx 2>/dev/null",
+                  info.dli_fname, static_cast<std::size_t>(offset));
+    std::string name = run_command(command);
+    name = name.substr(0, name.find('\n'));
+    if (name.empty() || name[0] == '?') return "";
+    // Cut the parameter list: the '(' that closes the name, not one inside a
+    // template argument (k<(Pitch)0>).
+    int depth = 0;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if (name[i] == '<') ++depth;
+        else if (name[i] == '>') --depth;
+        else if (name[i] == '(' && depth == 0 && i > 0) return name.substr(0, i);
+    }
+    return name;
+}
+
 std::string source_line_of(const void* pc) {
     if (!pc) return "";
     Dl_info info{};

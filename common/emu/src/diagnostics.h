@@ -73,6 +73,9 @@ std::size_t copy_kernel_function_name(const char* function, char* out, std::size
 // "file.cu:31 in kernel(...)" for an instruction address (the -g line table,
 // through addr2line); "" when unknown.
 std::string source_line_of(const void* pc);
+// The demangled name of the function at `function`, without its parameters
+// ("sum_tree_kernel", "k<(Pitch)0>"); "" when unknown.
+std::string function_name_of(const void* function);
 
 // Refused calls: a line saying why, before the error code is returned.
 void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line);

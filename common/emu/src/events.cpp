@@ -8,6 +8,7 @@
 
 #include "cuemu/runtime.h"
 #include "device_queue.h"
+#include "graph_internal.h"
 #include "internal.h"
 #include "trace.h"
 
@@ -50,6 +51,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     device_queue& q = *found;
     CUstream_st* s = q.find(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
+    // On a capturing stream the record marks a place in the graph (graph_capture.cpp).
+    if (cudaError_t e; capture_event_record(event, stream, &e)) return e ? record(e) : e;
+    if (cudaError_t e = capture_check_stream_work(stream)) return record(e);
     work_label label;
     label.engine = engine_kind::bookkeeping;  // done under the queue's lock
     if (trace_enabled()) label.name = "cudaEventRecord";
@@ -85,6 +89,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     device_queue* found = queue_of_event(event);  // any device's, as in CUDA
     if (!found) return record(cudaErrorInvalidResourceHandle);
     device_queue& q = *found;
+    if (cudaError_t e = capture_check_event_wait(event)) return record(e);  // graph_capture.cpp
     return q.wait(record_seq(q, event), "cudaEventSynchronize");
 }
 
@@ -94,6 +99,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     device_queue* found = queue_of_event(event);  // any device's, as in CUDA
     if (!found) return record(cudaErrorInvalidResourceHandle);
     device_queue& q = *found;
+    if (cudaError_t e = capture_check_event_wait(event)) return record(e);  // graph_capture.cpp
     return q.query(record_seq(q, event));
 }
 
@@ -123,6 +129,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
     if (in_forked_child()) return forked_child_error();
     device_queue* found = queue_of_event(event);
     if (!found) return record(cudaErrorInvalidResourceHandle);
+    capture_forget_event(event);  // before the queue's lock: the graph lock is taken first elsewhere
     device_queue& q = *found;
     std::lock_guard<std::mutex> lock(q.mutex_);
     if (!event || !q.live_events_.erase(event)) return record(cudaErrorInvalidResourceHandle);

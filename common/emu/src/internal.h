@@ -163,6 +163,10 @@ void release_device_range(char* begin, std::size_t length);
 // True for any address in the device's range or the fences around it: no host
 // object can be there.
 bool in_device_address_range(const void* p);
+// Where the devices' address range starts (0 before the first allocation):
+// the profiler numbers memory from it, so its figures do not depend on where
+// the system put the range.
+std::uintptr_t device_heap_base();
 // How much memory each emulated device has (fixed for the process: the
 // emulator's share of the machine, split evenly), and how much the machine
 // could back now.

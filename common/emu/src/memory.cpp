@@ -44,6 +44,7 @@
 
 #include "cuemu/runtime.h"
 #include "diagnostics.h"
+#include "graph_internal.h"
 #include "internal.h"
 #include "memory_registry.h"
 #include "trace.h"
@@ -255,6 +256,8 @@ void free_all_allocations(int device) {
 using namespace cuemu::detail;
 
 cudaError_t cudaMalloc(void** dev_ptr, size_t size, const char* file, int line) {
+    // A "potentially unsafe" call during a capture (graph_capture.cpp).
+    if (cudaError_t e = capture_check_unsafe_call()) return record(e);
     return allocate(dev_ptr, size, "cudaMalloc", file, line);
 }
 
@@ -475,6 +478,7 @@ cudaError_t queue_fill(void* dev_ptr, int value, size_t count, cudaStream_t stre
     if (bad_device_range(dev_ptr, count, call, "destination", nullptr, file, line))
         return record(cudaErrorInvalidValue);
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_stream_work(stream)) return record(e);  // graph_capture.cpp
     work_label label;
     label.category = "memset";
     if (trace_enabled()) {
@@ -508,6 +512,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
                        const char* file, int line) {
     if (cudaError_t e = context_status()) return e;
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpy", file, line)) return e;
+    if (cudaError_t e = capture_check_synchronous_call()) return record(e);  // graph_capture.cpp
     if (count == 0) return cudaSuccess;
     // Between devices it is serialized with the other devices' work too, as
     // cudaMemcpyPeer is (peer_access.cpp).
@@ -525,6 +530,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpyAsync", file, line))
         return e;
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_stream_work(stream)) return record(e);  // graph_capture.cpp
     if (count == 0) return cudaSuccess;
     std::uint64_t seq = queue_copy(dst, src, count, kind, stream, "cudaMemcpyAsync", file, line);
     if (copy_waits_for_host(kind, dst, src, count))

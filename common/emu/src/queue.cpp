@@ -68,6 +68,7 @@
 
 #include "cuemu/runtime.h"
 #include "device_queue.h"
+#include "graph_internal.h"
 #include "internal.h"
 #include "../profiler/profiler.h"
 #include "trace.h"
@@ -469,6 +470,9 @@ device_queue* queue_of_stream(cudaStream_t s) {
 }
 
 std::uint64_t enqueue(cudaStream_t stream, device_work work, work_label label) {
+    // A capturing stream records the work into its graph (graph_capture.cpp):
+    // nothing is queued, so nothing waits for it.
+    if (capture_takes(stream, work, label)) return ticket(0, current_device());
     device_queue* q = queue_of_stream(stream);
     if (!q) q = &queue();  // callers check the stream first; never a dangling one
     CUstream_st* s = q->find(stream);
@@ -518,6 +522,10 @@ void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
     // A stream destroyed, never made, or of another device than the current one.
     if (!is_stream_of_current_device(config.stream)) {
         record(cudaErrorInvalidResourceHandle);
+        return;
+    }
+    if (cudaError_t e = capture_check_stream_work(config.stream)) {
+        record(e);  // a capture's rules (graph_capture.cpp)
         return;
     }
     // The site's strings are literals and the configuration is copied, so

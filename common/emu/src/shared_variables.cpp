@@ -49,7 +49,8 @@ bool is_emulator_or_library(const char* name) {
     return starts_with(name, "_ZN5cuemu") || starts_with(name, "_ZZN5cuemu") ||
            starts_with(name, "_ZSt") || starts_with(name, "_ZNSt") || starts_with(name, "_ZZNSt") ||
            starts_with(name, "_ZN9__gnu_cxx") || starts_with(name, "_ZN7doctest") ||
-           starts_with(name, "_ZZN7doctest") || starts_with(name, "__");
+           starts_with(name, "_ZZN7doctest") || starts_with(name, "__") ||
+           starts_with(name, "_ZGV");  // a guard variable: the compiler's, set once per thread
 }
 
 void read_symbols(symbol_table& table) {

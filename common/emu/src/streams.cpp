@@ -8,6 +8,7 @@
 
 #include "cuemu/runtime.h"
 #include "device_queue.h"
+#include "graph_internal.h"
 #include "internal.h"
 #include "trace.h"
 
@@ -36,6 +37,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     if (in_forked_child()) return forked_child_error();
     device_queue* found = queue_of_stream(stream);
     if (!found) return record(cudaErrorInvalidResourceHandle);
+    capture_forget_stream(stream);  // graph_capture.cpp
     device_queue& q = *found;
     {
         std::lock_guard<std::mutex> lock(q.mutex_);
@@ -52,6 +54,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     device_queue* q = queue_of_stream(stream);  // any device's, as in CUDA
     CUstream_st* s = q ? q->find(stream) : nullptr;
     if (!s) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_stream_wait(stream)) return record(e);  // graph_capture.cpp
     return q->wait_stream(s, "cudaStreamSynchronize");
 }
 
@@ -62,6 +65,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     device_queue* q = queue_of_stream(stream);  // any device's, as in CUDA
     CUstream_st* s = q ? q->find(stream) : nullptr;
     if (!s) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_stream_wait(stream)) return record(e);  // graph_capture.cpp
     return q->query_stream(s);
 }
 
@@ -76,6 +80,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     device_queue* q = queue_of_stream(stream);
     CUstream_st* s = q ? q->find(stream) : nullptr;
     if (!s) return record(cudaErrorInvalidResourceHandle);
+    // A fork into or a join within a capture is the capture's (graph_capture.cpp).
+    if (cudaError_t e; capture_stream_wait_event(stream, event, &e)) return e ? record(e) : e;
     std::uint64_t record_seq;
     {
         std::lock_guard<std::mutex> lock(event_queue->mutex_);
@@ -123,6 +129,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_
     if (!fn) return record(cudaErrorInvalidValue);
     if (cudaError_t e = context_status()) return e;
     if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_stream_work(stream)) return record(e);  // graph_capture.cpp
     work_label label;
     label.engine = engine_kind::host_function;
     label.category = "host function";

@@ -36,8 +36,14 @@ bool in_device_code();
 // goes to -fsanitize=alignment's check), which cost the vector add 8 %.
 #define threadIdx (static_cast<const uint3&>(::cuemu::tls_thread_idx))
 #define blockIdx (static_cast<const uint3&>(::cuemu::tls_block_idx))
-#define blockDim (static_cast<const dim3&>(::cuemu::tls_block_dim))
-#define gridDim (static_cast<const dim3&>(::cuemu::tls_grid_dim))
+// blockDim and gridDim are calls of unqualified functions, so that a struct
+// of the runtime with members of those names (cudaKernelNodeParams,
+// cuemu/graphs.h) can offer member functions of the same names instead:
+// params.gridDim = dim3(4) then assigns the struct's own member.
+inline __attribute__((always_inline)) const dim3& __cuemu_block_dim() { return ::cuemu::tls_block_dim; }
+inline __attribute__((always_inline)) const dim3& __cuemu_grid_dim() { return ::cuemu::tls_grid_dim; }
+#define blockDim __cuemu_block_dim()
+#define gridDim __cuemu_grid_dim()
 constexpr int warpSize = 32;
 
 // ---- keywords --------------------------------------------------------------------

@@ -53,6 +53,7 @@
 #include "math_api.h"
 #include "launch.h"
 #include "runtime_extra.h"
+#include "graphs.h"
 #include "not_emulated.h"
 
 #endif

@@ -57,6 +57,9 @@ struct launch_config {
     // The launch's own loop over a block's threads (thread_loop.h), when it
     // has one; the scheduler otherwise calls run_thread once per thread.
     void (*thread_loop)(void* ctx) = nullptr;
+    // The kernel's address where the launch can tell it (the profiler names
+    // a kernel launched through a pointer by it); nullptr otherwise.
+    const void* kernel = nullptr;
     launch_config(dim3 g, dim3 b, std::size_t shmem = 0, cudaStream_t s = 0)
         : grid(g), block(b), shared_bytes(shmem), stream(s) {}
 };
@@ -270,6 +273,14 @@ void launch(const launch_site& site, const launch_config& config, Body body,
     // parameter bytes; that way the kernel is called directly, not through
     // its address, and the loop over a block's threads can inline it.
     constexpr bool all_trivial = (trivial_for_calls<std::decay_t<Args>> && ...);
+    if constexpr (std::is_invocable_r_v<pointer, Resolver, kernel_pointer_request<pointer>>) {
+        if (!config.kernel) {
+            launch_config named = config;
+            named.kernel = reinterpret_cast<const void*>(ref.resolve(kernel_pointer_request<pointer>{}));
+            launch(site, named, body, ref, std::forward<Args>(args)...);
+            return;
+        }
+    }
     if constexpr (!all_trivial &&
                   std::is_invocable_r_v<pointer, Resolver, kernel_pointer_request<pointer>>) {
         // The host's copies, made with the arguments' copy constructors, as

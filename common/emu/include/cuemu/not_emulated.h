@@ -1,6 +1,6 @@
 // cuemu/not_emulated.h - runtime calls that must not build: those CUDA 13
 // removed (nvcc 13 refuses them too; the message names the replacement), and
-// well-known ones the emulator does not have (graphs, texture and surface
+// well-known ones the emulator does not have (texture and surface
 // objects, CUDA arrays, memory pools, IPC). Each is a function template whose
 // body fails to compile with a message naming the call, so a program that
 // uses one stops at build time instead of running with a call that silently
@@ -70,14 +70,6 @@ cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise, Device) {
 }
 
 // ---- not emulated ------------------------------------------------------------------
-CUEMU_NOT_EMULATED(cudaGraphCreate, "CUDA graphs")
-CUEMU_NOT_EMULATED(cudaGraphInstantiate, "CUDA graphs")
-CUEMU_NOT_EMULATED(cudaGraphLaunch, "CUDA graphs")
-CUEMU_NOT_EMULATED(cudaGraphDestroy, "CUDA graphs")
-CUEMU_NOT_EMULATED(cudaGraphExecDestroy, "CUDA graphs")
-CUEMU_NOT_EMULATED(cudaStreamBeginCapture, "stream capture into CUDA graphs")
-CUEMU_NOT_EMULATED(cudaStreamEndCapture, "stream capture into CUDA graphs")
-CUEMU_NOT_EMULATED(cudaStreamIsCapturing, "stream capture into CUDA graphs")
 CUEMU_NOT_EMULATED(cudaCreateTextureObject, "texture objects")
 CUEMU_NOT_EMULATED(cudaDestroyTextureObject, "texture objects")
 CUEMU_NOT_EMULATED(cudaCreateSurfaceObject, "surface objects")

@@ -1,0 +1,274 @@
+// cuemu/graphs.h - CUDA graphs: stream capture, explicit graphs, executable
+// graphs (src/graphs.cpp, src/graph_capture.cpp). Types, numbers and
+// signatures are CUDA 13.0's. The graph calls the emulator does not have are
+// declared at the end so that a program using one stops at build time with
+// a line naming it.
+//
+// A graph node is a piece of device work made ready in advance: a captured
+// launch, copy, fill or host function is recorded (not run) and each launch
+// of the executable graph queues the recorded work again on the stream. A
+// kernel node made with cudaGraphAddKernelNode names its kernel by address
+// (cudaKernelNodeParams::func is a void*); the emulator finds the kernel's
+// parameter types in a registry (kernel_registry.h).
+#ifndef CUEMU_GRAPHS_H
+#define CUEMU_GRAPHS_H
+
+#include <cstddef>
+
+#include "kernel_registry.h"
+#include "types.h"
+
+// ---- handles and enumerations ------------------------------------------------------
+typedef struct CUgraph_st* cudaGraph_t;
+typedef struct CUgraphNode_st* cudaGraphNode_t;
+typedef struct CUgraphExec_st* cudaGraphExec_t;
+
+enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,
+    cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2
+};
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+};
+enum cudaGraphNodeType {
+    cudaGraphNodeTypeKernel = 0x00,
+    cudaGraphNodeTypeMemcpy = 0x01,
+    cudaGraphNodeTypeMemset = 0x02,
+    cudaGraphNodeTypeHost = 0x03,
+    cudaGraphNodeTypeGraph = 0x04,
+    cudaGraphNodeTypeEmpty = 0x05,
+    cudaGraphNodeTypeWaitEvent = 0x06,
+    cudaGraphNodeTypeEventRecord = 0x07,
+    cudaGraphNodeTypeExtSemaphoreSignal = 0x08,
+    cudaGraphNodeTypeExtSemaphoreWait = 0x09,
+    cudaGraphNodeTypeMemAlloc = 0x0a,
+    cudaGraphNodeTypeMemFree = 0x0b,
+    cudaGraphNodeTypeConditional = 0x0d,
+    cudaGraphNodeTypeCount
+};
+enum cudaGraphExecUpdateResult {
+    cudaGraphExecUpdateSuccess = 0x0,
+    cudaGraphExecUpdateError = 0x1,
+    cudaGraphExecUpdateErrorTopologyChanged = 0x2,
+    cudaGraphExecUpdateErrorNodeTypeChanged = 0x3,
+    cudaGraphExecUpdateErrorFunctionChanged = 0x4,
+    cudaGraphExecUpdateErrorParametersChanged = 0x5,
+    cudaGraphExecUpdateErrorNotSupported = 0x6,
+    cudaGraphExecUpdateErrorUnsupportedFunctionChange = 0x7,
+    cudaGraphExecUpdateErrorAttributesChanged = 0x8
+};
+enum cudaGraphInstantiateFlags {
+    cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+    cudaGraphInstantiateFlagUpload = 2,
+    cudaGraphInstantiateFlagDeviceLaunch = 4,
+    cudaGraphInstantiateFlagUseNodePriority = 8
+};
+typedef enum cudaGraphInstantiateResult {
+    cudaGraphInstantiateSuccess = 0,
+    cudaGraphInstantiateError = 1,
+    cudaGraphInstantiateInvalidStructure = 2,
+    cudaGraphInstantiateNodeOperationNotSupported = 3,
+    cudaGraphInstantiateMultipleDevicesNotSupported = 4,
+    cudaGraphInstantiateConditionalHandleUnused = 5
+} cudaGraphInstantiateResult;
+typedef enum cudaGraphDependencyType_enum {
+    cudaGraphDependencyTypeDefault = 0,
+    cudaGraphDependencyTypeProgrammatic = 1
+} cudaGraphDependencyType;
+
+// ---- node parameters ---------------------------------------------------------------
+// In a program built for the emulator, gridDim and blockDim are macros for
+// calls of __cuemu_grid_dim() and __cuemu_block_dim() (builtins.h): params.gridDim
+// becomes params.__cuemu_grid_dim(), which these member functions answer with
+// the members themselves. The layout is CUDA's.
+struct cudaKernelNodeParams {
+    void* func;  // the kernel's address: (void*)kernel
+    dim3 grid_dim_member;   // gridDim
+    dim3 block_dim_member;  // blockDim
+    unsigned int sharedMemBytes;
+    void** kernelParams;  // kernelParams[i] points at the i-th argument
+    void** extra;         // the driver's packed form: not emulated (must be null)
+
+    dim3& __cuemu_grid_dim() { return grid_dim_member; }
+    const dim3& __cuemu_grid_dim() const { return grid_dim_member; }
+    dim3& __cuemu_block_dim() { return block_dim_member; }
+    const dim3& __cuemu_block_dim() const { return block_dim_member; }
+};
+struct cudaMemsetParams {
+    void* dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;  // 1, 2 or 4 bytes
+    size_t width;              // in elements
+    size_t height;             // rows, pitch bytes apart
+};
+struct cudaHostNodeParams {
+    cudaHostFn_t fn;
+    void* userData;
+};
+typedef struct cudaGraphEdgeData_st {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;  // a cudaGraphDependencyType
+    unsigned char reserved[5];
+} cudaGraphEdgeData;
+typedef struct cudaGraphExecUpdateResultInfo_st {
+    enum cudaGraphExecUpdateResult result;
+    cudaGraphNode_t errorNode;
+    cudaGraphNode_t errorFromNode;
+} cudaGraphExecUpdateResultInfo;
+
+// ---- stream capture (src/graph_capture.cpp) ----------------------------------------
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* pCaptureStatus);
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                     enum cudaStreamCaptureStatus* captureStatus_out,
+                                     unsigned long long* id_out = 0, cudaGraph_t* graph_out = 0,
+                                     const cudaGraphNode_t** dependencies_out = 0,
+                                     const cudaGraphEdgeData** edgeData_out = 0,
+                                     size_t* numDependencies_out = 0);
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode* mode);
+
+// ---- graphs and their nodes (src/graphs.cpp) ---------------------------------------
+cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph);
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                   const struct cudaKernelNodeParams* pNodeParams,
+                                   const char* cuemu_file = __builtin_FILE(),
+                                   int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+                                         struct cudaKernelNodeParams* pNodeParams);
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaKernelNodeParams* pNodeParams,
+                                         const char* cuemu_file = __builtin_FILE(),
+                                         int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     void* dst, const void* src, size_t count,
+                                     enum cudaMemcpyKind kind,
+                                     const char* cuemu_file = __builtin_FILE(),
+                                     int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                   const struct cudaMemsetParams* pMemsetParams);
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                 const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                 const struct cudaHostNodeParams* pNodeParams);
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                  const cudaGraphNode_t* pDependencies, size_t numDependencies);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
+                                     size_t numDependencies);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes);
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes,
+                                  size_t* pNumRootNodes);
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* pType);
+
+// ---- executable graphs (src/graphs.cpp) --------------------------------------------
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags = 0);
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                          unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
+cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams* pNodeParams,
+                                             const char* cuemu_file = __builtin_FILE(),
+                                             int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo* resultInfo);
+
+// ---- not emulated ------------------------------------------------------------------
+// Each fails to build with a line naming it (the pattern of not_emulated.h).
+#define CUEMU_GRAPH_CALL_NOT_EMULATED(name)                                               \
+    template <class... A>                                                                 \
+    cudaError_t name(A&&...) {                                                            \
+        static_assert(::cuemu::graph_call_refused<A...>,                                  \
+                      "cuemu does not emulate " #name " (CUDA graphs: the emulator has "   \
+                      "stream capture, kernel, memcpy 1D, memset, host and empty nodes); "  \
+                      "build this program with nvcc for a GPU");                          \
+        return cudaErrorNotSupported;                                                     \
+    }
+namespace cuemu {
+template <class...>
+constexpr bool graph_call_refused = false;
+}  // namespace cuemu
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaStreamBeginCaptureToGraph)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaStreamUpdateCaptureDependencies)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddChildGraphNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphChildGraphNodeGetGraph)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddEventRecordNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddEventWaitNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphEventRecordNodeGetEvent)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphEventRecordNodeSetEvent)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphEventWaitNodeGetEvent)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphEventWaitNodeSetEvent)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecEventRecordNodeSetEvent)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecEventWaitNodeSetEvent)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresSignalNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresWaitNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresSignalNodeGetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresSignalNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeGetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemAllocNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemFreeNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemAllocNodeGetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemFreeNodeGetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaDeviceGraphMemTrim)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaDeviceGetGraphMemAttribute)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaDeviceSetGraphMemAttribute)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeToSymbol)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeFromSymbol)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeGetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParams1D)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParamsToSymbol)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParamsFromSymbol)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParams1D)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParamsToSymbol)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParamsFromSymbol)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemsetNodeGetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemsetNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemsetNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphHostNodeGetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphHostNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecHostNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecChildGraphNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeGetAttribute)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeSetAttribute)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeCopyAttributes)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecNodeSetParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphInstantiateWithParams)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecGetFlags)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphGetEdges)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeGetDependencies)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeGetDependentNodes)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphRemoveDependencies)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphDestroyNode)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeFindInClone)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeGetEnabled)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeSetEnabled)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphDebugDotPrint)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphConditionalHandleCreate)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphRetainUserObject)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphReleaseUserObject)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaUserObjectCreate)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaUserObjectRetain)
+CUEMU_GRAPH_CALL_NOT_EMULATED(cudaUserObjectRelease)
+#undef CUEMU_GRAPH_CALL_NOT_EMULATED
+
+#endif

@@ -1,0 +1,75 @@
+// cuemu/kernel_registry.h - a kernel found from its address (src/kernel_registry.cpp).
+//
+// CUDA's C API names a kernel by a void* (cudaKernelNodeParams::func =
+// (void*)kernel). The emulator must know the kernel's parameter types to read
+// its arguments, and a void* has lost them. So cuemu-rewrite follows each
+// plain kernel definition (not a template, defined once at namespace scope:
+// the kernels that get a twin, launch.h) with CUEMU_KNOWN_KERNEL(name), which
+// registers the address with a launcher that knows the types. A kernel the
+// registry does not know (a template's instantiation, a kernel in a library
+// not rewritten) is refused where it is used, with a line saying why.
+#ifndef CUEMU_KERNEL_REGISTRY_H
+#define CUEMU_KERNEL_REGISTRY_H
+
+#include <type_traits>
+
+#include "launch.h"
+
+namespace cuemu {
+
+// Queues a launch of the kernel at `address`, its arguments read from args
+// as cudaLaunchKernel reads them; returns the launch's own error.
+using registered_launcher = cudaError_t (*)(const launch_site& site, const launch_config& config,
+                                            const void* address, void** args);
+struct known_kernel {
+    const char* name = nullptr;  // as the definition spells it
+    registered_launcher launch = nullptr;
+};
+
+void register_kernel(const void* address, const char* name, registered_launcher launch);
+// False for an address no rewritten definition registered.
+bool find_kernel(const void* address, known_kernel* out);
+
+template <class... P>
+cudaError_t launch_registered(const launch_site& site, const launch_config& config,
+                              const void* address, void** args) {
+    auto kernel = reinterpret_cast<void (*)(P...)>(const_cast<void*>(address));
+    return launch_kernel_pointer(site, config, kernel, args);
+}
+
+// A kernel with a reference parameter has no parameter memory to copy into
+// (its launches go through the kernel itself): it is not registered.
+template <class... P>
+bool register_kernel_pointer(void (*kernel)(P...), const char* name) {
+    if constexpr ((!std::is_reference_v<P> && ...))
+        register_kernel(reinterpret_cast<const void*>(kernel), name, &launch_registered<P...>);
+    return true;
+}
+
+// The address of a kernel named by an overload set of one function; a name
+// with several overloads does not deduce, and is then not registered (the
+// request type only makes the call depend on the resolver's parameter).
+template <class Request, class F>
+F* kernel_address_of(F* kernel) {
+    return kernel;
+}
+template <class Resolver>
+bool note_kernel_address(Resolver resolve, const char* name) {
+    if constexpr (std::is_invocable_v<Resolver, int>) register_kernel_pointer(resolve(0), name);
+    return true;
+}
+
+}  // namespace cuemu
+
+// After a kernel's definition (cuemu-rewrite emits it; a hand-written program
+// may too): registers the kernel's address at static initialization.
+#define CUEMU_KNOWN_KERNEL(name)                                                           \
+    static const bool __cuemu_known_kernel_##name __attribute__((unused)) =                \
+        ::cuemu::note_kernel_address(                                                      \
+            [](auto cuemu_request_)                                                        \
+                -> decltype(::cuemu::kernel_address_of<decltype(cuemu_request_)>(name)) {  \
+                return ::cuemu::kernel_address_of<decltype(cuemu_request_)>(name);         \
+            },                                                                             \
+            #name);
+
+#endif

@@ -1,0 +1,267 @@
+// cuemu/wmma.h - namespace nvcuda::wmma (<mma.h>) on the emulator: the tags,
+// fragment<Use, m, n, k, T, Layout>, fill_fragment, load_matrix_sync,
+// store_matrix_sync, mma_sync and __float_to_tf32.
+//
+// Emulated: __half and __nv_bfloat16 inputs in m16n16k16, m32n8k16 and
+// m8n32k16 (float accumulators, and __half ones for __half inputs),
+// precision::tf32 in m16n16k8 (float accumulator) and double in m8n8k4. Any
+// other fragment is a static_assert naming what is emulated.
+//
+// Each lane holds its own share of a tile, num_elements values, as on a GPU
+// (the counts are CUDA 13's). Which elements a lane holds is unspecified on a
+// GPU; here x[i] of lane l is element (32 * i + l) mod (rows * cols) of the
+// tile counted row by row, whatever the memory layout. Where a GPU's fragment
+// holds every element more than once (__half A and B), so does this one.
+//
+// Rounding, the model: products of the inputs are exact (they are in float
+// for __half, bf16 and tf32), and each output element is accumulated in float
+// (double for double, with fma) in k order, starting from C's element; a
+// __half accumulator is rounded to half once, at the end. A GPU also forms
+// exact products and accumulates in at least single precision, but in its own
+// order and rounding, so results agree to within a few float roundings per
+// element, not bit for bit. See common/emu/README.md, "Tensor cores (wmma)".
+#ifndef CUEMU_WMMA_H
+#define CUEMU_WMMA_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../cuda_bf16.h"
+#include "../cuda_fp16.h"
+#include "wmma_warp.h"
+
+namespace nvcuda {
+namespace wmma {
+
+struct row_major;
+struct col_major;
+struct matrix_a;
+struct matrix_b;
+struct accumulator;
+namespace precision {
+struct tf32;
+}
+// Named so that a program using them meets the fragment's static_assert
+// rather than an unknown name: integer and sub-byte tensor cores are not emulated.
+namespace experimental {
+namespace precision {
+struct u4;
+struct s4;
+struct b1;
+}  // namespace precision
+enum bmmaBitOp { bmmaBitOpXOR = 1, bmmaBitOpAND = 2 };
+enum bmmaAccumulateOp { bmmaAccumulateOpPOPC = 1 };
+}  // namespace experimental
+
+enum layout_t { mem_row_major, mem_col_major };
+
+// cvt.rna.tf32.f32: to 10 fraction bits, to nearest, ties away from zero;
+// the result is a float whose low 13 bits are zero.
+inline float __float_to_tf32(float in) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &in, sizeof bits);
+    if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & ~0x1fffu;  // NaN, Inf kept
+    float out;
+    std::memcpy(&out, &bits, sizeof out);
+    return out;
+}
+
+}  // namespace wmma
+}  // namespace nvcuda
+
+// The caller's file and line, for the reports (as builtins.h's warp functions).
+#define CUEMU_WMMA_SITE const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE()
+
+namespace cuemu {
+namespace wmma_detail {
+namespace wm = ::nvcuda::wmma;
+
+template <class T>
+using identity = typename std::enable_if<true, T>::type;  // keeps T from being deduced here
+
+constexpr bool is_shape(int m, int n, int k, int mm, int nn, int kk) { return m == mm && n == nn && k == kk; }
+constexpr bool is_half_shape(int m, int n, int k) {
+    return is_shape(m, n, k, 16, 16, 16) || is_shape(m, n, k, 32, 8, 16) || is_shape(m, n, k, 8, 32, 16);
+}
+
+template <class T>
+constexpr bool input_supported(int m, int n, int k) {
+    return ((std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value) && is_half_shape(m, n, k)) ||
+           (std::is_same<T, wm::precision::tf32>::value && is_shape(m, n, k, 16, 16, 8)) ||
+           (std::is_same<T, double>::value && is_shape(m, n, k, 8, 8, 4));
+}
+
+template <class T>
+constexpr bool accumulator_supported(int m, int n, int k) {
+    return (std::is_same<T, float>::value && (is_half_shape(m, n, k) || is_shape(m, n, k, 16, 16, 8))) ||
+           (std::is_same<T, __half>::value && is_half_shape(m, n, k)) ||
+           (std::is_same<T, double>::value && is_shape(m, n, k, 8, 8, 4));
+}
+
+template <class Use, int m, int n, int k>
+struct tile_of;  // rows x cols of the matrix a fragment holds
+template <int m, int n, int k>
+struct tile_of<wm::matrix_a, m, n, k> { static constexpr int rows = m, cols = k; };
+template <int m, int n, int k>
+struct tile_of<wm::matrix_b, m, n, k> { static constexpr int rows = k, cols = n; };
+template <int m, int n, int k>
+struct tile_of<wm::accumulator, m, n, k> { static constexpr int rows = m, cols = n; };
+
+template <class Use, int m, int n, int k, class T, class Layout>
+struct fragment_traits {
+    static constexpr bool is_use = std::is_same<Use, wm::matrix_a>::value || std::is_same<Use, wm::matrix_b>::value ||
+                                   std::is_same<Use, wm::accumulator>::value;
+    static constexpr bool is_accumulator = std::is_same<Use, wm::accumulator>::value;
+    static constexpr bool layout_fits =
+        is_accumulator ? std::is_void<Layout>::value
+                       : std::is_same<Layout, wm::row_major>::value || std::is_same<Layout, wm::col_major>::value;
+    static constexpr bool supported =
+        is_use && (is_accumulator ? accumulator_supported<T>(m, n, k) : input_supported<T>(m, n, k));
+    static constexpr int rows = supported ? tile_of<Use, m, n, k>::rows : 32;
+    static constexpr int cols = supported ? tile_of<Use, m, n, k>::cols : 1;
+    // CUDA 13's counts: a __half A or B fragment holds 16 values per lane
+    // whatever the shape; every other fragment holds its tile exactly once.
+    static constexpr int count = (!is_accumulator && std::is_same<T, __half>::value) ? 16 : rows * cols / 32;
+};
+
+template <class T, int size>
+struct alignas(8) fragment_base {
+    enum { num_elements = size };
+    enum { num_storage_elements = size };
+    using element_type = T;
+    using storage_element_type =
+        typename std::conditional<std::is_same<T, wm::precision::tf32>::value, float, T>::type;
+    storage_element_type x[size];
+};
+
+}  // namespace wmma_detail
+}  // namespace cuemu
+
+namespace nvcuda {
+namespace wmma {
+
+template <typename Use, int m, int n, int k, typename T, typename Layout = void>
+class fragment
+    : public ::cuemu::wmma_detail::fragment_base<T, ::cuemu::wmma_detail::fragment_traits<Use, m, n, k, T, Layout>::count> {
+    using traits = ::cuemu::wmma_detail::fragment_traits<Use, m, n, k, T, Layout>;
+    static_assert(traits::is_use, "nvcuda::wmma::fragment: the first argument must be matrix_a, matrix_b or accumulator");
+    static_assert(traits::supported,
+                  "nvcuda::wmma::fragment: this element type and shape is not emulated. The emulator has "
+                  "__half and __nv_bfloat16 inputs in m16n16k16, m32n8k16 and m8n32k16 (float accumulators, or "
+                  "__half ones for __half inputs), precision::tf32 in m16n16k8 (float accumulator) and double in "
+                  "m8n8k4; integer and experimental sub-byte tensor cores are not emulated");
+    static_assert(traits::layout_fits,
+                  "nvcuda::wmma::fragment: matrix_a and matrix_b fragments take row_major or col_major; "
+                  "accumulators take none (their layout is given to load_matrix_sync and store_matrix_sync)");
+};
+
+// Not warp-wide: each lane fills its own share (every lane normally passes
+// the same value, since which elements a lane holds is unspecified).
+template <typename Use, int m, int n, int k, typename T, typename Layout>
+inline void fill_fragment(fragment<Use, m, n, k, T, Layout>& f,
+                          const typename fragment<Use, m, n, k, T, Layout>::storage_element_type& v) {
+    for (auto& e : f.x) e = v;
+}
+
+}  // namespace wmma
+}  // namespace nvcuda
+
+namespace cuemu {
+namespace wmma_detail {
+
+template <class T>
+struct type_tag { static constexpr std::uint64_t value = sizeof(T) * 16; };
+template <> struct type_tag<__half> { static constexpr std::uint64_t value = 1; };
+template <> struct type_tag<__nv_bfloat16> { static constexpr std::uint64_t value = 2; };
+template <> struct type_tag<wm::precision::tf32> { static constexpr std::uint64_t value = 3; };
+
+template <int m, int n, int k, class T>
+constexpr std::uint64_t shape_tag() { return (((std::uint64_t(m) * 64 + n) * 64 + k) << 8) | type_tag<T>::value; }
+
+// Where element (row, col) lies in memory.
+inline std::size_t offset_of(int row, int col, unsigned ldm, bool row_major) {
+    return row_major ? std::size_t(row) * ldm + col : std::size_t(col) * ldm + row;
+}
+
+enum class call : std::uint64_t { load = 1, store = 2, mma = 3 };
+
+// Loads this lane's share of a tile of `rows` x `cols` elements.
+template <class Frag, class Memory>
+inline void load_share(Frag& f, int rows, int cols, const Memory* p, unsigned ldm, bool row_major) {
+    const unsigned lane = lane_index();
+    const int tile = rows * cols;
+    for (int i = 0; i < Frag::num_elements; ++i) {
+        const int e = (32 * i + static_cast<int>(lane)) % tile;
+        f.x[i] = p[offset_of(e / cols, e % cols, ldm, row_major)];
+    }
+}
+
+// Every load and store: the warp meets, agreeing on the call, the fragment
+// (`what`), the pointer, ldm and layout; then ldm is checked.
+inline void meet_for_memory(const char* function, std::uint64_t what, const void* p, unsigned ldm, bool row_major,
+                            unsigned element_bytes, const char* file, int line) {
+    meet_whole_warp(function, mix(mix(mix(what, reinterpret_cast<std::uintptr_t>(p)), ldm), row_major), file, line);
+    check_ldm(function, ldm, element_bytes, file, line);
+}
+
+template <class Use, int m, int n, int k, class T, class Layout, class Memory>
+inline void load_input(wm::fragment<Use, m, n, k, T, Layout>& f, const Memory* p, unsigned ldm,
+                       const char* file, int line) {
+    constexpr bool row_major = std::is_same<Layout, wm::row_major>::value;
+    const std::uint64_t what = mix(mix(std::uint64_t(call::load), shape_tag<m, n, k, T>()),
+                                   std::is_same<Use, wm::matrix_a>::value ? 1 : 2);
+    meet_for_memory("load_matrix_sync", what, p, ldm, row_major, sizeof(Memory), file, line);
+    using tile = tile_of<Use, m, n, k>;
+    load_share(f, tile::rows, tile::cols, p, ldm, row_major);
+}
+
+}  // namespace wmma_detail
+}  // namespace cuemu
+
+namespace nvcuda {
+namespace wmma {
+
+// A matrix_a or matrix_b fragment; tf32 ones are loaded from float memory,
+// the others from their own type.
+template <typename Use, int m, int n, int k, typename T, typename Layout>
+inline typename std::enable_if<!std::is_same<Use, accumulator>::value>::type load_matrix_sync(
+    fragment<Use, m, n, k, T, Layout>& f, const typename fragment<Use, m, n, k, T, Layout>::storage_element_type* p,
+    unsigned ldm, CUEMU_WMMA_SITE) {
+    ::cuemu::wmma_detail::load_input(f, p, ldm, cuemu_file, cuemu_line);
+}
+
+template <int m, int n, int k, typename T>
+inline void load_matrix_sync(fragment<accumulator, m, n, k, T>& c, const ::cuemu::wmma_detail::identity<T>* p,
+                             unsigned ldm, layout_t layout, CUEMU_WMMA_SITE) {
+    namespace d = ::cuemu::wmma_detail;
+    const bool row_major = layout == mem_row_major;
+    const std::uint64_t what = d::mix(std::uint64_t(d::call::load), d::shape_tag<m, n, k, T>());
+    d::meet_for_memory("load_matrix_sync", what, p, ldm, row_major, sizeof(T), cuemu_file, cuemu_line);
+    d::load_share(c, m, n, p, ldm, row_major);
+}
+
+template <int m, int n, int k, typename T>
+inline void store_matrix_sync(::cuemu::wmma_detail::identity<T>* p, const fragment<accumulator, m, n, k, T>& c,
+                              unsigned ldm, layout_t layout, CUEMU_WMMA_SITE) {
+    namespace d = ::cuemu::wmma_detail;
+    const bool row_major = layout == mem_row_major;
+    const std::uint64_t what = d::mix(std::uint64_t(d::call::store), d::shape_tag<m, n, k, T>());
+    d::meet_for_memory("store_matrix_sync", what, p, ldm, row_major, sizeof(T), cuemu_file, cuemu_line);
+    const unsigned lane = d::lane_index();
+    for (int i = 0; i < c.num_elements; ++i) {
+        const int e = 32 * i + static_cast<int>(lane);  // an accumulator holds its tile once
+        p[d::offset_of(e / n, e % n, ldm, row_major)] = c.x[i];
+    }
+}
+
+}  // namespace wmma
+}  // namespace nvcuda
+
+#include "wmma_mma.h"
+
+#undef CUEMU_WMMA_SITE
+#undef CUEMU_WMMA_UNWATCHED
+
+#endif

@@ -1,0 +1,125 @@
+// cuemu/wmma_warp.h - what makes the wmma functions warp-wide on the emulator:
+// the meeting of a warp's 32 lanes at each load_matrix_sync, store_matrix_sync
+// and mma_sync (built on the warp functions of builtins.h), the per-warp
+// scratch area through which mma_sync's lanes see each other's share of A and
+// B, and the reports of a warp that does not call them together.
+#ifndef CUEMU_WMMA_WARP_H
+#define CUEMU_WMMA_WARP_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "builtins.h"
+
+// What the race check (CUEMU_CHECK=race) must not be told of: the warp's
+// scratch area, fragments and this header's own thread-locals are not device
+// memory. (The check takes a program's thread-locals for __shared__
+// variables, and a guard variable of a function's static is one of them.)
+// Helpers of such a function carry it too, or they are not inlined into it.
+#define CUEMU_WMMA_UNWATCHED __attribute__((no_sanitize("thread")))
+
+namespace cuemu {
+namespace wmma_detail {
+
+constexpr unsigned whole_warp = 0xffffffffu;
+
+// The caller's place in its block: thread index within the block, x fastest.
+inline unsigned linear_thread_index() {
+    const uint3 t = ::cuemu::tls_thread_idx;
+    const dim3 b = ::cuemu::tls_block_dim;
+    return t.x + b.x * (t.y + b.y * t.z);
+}
+inline unsigned lane_index() { return linear_thread_index() & 31u; }
+inline unsigned warp_index() { return linear_thread_index() >> 5; }
+
+// Per warp, room for the largest A (32 x 16) and B (16 x 32) tile in the type
+// mma_sync computes in (float, or double for double inputs). A block runs on
+// one OS thread from start to end, so one area per OS thread, indexed by the
+// warp, is the block's own. Plain bytes, since mma_sync puts floats or doubles there.
+constexpr int scratch_elements = 2 * 512;  // A, then B
+CUEMU_WMMA_UNWATCHED inline void* warp_scratch(unsigned warp) {
+    constexpr std::size_t bytes_per_warp = scratch_elements * sizeof(double);
+    static thread_local std::vector<std::max_align_t> area(32 * bytes_per_warp / sizeof(std::max_align_t));
+    return reinterpret_cast<unsigned char*>(area.data()) + warp * bytes_per_warp;
+}
+
+// The report's text lives past the call: the scheduler reads it after the
+// lane's fiber has stopped.
+CUEMU_WMMA_UNWATCHED inline std::string& report_text() {
+    static thread_local std::string text;
+    return text;
+}
+
+// A hash of what the lanes must agree on (the function, the fragment's type,
+// pointer, ldm, layout); lanes that passed different ones do not match.
+inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+// Waits until every lane of the warp has called `function` here with the same
+// `agreement`; stops the launch with a report if the warp is not whole, or if
+// some lane exited, waits in another warp function or passed other arguments.
+inline void meet_whole_warp(const char* function, std::uint64_t agreement, const char* file, int line) {
+    const std::uint64_t same = ::cuemu::warp_collective(::cuemu::warp_match_any, whole_warp,
+                                                        agreement | 1u, 0, 32, file, line);
+    if (::cuemu::warp_active_mask() != whole_warp) {
+        report_text() = std::string("  nvcuda::wmma::") + function +
+                        " is done by a whole warp of 32 threads; this warp has only " +
+                        std::to_string(__builtin_popcount(::cuemu::warp_active_mask())) +
+                        " (the block's thread count is not a multiple of 32)";
+        ::cuemu::kernel_cannot_go_on("a wmma function called by a partial warp", report_text().c_str(),
+                                     "give the block a multiple of 32 threads, and let whole warps\n"
+                                     "        call the wmma functions",
+                                     "the result is undefined", file, line);
+    }
+    const unsigned agreeing = static_cast<unsigned>(same);
+    if (agreeing != whole_warp) {
+        char lanes[16];
+        std::snprintf(lanes, sizeof lanes, "0x%08x", agreeing);
+        report_text() = std::string("  nvcuda::wmma::") + function +
+                        " is warp-wide: all 32 lanes must call it together, with the same\n"
+                        "  arguments (pointer, ldm, layout, fragment types), but only lanes " + lanes + " of warp " +
+                        std::to_string(warp_index()) + "\n  did so here; the others exited, wait in another warp "
+                        "function, or passed other arguments";
+        ::cuemu::kernel_cannot_go_on("a wmma function not called by the whole warp together",
+                                     report_text().c_str(),
+                                     "call load_matrix_sync, store_matrix_sync and mma_sync from every lane\n"
+                                     "        of the warp, outside branches that split the warp, with arguments\n"
+                                     "        that are the same in every lane",
+                                     "the result is undefined: the warp may hang or compute garbage", file, line);
+    }
+}
+
+// Lanes that have read the scratch area meet again before any of them can
+// write it for the next mma_sync.
+inline void leave_together(const char* file, int line) {
+    ::cuemu::warp_collective(::cuemu::warp_sync, whole_warp, 0, 0, 32, file, line);
+}
+
+// load_matrix_sync and store_matrix_sync need an ldm that is a multiple of 16
+// bytes (CUDA C++ Programming Guide). They also need a 256-bit aligned pointer,
+// which is not checked: the emulator's cudaMalloc buffers end at a guard page,
+// so a buffer whose size is not a multiple of 32 bytes starts less aligned
+// than a GPU's would, and a correct program must not be stopped for it.
+inline void check_ldm(const char* function, unsigned ldm, unsigned element_bytes, const char* file, int line) {
+    if (ldm * element_bytes % 16 != 0 || ldm == 0) {
+        report_text() = std::string("  nvcuda::wmma::") + function + " was given ldm " + std::to_string(ldm) +
+                        ": the stride between rows (row major) or columns (column major) must be\n"
+                        "  a nonzero multiple of 16 bytes, " + std::to_string(16 / element_bytes) +
+                        " elements of this type";
+        ::cuemu::kernel_cannot_go_on("a wmma load or store with an ldm that is not a multiple of 16 bytes",
+                                     report_text().c_str(),
+                                     "pad the matrix's leading dimension to a multiple of 8 halves, 4 floats\n"
+                                     "        or 2 doubles",
+                                     "the result is undefined", file, line);
+    }
+}
+
+}  // namespace wmma_detail
+}  // namespace cuemu
+
+#endif

@@ -1,0 +1,218 @@
+// host_layouts.cpp - the numbers of a cuRAND host-API call, in libcurand's
+// order (host_layouts.h says which order), made with the device API of
+// <curand_kernel.h>: the host generators are the device generators, laid out.
+//
+// Poisson is the exception: libcurand draws it from a precomputed table (an
+// alias method) whose construction is not documented, so the emulator inverts
+// the Poisson distribution function at the uniform libcurand would use. The
+// numbers follow the same law; only some equal libcurand's (most for small
+// lambda, almost none from lambda 100 on).
+#include "host_layouts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "curand_kernel.h"
+
+namespace cuemu::curand_host {
+namespace {
+
+constexpr unsigned long long xorwow_states = 4096;
+constexpr unsigned long long mrg_states = 81920, mrg_legacy_states = 4096;
+constexpr unsigned long long philox_states = 65536;
+
+// Poisson by inversion: P(X <= first + i) for the k within 10 standard
+// deviations (and 10) of lambda, made once per call; beyond them lies less
+// than 1e-20 of the law. A draw is the first k whose cumulative probability
+// reaches u, so one costs a binary search whatever lambda is.
+struct poisson_table {
+    unsigned int first = 0;
+    std::vector<double> cumulative;
+};
+poisson_table make_poisson_table(double lambda) {
+    poisson_table table;
+    const double spread = 10 * std::sqrt(lambda) + 10;
+    table.first = lambda > spread ? static_cast<unsigned int>(lambda - spread) : 0;
+    const unsigned int last = static_cast<unsigned int>(lambda + spread) + 1;
+    double sum = 0;
+    for (unsigned int k = table.first; k <= last; ++k) {
+        sum += std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
+        table.cumulative.push_back(sum);
+    }
+    return table;
+}
+unsigned int poisson_by_inversion(const poisson_table& table, unsigned int bits) {
+    const double u = (~bits) * 0x1p-32 + 0x1p-33;  // in (0, 1), from the top down
+    const auto at = std::lower_bound(table.cumulative.begin(), table.cumulative.end(), u);
+    const std::size_t index = std::min<std::size_t>(at - table.cumulative.begin(),
+                                                    table.cumulative.size() - 1);
+    return table.first + static_cast<unsigned int>(index);
+}
+
+// ---- XORWOW and MRG32k3a: groups dealt round the states ------------------------------
+// The states persist between calls (libcurand keeps its states too): a state
+// that gave two numbers for a pair gives the next number after them, whatever
+// kind the next call asks for.
+template <class State>
+std::vector<State>& states_of(dealt_states& d);
+template <>
+std::vector<curandStateXORWOW_t>& states_of(dealt_states& d) { return d.xorwow; }
+template <>
+std::vector<curandStateMRG32k3a_t>& states_of(dealt_states& d) { return d.mrg; }
+
+template <class State, class Out, class Group>
+void fill_dealt(const request& r, dealt_states& d, unsigned long long count, std::size_t per_group,
+                Out* out, std::size_t n, Group group) {
+    std::vector<State>& states = states_of<State>(d);
+    if (states.size() != count) {
+        // State t starts where the offset first reaches it: past its positions below the offset.
+        states.resize(count);
+        for (unsigned long long t = 0; t < count; ++t) {
+            const unsigned long long skipped = r.offset > t ? (r.offset - t + count - 1) / count : 0;
+            curand_init(r.seed, t, skipped, &states[t]);
+        }
+    }
+    const std::size_t groups = (n + per_group - 1) / per_group;
+    for (std::size_t g = 0; g < groups; ++g) {
+        Out values[2];
+        group(&states[(r.offset + g) % count], values);
+        for (std::size_t k = 0; k < per_group && g * per_group + k < n; ++k)
+            out[g * per_group + k] = values[k];
+    }
+}
+
+template <class State>
+void fill_dealt_by_kind(const request& r, dealt_states& d, unsigned long long states, void* out,
+                        std::size_t n) {
+    const float mean = static_cast<float>(r.mean), stddev = static_cast<float>(r.stddev);
+    const double mean_d = r.mean, stddev_d = r.stddev;
+    switch (r.what) {
+    case distribution::bits:
+        return fill_dealt<State>(r, d, states, 1, static_cast<unsigned*>(out), n,
+                                 [](State* s, unsigned* v) { v[0] = curand(s); });
+    case distribution::poisson: {
+        const poisson_table table = make_poisson_table(mean_d);
+        return fill_dealt<State>(r, d, states, 1, static_cast<unsigned*>(out), n,
+                                 [&](State* s, unsigned* v) { v[0] = poisson_by_inversion(table, curand(s)); });
+    }
+    case distribution::uniform:
+        return fill_dealt<State>(r, d, states, 1, static_cast<float*>(out), n,
+                                 [](State* s, float* v) { v[0] = curand_uniform(s); });
+    case distribution::uniform_double:
+        return fill_dealt<State>(r, d, states, 1, static_cast<double*>(out), n,
+                                 [](State* s, double* v) { v[0] = curand_uniform_double(s); });
+    case distribution::normal:
+    case distribution::log_normal: {
+        const bool log = r.what == distribution::log_normal;
+        return fill_dealt<State>(r, d, states, 2, static_cast<float*>(out), n, [&](State* s, float* v) {
+            const float2 z = curand_normal2(s);
+            v[0] = mean + stddev * z.x;
+            v[1] = mean + stddev * z.y;
+            if (log) v[0] = expf(v[0]), v[1] = expf(v[1]);
+        });
+    }
+    case distribution::normal_double:
+    case distribution::log_normal_double: {
+        const bool log = r.what == distribution::log_normal_double;
+        return fill_dealt<State>(r, d, states, 2, static_cast<double*>(out), n, [&](State* s, double* v) {
+            const double2 z = curand_normal2_double(s);
+            v[0] = mean_d + stddev_d * z.x;
+            v[1] = mean_d + stddev_d * z.y;
+            if (log) v[0] = std::exp(v[0]), v[1] = std::exp(v[1]);
+        });
+    }
+    }
+}
+
+// ---- Philox4_32_10: blocks of four, dealt round the states ---------------------------
+// A state starts four raw numbers in for each earlier round of blocks, even
+// when its blocks take eight (four doubles): libcurand's doubles do the same.
+template <class Out, class Block>
+void fill_blocks(const request& r, Out* out, std::size_t n, Block block) {
+    if (n == 0) return;
+    const unsigned long long first_block = r.offset / 4, last_block = (r.offset + n - 1) / 4;
+    const unsigned long long dealers = std::min(last_block - first_block + 1, philox_states);
+    for (unsigned long long b0 = first_block; b0 < first_block + dealers; ++b0) {
+        curandStatePhilox4_32_10_t state;
+        curand_init(r.seed, b0 % philox_states, (b0 / philox_states) * 4, &state);
+        for (unsigned long long b = b0; b <= last_block; b += philox_states) {
+            Out values[4];
+            block(&state, values);
+            for (unsigned long long w = 0; w < 4; ++w) {
+                const unsigned long long p = b * 4 + w;
+                if (p >= r.offset && p < r.offset + n) out[p - r.offset] = values[w];
+            }
+        }
+    }
+}
+
+void fill_philox(const request& r, void* out, std::size_t n) {
+    using State = curandStatePhilox4_32_10_t;
+    const float mean = static_cast<float>(r.mean), stddev = static_cast<float>(r.stddev);
+    const double mean_d = r.mean, stddev_d = r.stddev;
+    const bool log = r.what == distribution::log_normal || r.what == distribution::log_normal_double;
+    switch (r.what) {
+    case distribution::bits:
+        return fill_blocks(r, static_cast<unsigned*>(out), n, [](State* s, unsigned* v) {
+            const uint4 x = curand4(s);
+            v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+        });
+    case distribution::poisson: {
+        const poisson_table table = make_poisson_table(mean_d);
+        return fill_blocks(r, static_cast<unsigned*>(out), n, [&](State* s, unsigned* v) {
+            const uint4 x = curand4(s);
+            const unsigned bits[4] = {x.x, x.y, x.z, x.w};
+            for (int i = 0; i < 4; ++i) v[i] = poisson_by_inversion(table, bits[i]);
+        });
+    }
+    case distribution::uniform:
+        return fill_blocks(r, static_cast<float*>(out), n, [](State* s, float* v) {
+            const float4 u = curand_uniform4(s);
+            v[0] = u.x, v[1] = u.y, v[2] = u.z, v[3] = u.w;
+        });
+    case distribution::normal:
+    case distribution::log_normal:
+        return fill_blocks(r, static_cast<float*>(out), n, [&](State* s, float* v) {
+            const float4 z = curand_normal4(s);
+            const float zs[4] = {z.x, z.y, z.z, z.w};
+            for (int i = 0; i < 4; ++i) v[i] = log ? expf(mean + stddev * zs[i]) : mean + stddev * zs[i];
+        });
+    case distribution::uniform_double:
+        return fill_blocks(r, static_cast<double*>(out), n, [](State* s, double* v) {
+            const double2 a = curand_uniform2_double(s), b = curand_uniform2_double(s);
+            v[0] = a.x, v[1] = a.y, v[2] = b.x, v[3] = b.y;
+        });
+    case distribution::normal_double:
+    case distribution::log_normal_double:
+        return fill_blocks(r, static_cast<double*>(out), n, [&](State* s, double* v) {
+            const double2 a = curand_normal2_double(s), b = curand_normal2_double(s);
+            const double zs[4] = {a.x, a.y, b.x, b.y};
+            for (int i = 0; i < 4; ++i)
+                v[i] = log ? std::exp(mean_d + stddev_d * zs[i]) : mean_d + stddev_d * zs[i];
+        });
+    }
+}
+
+}  // namespace
+
+void fill(const request& r, dealt_states& d, void* out, std::size_t n) {
+    switch (r.type) {
+    case CURAND_RNG_PSEUDO_MRG32K3A:
+        return fill_dealt_by_kind<curandStateMRG32k3a_t>(
+            r, d, r.ordering == CURAND_ORDERING_PSEUDO_LEGACY ? mrg_legacy_states : mrg_states, out, n);
+    case CURAND_RNG_PSEUDO_PHILOX4_32_10:
+        return fill_philox(r, out, n);
+    default:
+        return fill_dealt_by_kind<curandStateXORWOW_t>(r, d, xorwow_states, out, n);
+    }
+}
+
+unsigned long long offset_after(const request& r, std::size_t n) {
+    if (r.type == CURAND_RNG_PSEUDO_PHILOX4_32_10) return r.offset + n;
+    const bool pairs = r.what == distribution::normal || r.what == distribution::normal_double ||
+                       r.what == distribution::log_normal || r.what == distribution::log_normal_double;
+    return r.offset + (pairs ? n / 2 : n);
+}
+
+}  // namespace cuemu::curand_host

@@ -1,0 +1,58 @@
+// host_layouts.h - where each number of a cuRAND host-API call comes from
+// (host_layouts.cpp), shared with generators.cpp.
+//
+// libcurand's pseudo-random generators run many device-API states side by
+// side, each on its own subsequence of the seed, and lay their numbers out in
+// a fixed order (CURAND_ORDERING_PSEUDO_DEFAULT). Measured against libcurand
+// 10.4 (CUDA 13.0) with tests/emu/curand_reference.cpp:
+//   - XORWOW: 4096 states. MRG32k3a: 81920 states (4096 for LEGACY). Output
+//     group G (one number, or the pair a Box-Muller step makes) is the next
+//     group of state (offset + G) mod states, and the offset then moves on by
+//     the number of groups. The states are made at the first call after the
+//     seed, offset or ordering is set, each where the offset, counted in
+//     groups dealt round the states, first reaches it, and they persist
+//     between calls.
+//   - Philox4_32_10: 65536 states, four numbers at a time: number p of the
+//     stream (counting from the offset) is number p mod 4 of block p / 4, and
+//     block b is the next four numbers (a curand4, curand_uniform4,
+//     curand_normal4, or four doubles from two curand4) of state b mod 65536.
+#ifndef CUEMU_CURAND_HOST_LAYOUTS_H
+#define CUEMU_CURAND_HOST_LAYOUTS_H
+
+#include <cstddef>
+
+#include <vector>
+
+#include "curand_kernel.h"
+
+namespace cuemu::curand_host {
+
+enum class distribution { bits, uniform, uniform_double, normal, normal_double, log_normal,
+                          log_normal_double, poisson };
+
+struct request {
+    curandRngType_t type;
+    curandOrdering_t ordering;
+    unsigned long long seed;
+    unsigned long long offset;  // numbers already taken from the generator
+    distribution what;
+    double mean, stddev;  // normal and log-normal; lambda for Poisson in mean
+};
+
+// A generator's persistent XORWOW or MRG32k3a states; empty until the first
+// call, and emptied when the seed, offset or ordering is set.
+struct dealt_states {
+    std::vector<curandStateXORWOW_t> xorwow;
+    std::vector<curandStateMRG32k3a_t> mrg;
+    void clear() { xorwow.clear(), mrg.clear(); }
+};
+
+// Writes n numbers (unsigned int, float or double by `what`) to out.
+void fill(const request& r, dealt_states& states, void* out, std::size_t n);
+
+// How far the generator's offset moves after n numbers of this kind.
+unsigned long long offset_after(const request& r, std::size_t n);
+
+}  // namespace cuemu::curand_host
+
+#endif

@@ -1,0 +1,267 @@
+// curand_reference.cpp - prints cuRAND numbers, the same way from two builds:
+//   - against NVIDIA's toolkit (system g++, /usr/local/cuda/include, linked
+//     with libcurand.so): libcurand's host generators (curandCreateGeneratorHost,
+//     which need no GPU) and NVIDIA's <curand_kernel.h> device functions called
+//     on the host (the toolkit's header compiles for the host too);
+//   - against the emulator (its <curand.h>, <curand_kernel.h>, cuemu::curand).
+// tests/emu/CMakeLists.txt diffs the two outputs (emu.curand.vs-libcurand)
+// and, where no toolkit is installed, the emulator's output against the copy
+// stored in curand_reference.txt (emu.curand.vs-stored).
+//
+// Each line names what it shows; values are bit patterns in hex (floats and
+// doubles included), so equal lines mean equal bits. Long runs are printed as
+// their first values and an FNV-1a hash of all of them.
+#include <curand.h>
+#include <curand_kernel.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct digest {
+    std::uint64_t hash = 1469598103934665603ull;
+    std::string first;
+    int shown = 0;
+    void add_bits(std::uint64_t bits, int hex_digits) {
+        for (int i = 0; i < 8; ++i) {
+            hash ^= (bits >> (8 * i)) & 0xff;
+            hash *= 1099511628211ull;
+        }
+        if (shown++ < 6) {
+            char buf[24];
+            std::snprintf(buf, sizeof buf, " %0*llx", hex_digits,
+                          static_cast<unsigned long long>(bits));
+            first += buf;
+        }
+    }
+    void add(unsigned int v) { add_bits(v, 8); }
+    void add(float v) {
+        std::uint32_t b;
+        std::memcpy(&b, &v, 4);
+        add_bits(b, 8);
+    }
+    void add(double v) {
+        std::uint64_t b;
+        std::memcpy(&b, &v, 8);
+        add_bits(b, 16);
+    }
+    void print(const std::string& label) const {
+        std::printf("%s: hash %016llx first%s\n", label.c_str(),
+                    static_cast<unsigned long long>(hash), first.c_str());
+    }
+};
+
+const char* type_name(curandRngType_t t) {
+    return t == CURAND_RNG_PSEUDO_XORWOW     ? "xorwow"
+           : t == CURAND_RNG_PSEUDO_MRG32K3A ? "mrg32k3a"
+                                             : "philox";
+}
+
+// ---- host API ------------------------------------------------------------------------
+enum kind { bits, uniform, uniform_double, normal, normal_double, log_normal, log_normal_double };
+const char* kind_name[] = {"bits",          "uniform",    "uniform_double",   "normal",
+                           "normal_double", "log_normal", "log_normal_double"};
+
+template <class T>
+void call(curandGenerator_t g, kind k, std::size_t n, const std::string& label) {
+    std::vector<T> out(n);
+    void* p = out.data();
+    curandStatus_t s = CURAND_STATUS_SUCCESS;
+    switch (k) {
+    case bits: s = curandGenerate(g, static_cast<unsigned*>(p), n); break;
+    case uniform: s = curandGenerateUniform(g, static_cast<float*>(p), n); break;
+    case uniform_double: s = curandGenerateUniformDouble(g, static_cast<double*>(p), n); break;
+    case normal: s = curandGenerateNormal(g, static_cast<float*>(p), n, 0.5f, 2.0f); break;
+    case normal_double: s = curandGenerateNormalDouble(g, static_cast<double*>(p), n, 0.5, 2.0); break;
+    case log_normal: s = curandGenerateLogNormal(g, static_cast<float*>(p), n, 0.1f, 0.5f); break;
+    case log_normal_double:
+        s = curandGenerateLogNormalDouble(g, static_cast<double*>(p), n, 0.1, 0.5);
+        break;
+    }
+    digest d;
+    for (const T& v : out) d.add(v);
+    if (s != CURAND_STATUS_SUCCESS) std::printf("%s: status %d\n", label.c_str(), int(s));
+    else d.print(label);
+}
+void call_kind(curandGenerator_t g, kind k, std::size_t n, const std::string& label) {
+    if (k == bits) call<unsigned>(g, k, n, label);
+    else if (k == uniform || k == normal || k == log_normal) call<float>(g, k, n, label);
+    else call<double>(g, k, n, label);
+}
+
+curandGenerator_t make(curandRngType_t t, unsigned long long seed, unsigned long long offset,
+                       curandOrdering_t order = CURAND_ORDERING_PSEUDO_DEFAULT) {
+    curandGenerator_t g;
+    curandCreateGeneratorHost(&g, t);
+    curandSetPseudoRandomGeneratorSeed(g, seed);
+    curandSetGeneratorOffset(g, offset);
+    curandSetGeneratorOrdering(g, order);
+    return g;
+}
+
+void host_api() {
+    const curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_MRG32K3A,
+                                     CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    // Past one round of the states: 4096 (XORWOW), 81920 (MRG32k3a), 65536 x 4 (Philox).
+    const std::size_t sizes[] = {3 * 4096 + 6, 2 * 81920 + 6, 262144 + 6};
+    // Every kind from one seed and an offset inside the second round of
+    // states; the raw numbers and the normals from two more.
+    struct start {
+        unsigned long long seed, offset;
+        bool every_kind;
+    };
+    const start starts[] = {{1234, 4099, true}, {0, 0, false}, {42, 262147, false}};
+    for (int t = 0; t < 3; ++t)
+        for (const start& s : starts)
+            for (int k = bits; k <= log_normal_double; ++k) {
+                if (!s.every_kind && k != bits && k != normal) continue;
+                curandGenerator_t g = make(types[t], s.seed, s.offset);
+                char label[160];
+                std::snprintf(label, sizeof label, "host %s seed %llu offset %llu %s n %zu",
+                              type_name(types[t]), s.seed, s.offset, kind_name[k], sizes[t]);
+                call_kind(g, kind(k), sizes[t], label);
+                curandDestroyGenerator(g);
+            }
+    // Successive calls of different kinds: where each call starts.
+    for (int t = 0; t < 3; ++t) {
+        curandGenerator_t g = make(types[t], 99, 7);
+        const std::size_t counts[] = {1000, 3002, 2000, 778, 1000, 4096, 5000};
+        const kind kinds[] = {bits, uniform, normal, uniform_double, normal_double, log_normal, bits};
+        for (int c = 0; c < 7; ++c) {
+            char label[160];
+            std::snprintf(label, sizeof label, "host %s successive call %d: %s n %zu",
+                          type_name(types[t]), c, kind_name[kinds[c]], counts[c]);
+            call_kind(g, kinds[c], counts[c], label);
+        }
+        curandDestroyGenerator(g);
+    }
+    // The orderings the emulator has.
+    const curandOrdering_t orders[] = {CURAND_ORDERING_PSEUDO_BEST, CURAND_ORDERING_PSEUDO_LEGACY};
+    for (int t = 0; t < 3; ++t)
+        for (curandOrdering_t order : orders) {
+            curandGenerator_t g = make(types[t], 5, 0, order);
+            char label[160];
+            std::snprintf(label, sizeof label, "host %s ordering %d bits", type_name(types[t]),
+                          int(order));
+            call_kind(g, bits, sizes[t], label);
+            curandDestroyGenerator(g);
+        }
+    // Statuses.
+    curandGenerator_t g = make(CURAND_RNG_PSEUDO_XORWOW, 1, 0);
+    std::vector<float> f(3);
+    std::vector<unsigned> u(3);
+    std::printf("status: odd normal xorwow %d\n", int(curandGenerateNormal(g, f.data(), 3, 0, 1)));
+    std::printf("status: poisson lambda 0 %d\n", int(curandGeneratePoisson(g, u.data(), 2, 0.0)));
+    std::printf("status: ordering dynamic on host %d\n",
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DYNAMIC)));
+    std::printf("status: ordering quasi %d\n",
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT)));
+    curandDestroyGenerator(g);
+    g = make(CURAND_RNG_PSEUDO_MRG32K3A, 1, 0);
+    std::printf("status: odd normal mrg32k3a %d\n", int(curandGenerateNormal(g, f.data(), 3, 0, 1)));
+    std::printf("status: ordering seeded mrg32k3a %d\n",
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED)));
+    curandDestroyGenerator(g);
+    g = make(CURAND_RNG_PSEUDO_PHILOX4_32_10, 1, 0);
+    std::printf("status: odd normal philox %d\n", int(curandGenerateNormal(g, f.data(), 3, 0, 1)));
+    curandDestroyGenerator(g);
+    std::printf("status: null generator %d\n", int(curandSetPseudoRandomGeneratorSeed(nullptr, 1)));
+    std::printf("status: bad type %d\n", int(curandCreateGeneratorHost(&g, curandRngType_t(5))));
+    int version = 0;
+    curandGetVersion(&version);
+    std::printf("version %d\n", version);
+}
+
+// ---- device API, called on the host ------------------------------------------------
+template <class State>
+void common_draws(State* s, digest& d) {
+    for (int i = 0; i < 3; ++i) d.add(curand(s));
+    d.add(curand_uniform(s));
+    d.add(curand_uniform_double(s));
+    d.add(curand_normal(s));
+    d.add(curand_normal(s));  // the spare
+    d.add(curand_normal(s));
+    d.add(curand_normal_double(s));
+    d.add(curand_normal_double(s));
+    d.add(curand_log_normal(s, 0.2f, 0.7f));
+    d.add(curand_log_normal(s, 0.2f, 0.7f));
+    d.add(curand_log_normal_double(s, 0.2, 0.7));
+    d.add(curand_log_normal_double(s, 0.2, 0.7));
+    const float2 n2 = curand_normal2(s);
+    d.add(n2.x), d.add(n2.y);
+    const double2 n2d = curand_normal2_double(s);
+    d.add(n2d.x), d.add(n2d.y);
+    const float2 l2 = curand_log_normal2(s, 1.f, 0.3f);
+    d.add(l2.x), d.add(l2.y);
+    const double2 l2d = curand_log_normal2_double(s, 1., 0.3);
+    d.add(l2d.x), d.add(l2d.y);
+    const double lambdas[] = {0.5, 7.0, 63.9, 64.0, 100.0, 1000.0, 3999.0, 4001.0, 1e5};
+    for (double lambda : lambdas)
+        for (int i = 0; i < 3; ++i) d.add(curand_poisson(s, lambda));
+    // The rejection method's approximation: enough draws that each of its
+    // constants matters.
+    for (int i = 0; i < 300; ++i) d.add(curand_poisson(s, 70.0 + i * 13.0));
+    skipahead(12345ull, s);
+    d.add(curand(s));
+    skipahead(1ull << 40, s);
+    d.add(curand(s));
+    skipahead_sequence(3ull, s);
+    d.add(curand(s));
+    for (int i = 0; i < 100; ++i) d.add(curand_uniform(s));
+}
+void extra_draws(curandStatePhilox4_32_10_t* s, digest& d) {
+    const uint4 x = curand4(s);
+    d.add(x.x), d.add(x.y), d.add(x.z), d.add(x.w);
+    d.add(curand(s));  // curand4 from a state partway through its block
+    const uint4 y = curand4(s);
+    d.add(y.x), d.add(y.y), d.add(y.z), d.add(y.w);
+    const float4 u = curand_uniform4(s);
+    d.add(u.x), d.add(u.y), d.add(u.z), d.add(u.w);
+    const float4 z = curand_normal4(s);
+    d.add(z.x), d.add(z.y), d.add(z.z), d.add(z.w);
+    const float4 l = curand_log_normal4(s, 0.f, 1.f);
+    d.add(l.x), d.add(l.y), d.add(l.z), d.add(l.w);
+    const double2 u2 = curand_uniform2_double(s);
+    d.add(u2.x), d.add(u2.y);
+    skipahead(7ull, s);
+    d.add(curand(s));
+}
+void extra_draws(curandStateMRG32k3a_t* s, digest& d) {
+    skipahead_subsequence(5ull, s);
+    d.add(curand(s));
+}
+void extra_draws(curandStateXORWOW_t*, digest&) {}
+
+template <class State>
+void device_api(const char* name) {
+    const unsigned long long seeds[] = {0ull, 1234ull, 0xFEDCBA9876543210ull};
+    const unsigned long long subsequences[] = {0ull, 1ull, 4095ull, 100000ull, (1ull << 40) + 3};
+    const unsigned long long offsets[] = {0ull, 1ull, 4097ull, 1000000007ull};
+    for (unsigned long long seed : seeds)
+        for (unsigned long long sub : subsequences)
+            for (unsigned long long off : offsets) {
+                State s;
+                curand_init(seed, sub, off, &s);
+                digest d;
+                common_draws(&s, d);
+                extra_draws(&s, d);
+                char label[160];
+                std::snprintf(label, sizeof label, "device %s seed %llx subsequence %llu offset %llu",
+                              name, seed, sub, off);
+                d.print(label);
+            }
+}
+
+}  // namespace
+
+int main() {
+    host_api();
+    device_api<curandStateXORWOW_t>("xorwow");
+    device_api<curandStateMRG32k3a_t>("mrg32k3a");
+    device_api<curandStatePhilox4_32_10_t>("philox");
+    return 0;
+}

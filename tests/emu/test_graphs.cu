@@ -1,0 +1,668 @@
+// test_graphs.cu - CUDA graphs (common/emu/README.md, "CUDA graphs"): stream
+// capture replayed equals the work run directly, fork and join of streams
+// through events, graphs built by hand run in dependency order, parameters
+// of an executable graph changed and updated, and the errors CUDA gives for
+// calls a capture forbids and for graphs used after they were destroyed.
+// Genuine CUDA: nvcc compiles this file too (emu_tests_nvcc_compile_check).
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+// ---- kernels ---------------------------------------------------------------------
+__global__ void affine(float* x, float scale, float add, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] * scale + add;
+}
+
+__global__ void add_into(const float* a, const float* b, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a[i] + b[i];
+}
+
+__global__ void fill_value(int* p, int value, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i] = value;
+}
+
+template <int Add>
+__global__ void add_constant(int* p, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i] += Add;
+}
+
+namespace {
+
+constexpr int n = 1000;
+constexpr int threads = 128;
+constexpr int blocks = (n + threads - 1) / threads;
+
+struct device_floats {
+    float* p = nullptr;
+    explicit device_floats(int count) { REQUIRE(cudaMalloc(&p, count * sizeof(float)) == cudaSuccess); }
+    ~device_floats() { cudaFree(p); }
+};
+
+std::vector<float> ramp() {
+    std::vector<float> v(n);
+    for (int i = 0; i < n; ++i) v[i] = 0.5f + 0.25f * float(i % 17);
+    return v;
+}
+
+std::vector<float> read_back(const float* d) {
+    std::vector<float> v(n);
+    REQUIRE(cudaMemcpy(v.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    return v;
+}
+
+// Host nodes append their name: the order the graph ran them in.
+struct order_log {
+    std::mutex m;
+    std::string ran;
+};
+struct host_step {
+    order_log* log;
+    char name;
+};
+void CUDART_CB note_step(void* data) {
+    auto* step = static_cast<host_step*>(data);
+    std::lock_guard<std::mutex> lock(step->log->m);
+    step->log->ran += step->name;
+}
+
+void CUDART_CB count_call(void* data) { ++*static_cast<int*>(data); }
+
+size_t node_count(cudaGraph_t graph) {
+    size_t count = 0;
+    REQUIRE(cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess);
+    return count;
+}
+
+}  // namespace
+
+// ---- stream capture ----------------------------------------------------------------
+TEST_CASE("a captured chain of kernels and copies, replayed, equals the chain run directly") {
+    const int rounds = 5;
+    const std::vector<float> start = ramp();
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    device_floats direct(n), replayed(n), scratch(n);
+    float* pinned = nullptr;
+    REQUIRE(cudaMallocHost(&pinned, n * sizeof(float)) == cudaSuccess);
+    int host_calls = 0;
+
+    // Directly: each round scales, copies to scratch, and adds scratch back.
+    REQUIRE(cudaMemcpy(direct.p, start.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    for (int r = 0; r < rounds; ++r) {
+        affine<<<blocks, threads, 0, stream>>>(direct.p, 1.5f, -0.25f, n);
+        cudaMemcpyAsync(scratch.p, direct.p, n * sizeof(float), cudaMemcpyDeviceToDevice, stream);
+        add_into<<<blocks, threads, 0, stream>>>(direct.p, scratch.p, direct.p, n);
+    }
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    const std::vector<float> expected = read_back(direct.p);
+
+    // Captured once: nothing runs while the stream captures.
+    REQUIRE(cudaMemcpy(replayed.p, start.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    cudaGraph_t graph;
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    affine<<<blocks, threads, 0, stream>>>(replayed.p, 1.5f, -0.25f, n);
+    CHECK(cudaMemcpyAsync(scratch.p, replayed.p, n * sizeof(float), cudaMemcpyDeviceToDevice, stream) ==
+          cudaSuccess);
+    add_into<<<blocks, threads, 0, stream>>>(replayed.p, scratch.p, replayed.p, n);
+    CHECK(cudaMemcpyAsync(pinned, replayed.p, n * sizeof(float), cudaMemcpyDeviceToHost, stream) ==
+          cudaSuccess);
+    CHECK(cudaLaunchHostFunc(stream, count_call, &host_calls) == cudaSuccess);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+    REQUIRE(graph != nullptr);
+    CHECK(node_count(graph) == 5);
+    CHECK(read_back(replayed.p) == start);
+    CHECK(host_calls == 0);
+
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    for (int r = 0; r < rounds; ++r) REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    CHECK(read_back(replayed.p) == expected);
+    CHECK(std::vector<float>(pinned, pinned + n) == expected);  // the last replay's copy
+    CHECK(host_calls == rounds);
+
+    CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+    CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+    cudaFreeHost(pinned);
+    cudaStreamDestroy(stream);
+}
+
+TEST_CASE("capture forks into a second stream and joins it back through events") {
+    cudaStream_t main_stream, side;
+    REQUIRE(cudaStreamCreate(&main_stream) == cudaSuccess);
+    REQUIRE(cudaStreamCreate(&side) == cudaSuccess);
+    cudaEvent_t forked, joined;
+    REQUIRE(cudaEventCreate(&forked) == cudaSuccess);
+    REQUIRE(cudaEventCreate(&joined) == cudaSuccess);
+    device_floats a(n), b(n), sum(n);
+    const std::vector<float> start = ramp();
+    REQUIRE(cudaMemcpy(a.p, start.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(b.p, start.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+
+    cudaGraph_t graph;
+    REQUIRE(cudaStreamBeginCapture(main_stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    REQUIRE(cudaEventRecord(forked, main_stream) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(side, forked, 0) == cudaSuccess);  // side joins the capture
+    cudaStreamCaptureStatus status;
+    REQUIRE(cudaStreamIsCapturing(side, &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusActive);
+    affine<<<blocks, threads, 0, main_stream>>>(a.p, 2.0f, 1.0f, n);
+    affine<<<blocks, threads, 0, side>>>(b.p, 3.0f, -1.0f, n);
+    REQUIRE(cudaEventRecord(joined, side) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(main_stream, joined, 0) == cudaSuccess);
+    add_into<<<blocks, threads, 0, main_stream>>>(a.p, b.p, sum.p, n);
+    REQUIRE(cudaStreamEndCapture(main_stream, &graph) == cudaSuccess);
+    REQUIRE(cudaStreamIsCapturing(side, &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusNone);  // the capture ended for both
+
+    // Two independent roots, and the sum after both.
+    CHECK(node_count(graph) == 3);
+    size_t roots = 0;
+    REQUIRE(cudaGraphGetRootNodes(graph, nullptr, &roots) == cudaSuccess);
+    CHECK(roots == 2);
+
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, main_stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(main_stream) == cudaSuccess);
+    const std::vector<float> got = read_back(sum.p);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i)
+        if (got[i] != (start[i] * 2.0f + 1.0f) + (start[i] * 3.0f - 1.0f)) ++wrong;
+    CHECK(wrong == 0);
+
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaEventDestroy(forked);
+    cudaEventDestroy(joined);
+    cudaStreamDestroy(side);
+    cudaStreamDestroy(main_stream);
+}
+
+// A capture on `origin` forked into `side`, which then launched a kernel
+// and was never joined back.
+struct unjoined_fork {
+    cudaStream_t origin, side;
+    cudaEvent_t forked;
+    device_floats a{n};
+    unjoined_fork() {
+        REQUIRE(cudaStreamCreate(&origin) == cudaSuccess);
+        REQUIRE(cudaStreamCreate(&side) == cudaSuccess);
+        REQUIRE(cudaEventCreate(&forked) == cudaSuccess);
+        REQUIRE(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal) == cudaSuccess);
+        REQUIRE(cudaEventRecord(forked, origin) == cudaSuccess);
+        REQUIRE(cudaStreamWaitEvent(side, forked, 0) == cudaSuccess);
+        affine<<<blocks, threads, 0, side>>>(a.p, 2.0f, 1.0f, n);
+    }
+    ~unjoined_fork() {
+        cudaGetLastError();
+        cudaEventDestroy(forked);
+        cudaStreamDestroy(side);
+        cudaStreamDestroy(origin);
+    }
+};
+
+TEST_CASE("a capture ends only on the stream that began it: cudaErrorStreamCaptureUnmatched") {
+    unjoined_fork fork;
+    cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x1);
+    CHECK(cudaStreamEndCapture(fork.side, &graph) == cudaErrorStreamCaptureUnmatched);
+    CHECK(cudaStreamEndCapture(fork.origin, &graph) != cudaSuccess);
+    CHECK(graph == nullptr);
+    cudaStreamCaptureStatus status;
+    REQUIRE(cudaStreamIsCapturing(fork.side, &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusNone);
+}
+
+TEST_CASE("unjoined work: cudaErrorStreamCaptureUnjoined and no graph") {
+    unjoined_fork fork;
+    cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x1);
+    CHECK(cudaStreamEndCapture(fork.origin, &graph) == cudaErrorStreamCaptureUnjoined);
+    CHECK(graph == nullptr);
+}
+
+TEST_CASE("cudaStreamGetCaptureInfo: the sequence, its graph and the next node's dependencies") {
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    device_floats a(n);
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+    affine<<<blocks, threads, 0, stream>>>(a.p, 2.0f, 1.0f, n);
+    cudaStreamCaptureStatus status;
+    unsigned long long id = 0;
+    cudaGraph_t capturing = nullptr;
+    const cudaGraphNode_t* deps = nullptr;
+    size_t count = 0;
+    REQUIRE(cudaStreamGetCaptureInfo(stream, &status, &id, &capturing, &deps, nullptr, &count) ==
+            cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusActive);
+    CHECK(id != 0);
+    REQUIRE(count == 1);
+    cudaGraphNodeType type;
+    REQUIRE(cudaGraphNodeGetType(deps[0], &type) == cudaSuccess);
+    CHECK(type == cudaGraphNodeTypeKernel);
+    cudaGraph_t graph;
+    REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+    CHECK(graph == capturing);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+}
+
+TEST_CASE("a graph launched into a capturing stream becomes part of the captured graph") {
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    device_floats a(n);
+    const std::vector<float> start = ramp();
+    REQUIRE(cudaMemcpy(a.p, start.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    cudaGraph_t inner, outer;
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    affine<<<blocks, threads, 0, stream>>>(a.p, 2.0f, 0.0f, n);
+    REQUIRE(cudaStreamEndCapture(stream, &inner) == cudaSuccess);
+    cudaGraphExec_t inner_exec, outer_exec;
+    REQUIRE(cudaGraphInstantiate(&inner_exec, inner, 0) == cudaSuccess);
+    cudaStream_t other;  // the last launch of inner_exec is on another stream
+    REQUIRE(cudaStreamCreate(&other) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(inner_exec, other) == cudaSuccess);  // x2
+    REQUIRE(cudaStreamSynchronize(other) == cudaSuccess);
+
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(inner_exec, stream) == cudaSuccess);
+    affine<<<blocks, threads, 0, stream>>>(a.p, 1.0f, 3.0f, n);
+    REQUIRE(cudaStreamEndCapture(stream, &outer) == cudaSuccess);
+    REQUIRE(cudaGraphInstantiate(&outer_exec, outer, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(outer_exec, stream) == cudaSuccess);  // x2 + 3
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    const std::vector<float> got = read_back(a.p);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i)
+        if (got[i] != start[i] * 4.0f + 3.0f) ++wrong;
+    CHECK(wrong == 0);
+    cudaGraphExecDestroy(outer_exec);
+    cudaGraphExecDestroy(inner_exec);
+    cudaGraphDestroy(outer);
+    cudaGraphDestroy(inner);
+    cudaStreamDestroy(other);
+    cudaStreamDestroy(stream);
+}
+
+// ---- graphs made by hand -------------------------------------------------------------
+TEST_CASE("a diamond of host nodes runs each node after the nodes it depends on") {
+    order_log log;
+    host_step a{&log, 'A'}, b{&log, 'B'}, c{&log, 'C'}, d{&log, 'D'};
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    cudaGraphNode_t na, nb, nc, nd;
+    // Added in an order that is not a valid order to run them in.
+    cudaHostNodeParams pd{note_step, &d};
+    REQUIRE(cudaGraphAddHostNode(&nd, graph, nullptr, 0, &pd) == cudaSuccess);
+    cudaHostNodeParams pb{note_step, &b}, pc{note_step, &c}, pa{note_step, &a};
+    REQUIRE(cudaGraphAddHostNode(&nb, graph, nullptr, 0, &pb) == cudaSuccess);
+    REQUIRE(cudaGraphAddHostNode(&nc, graph, nullptr, 0, &pc) == cudaSuccess);
+    REQUIRE(cudaGraphAddHostNode(&na, graph, nullptr, 0, &pa) == cudaSuccess);
+    const cudaGraphNode_t from[] = {na, na, nb, nc};
+    const cudaGraphNode_t to[] = {nb, nc, nd, nd};
+    REQUIRE(cudaGraphAddDependencies(graph, from, to, nullptr, 4) == cudaSuccess);
+    // A cycle and a repeated edge are refused.
+    CHECK(cudaGraphAddDependencies(graph, &nd, &na, nullptr, 1) == cudaErrorInvalidValue);
+    CHECK(cudaGraphAddDependencies(graph, &na, &nb, nullptr, 1) == cudaErrorInvalidValue);
+    cudaGetLastError();
+
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    REQUIRE(log.ran.size() == 8);
+    for (int launch = 0; launch < 2; ++launch) {
+        const std::string run = log.ran.substr(launch * 4, 4);
+        INFO(run);
+        CHECK(run.front() == 'A');
+        CHECK(run.back() == 'D');
+        CHECK((run.substr(1, 2) == "BC" || run.substr(1, 2) == "CB"));
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+}
+
+TEST_CASE("kernel, memset and memcpy nodes made by hand") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, n * sizeof(int)) == cudaSuccess);
+    int* host = nullptr;  // pinned: a memcpy node's host memory
+    REQUIRE(cudaMallocHost(&host, n * sizeof(int)) == cudaSuccess);
+    std::fill(host, host + n, -1);
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+
+    cudaMemsetParams memset_params = {};
+    memset_params.dst = d;
+    memset_params.value = 5;
+    memset_params.elementSize = sizeof(int);
+    memset_params.width = n;
+    memset_params.height = 1;
+    cudaGraphNode_t set_node, kernel_node, copy_node, empty_node;
+    REQUIRE(cudaGraphAddMemsetNode(&set_node, graph, nullptr, 0, &memset_params) == cudaSuccess);
+
+    int count = n / 2;  // the kernel overwrites the first half
+    int value = 7;
+    int* target = d;
+    void* args[] = {&target, &value, &count};
+    cudaKernelNodeParams kernel_params = {};
+    kernel_params.func = (void*)fill_value;
+    kernel_params.gridDim = dim3(blocks);
+    kernel_params.blockDim = dim3(threads);
+    kernel_params.kernelParams = args;
+    REQUIRE(cudaGraphAddKernelNode(&kernel_node, graph, &set_node, 1, &kernel_params) == cudaSuccess);
+    value = 100;  // the arguments were copied when the node was added
+    REQUIRE(cudaGraphAddEmptyNode(&empty_node, graph, &kernel_node, 1) == cudaSuccess);
+    REQUIRE(cudaGraphAddMemcpyNode1D(&copy_node, graph, &empty_node, 1, host, d,
+                                     n * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+    cudaGraphNodeType type;
+    REQUIRE(cudaGraphNodeGetType(copy_node, &type) == cudaSuccess);
+    CHECK(type == cudaGraphNodeTypeMemcpy);
+    REQUIRE(cudaGraphNodeGetType(set_node, &type) == cudaSuccess);
+    CHECK(type == cudaGraphNodeTypeMemset);
+    REQUIRE(cudaGraphNodeGetType(empty_node, &type) == cudaSuccess);
+    CHECK(type == cudaGraphNodeTypeEmpty);
+    cudaKernelNodeParams read_params;
+    REQUIRE(cudaGraphKernelNodeGetParams(kernel_node, &read_params) == cudaSuccess);
+    CHECK(read_params.func == (void*)fill_value);
+    CHECK(read_params.blockDim.x == unsigned(threads));
+
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiateWithFlags(&exec, graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i)
+        if (host[i] != (i < count ? 7 : 5)) ++wrong;
+    CHECK(wrong == 0);
+
+    // A clone runs the same work.
+    cudaGraph_t clone;
+    REQUIRE(cudaGraphClone(&clone, graph) == cudaSuccess);
+    CHECK(node_count(clone) == 4);
+    std::fill(host, host + n, -1);
+    cudaGraphExec_t clone_exec;
+    REQUIRE(cudaGraphInstantiate(&clone_exec, clone, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(clone_exec, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(host[0] == 7);
+    CHECK(host[n - 1] == 5);
+
+    cudaGraphExecDestroy(clone_exec);
+    cudaGraphDestroy(clone);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaFreeHost(host);
+    cudaFree(d);
+}
+
+TEST_CASE("cudaGraphExecKernelNodeSetParams and cudaGraphExecUpdate change what the next launch does") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, n * sizeof(int)) == cudaSuccess);
+    int count = n, value = 7;
+    void* args[] = {&d, &value, &count};
+    cudaKernelNodeParams params = {};
+    params.func = (void*)fill_value;
+    params.gridDim = dim3(blocks);
+    params.blockDim = dim3(threads);
+    params.kernelParams = args;
+    cudaGraph_t graph;
+    cudaGraphNode_t node;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &params) == cudaSuccess);
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    auto run_and_read = [&](cudaGraphExec_t e) {
+        std::vector<int> out(n);
+        REQUIRE(cudaGraphLaunch(e, 0) == cudaSuccess);
+        REQUIRE(cudaMemcpy(out.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+        return out;
+    };
+    CHECK(run_and_read(exec) == std::vector<int>(n, 7));
+
+    value = 9;
+    REQUIRE(cudaGraphExecKernelNodeSetParams(exec, node, &params) == cudaSuccess);
+    CHECK(run_and_read(exec) == std::vector<int>(n, 9));
+    // The graph itself is unchanged: a new instance still writes 7.
+    cudaGraphExec_t fresh;
+    REQUIRE(cudaGraphInstantiate(&fresh, graph, 0) == cudaSuccess);
+    CHECK(run_and_read(fresh) == std::vector<int>(n, 7));
+
+    // An update from a graph of the same shape takes its parameters.
+    value = 11;
+    cudaGraph_t same_shape;
+    cudaGraphNode_t other;
+    REQUIRE(cudaGraphCreate(&same_shape, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddKernelNode(&other, same_shape, nullptr, 0, &params) == cudaSuccess);
+    cudaGraphExecUpdateResultInfo info;
+    REQUIRE(cudaGraphExecUpdate(exec, same_shape, &info) == cudaSuccess);
+    CHECK(info.result == cudaGraphExecUpdateSuccess);
+    CHECK(run_and_read(exec) == std::vector<int>(n, 11));
+
+    // One of another shape is refused, and says why.
+    cudaGraph_t bigger;
+    cudaGraphNode_t first, second;
+    REQUIRE(cudaGraphCreate(&bigger, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddKernelNode(&first, bigger, nullptr, 0, &params) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&second, bigger, &first, 1) == cudaSuccess);
+    CHECK(cudaGraphExecUpdate(exec, bigger, &info) == cudaErrorGraphExecUpdateFailure);
+    CHECK(info.result == cudaGraphExecUpdateErrorTopologyChanged);
+    cudaGetLastError();
+    CHECK(run_and_read(exec) == std::vector<int>(n, 11));
+
+    cudaGraphDestroy(bigger);
+    cudaGraphDestroy(same_shape);
+    cudaGraphExecDestroy(fresh);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaFree(d);
+}
+
+// ---- what CUDA refuses -----------------------------------------------------------------
+TEST_CASE("synchronizing a capturing stream invalidates the capture") {
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    device_floats a(n);
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    affine<<<blocks, threads, 0, stream>>>(a.p, 2.0f, 1.0f, n);
+    CHECK(cudaStreamSynchronize(stream) == cudaErrorStreamCaptureUnsupported);
+    cudaStreamCaptureStatus status;
+    REQUIRE(cudaStreamIsCapturing(stream, &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusInvalidated);
+    CHECK(cudaMemsetAsync(a.p, 0, n * sizeof(float), stream) == cudaErrorStreamCaptureInvalidated);
+    cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x1);
+    CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorStreamCaptureInvalidated);
+    CHECK(graph == nullptr);
+    cudaGetLastError();
+    // The stream works as before once the capture has ended.
+    CHECK(cudaStreamSynchronize(stream) == cudaSuccess);
+    cudaStreamDestroy(stream);
+}
+
+TEST_CASE("capture calls CUDA refuses: the legacy stream, twice, no capture, device sync") {
+    cudaStream_t stream, non_blocking;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking) == cudaSuccess);
+    device_floats a(n);
+    std::vector<float> host(n, 1.0f);
+    cudaGraph_t graph;
+
+    CHECK(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal) == cudaErrorStreamCaptureUnsupported);
+    CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorIllegalState);
+    cudaGetLastError();
+
+    // A blocking stream captures: the legacy stream would depend on it.
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaErrorIllegalState);
+    CHECK(cudaMemcpy(a.p, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) ==
+          cudaErrorStreamCaptureImplicit);
+    CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+
+    // A non-blocking stream captures: a synchronous copy is still unsafe in
+    // global mode, and allowed once the thread is in relaxed mode.
+    REQUIRE(cudaStreamBeginCapture(non_blocking, cudaStreamCaptureModeRelaxed) == cudaSuccess);
+    CHECK(cudaMemcpy(a.p, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    CHECK(cudaStreamEndCapture(non_blocking, &graph) == cudaSuccess);
+    cudaGraphDestroy(graph);
+    REQUIRE(cudaStreamBeginCapture(non_blocking, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    REQUIRE(cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
+    CHECK(mode == cudaStreamCaptureModeGlobal);
+    CHECK(cudaMemcpy(a.p, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
+    CHECK(cudaMemcpy(a.p, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) ==
+          cudaErrorStreamCaptureUnsupported);
+    CHECK(cudaStreamEndCapture(non_blocking, &graph) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+
+    // cudaMalloc is potentially unsafe too: allowed in relaxed mode only.
+    REQUIRE(cudaStreamBeginCapture(non_blocking, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    float* extra = nullptr;
+    mode = cudaStreamCaptureModeRelaxed;
+    REQUIRE(cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
+    CHECK(cudaMalloc(&extra, 64) == cudaSuccess);
+    REQUIRE(cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
+    float* refused = nullptr;
+    CHECK(cudaMalloc(&refused, 64) == cudaErrorStreamCaptureUnsupported);
+    CHECK(cudaStreamEndCapture(non_blocking, &graph) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+    cudaFree(extra);
+
+    REQUIRE(cudaStreamBeginCapture(non_blocking, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaErrorStreamCaptureUnsupported);
+    CHECK(cudaStreamEndCapture(non_blocking, &graph) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+    cudaStreamDestroy(non_blocking);
+    cudaStreamDestroy(stream);
+}
+
+TEST_CASE("events and capture: a captured event cannot be waited for, an outside one cannot be joined") {
+    cudaStream_t stream, other;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    REQUIRE(cudaStreamCreate(&other) == cudaSuccess);
+    cudaEvent_t inside, outside;
+    REQUIRE(cudaEventCreate(&inside) == cudaSuccess);
+    REQUIRE(cudaEventCreate(&outside) == cudaSuccess);
+    REQUIRE(cudaEventRecord(outside, other) == cudaSuccess);
+    cudaGraph_t graph;
+
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    REQUIRE(cudaEventRecord(inside, stream) == cudaSuccess);
+    CHECK(cudaEventQuery(inside) == cudaErrorCapturedEvent);
+    CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    CHECK(cudaStreamWaitEvent(stream, outside, 0) == cudaErrorStreamCaptureIsolation);
+    CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+    CHECK(cudaEventSynchronize(inside) == cudaSuccess);  // an ordinary event again
+
+    cudaEventDestroy(inside);
+    cudaEventDestroy(outside);
+    cudaStreamDestroy(other);
+    cudaStreamDestroy(stream);
+}
+
+TEST_CASE("capture modes: another thread's unsafe call is refused in global mode only") {
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    device_floats a(n);
+    std::vector<float> host(n, 1.0f);
+    auto copy_from_another_thread = [&] {
+        cudaError_t result;
+        std::thread t([&] { result = cudaMemcpy(a.p, host.data(), n * sizeof(float), cudaMemcpyHostToDevice); });
+        t.join();
+        return result;
+    };
+    cudaGraph_t graph;
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+    CHECK(copy_from_another_thread() == cudaSuccess);
+    REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+    cudaGraphDestroy(graph);
+
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    CHECK(copy_from_another_thread() == cudaErrorStreamCaptureUnsupported);
+    // Ended from another thread than the one that began it.
+    cudaError_t ended;
+    std::thread t([&] { ended = cudaStreamEndCapture(stream, &graph); });
+    t.join();
+    CHECK(ended == cudaErrorStreamCaptureWrongThread);
+    CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+    cudaStreamDestroy(stream);
+}
+
+TEST_CASE("a capturing stream destroyed: a new stream is not taken for it") {
+    for (int round = 0; round < 4; ++round) {  // a new stream may get the old handle
+        cudaStream_t stream;
+        REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+        REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) == cudaSuccess);
+        REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+        REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+        cudaStreamCaptureStatus status;
+        REQUIRE(cudaStreamIsCapturing(stream, &status) == cudaSuccess);
+        CHECK(status == cudaStreamCaptureStatusNone);
+        CHECK(cudaStreamSynchronize(stream) == cudaSuccess);
+        cudaStreamDestroy(stream);
+    }
+}
+
+TEST_CASE("graphs and executable graphs used after they were destroyed are refused") {
+    cudaGraph_t graph;
+    cudaGraphNode_t node;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&node, graph, nullptr, 0) == cudaSuccess);
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+    // The executable graph outlives its graph, as in CUDA.
+    CHECK(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    cudaGraphExec_t again;
+    CHECK(cudaGraphInstantiate(&again, graph, 0) == cudaErrorInvalidValue);
+    CHECK(cudaGraphAddEmptyNode(&node, graph, nullptr, 0) == cudaErrorInvalidValue);
+    CHECK(cudaGraphDestroy(graph) == cudaErrorInvalidValue);
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+    CHECK(cudaGraphLaunch(exec, 0) == cudaErrorInvalidValue);
+    CHECK(cudaGraphExecDestroy(exec) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CHECK(cudaGraphCreate(&graph, 1) == cudaErrorInvalidValue);  // flags must be 0
+    cudaGetLastError();
+}
+
+#if defined(CUEMU)
+// A template kernel's instantiation is not in the emulator's registry of
+// kernel addresses (cuemu/kernel_registry.h): refused, with a line saying so.
+TEST_CASE("a kernel node whose kernel the emulator cannot find by address is refused") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, sizeof(int)) == cudaSuccess);
+    int count = 1;
+    void* args[] = {&d, &count};
+    cudaKernelNodeParams params = {};
+    params.func = (void*)add_constant<3>;
+    params.gridDim = dim3(1);
+    params.blockDim = dim3(1);
+    params.kernelParams = args;
+    cudaGraph_t graph;
+    cudaGraphNode_t node;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    CHECK(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &params) == cudaErrorInvalidDeviceFunction);
+    CHECK(cudaGetLastError() == cudaErrorInvalidDeviceFunction);
+    cudaGraphDestroy(graph);
+    cudaFree(d);
+}
+#endif
