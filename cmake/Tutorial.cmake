@@ -13,7 +13,11 @@
 #   in the nvcc build and the emulator's cuBLAS (cuemu::cublas, on the
 #   system's BLAS) in the emulator build; curand links CUDA::curand and the
 #   emulator's cuRAND (cuemu::curand; only the host API needs it, the device
-#   API is header-only in both builds); any other name is an imported
+#   API is header-only in both builds); nccl links the emulator's NCCL
+#   (cuemu::nccl) in the emulator build and the real NCCL in the nvcc build
+#   where one is installed (TUTORIAL_NCCL_FOUND, below); both builds define
+#   TUTORIAL_HAVE_NCCL to 1 or 0, so that a lesson can skip its NCCL part
+#   (loudly) in an nvcc build without NCCL; any other name is an imported
 #   target both builds link as it is (lesson 16: PNG::PNG, found in
 #   TutorialDependencies.cmake).
 #   Builds the lesson program and its test (tests/test_NN_topic.cpp) for the
@@ -43,6 +47,33 @@ set(TUTORIAL_SKIP_CODE 77)
 if(TUTORIAL_HAVE_NVCC)
   add_executable(tutorial_gpu_probe ${TUTORIAL_COMMON_DIR}/gpu_probe.cu)
   target_link_libraries(tutorial_gpu_probe PRIVATE CUDA::cudart)
+endif()
+
+# The real NCCL for the nvcc build: found next to the CUDA toolkit (the
+# toolkit's own copy, or a system package). Without it the nvcc build of a
+# lesson that asks for nccl still builds, with TUTORIAL_HAVE_NCCL=0
+# (-DTUTORIAL_NVCC_NCCL=OFF asks for that build on a machine that has NCCL).
+option(TUTORIAL_NVCC_NCCL "link the real NCCL in the nvcc build where it is found" ON)
+set(TUTORIAL_NCCL_FOUND OFF)
+if(TUTORIAL_HAVE_NVCC AND NOT TUTORIAL_NVCC_NCCL)
+  message(STATUS "NCCL for the nvcc build: off (TUTORIAL_NVCC_NCCL=OFF); lessons' NCCL parts "
+                 "are skipped in the nvcc build (TUTORIAL_HAVE_NCCL=0)")
+elseif(TUTORIAL_HAVE_NVCC)
+  find_path(TUTORIAL_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  find_library(TUTORIAL_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+  if(TUTORIAL_NCCL_INCLUDE_DIR AND TUTORIAL_NCCL_LIBRARY)
+    set(TUTORIAL_NCCL_FOUND ON)
+    if(NOT TARGET tutorial_real_nccl)
+      add_library(tutorial_real_nccl UNKNOWN IMPORTED)
+      set_target_properties(tutorial_real_nccl PROPERTIES IMPORTED_LOCATION ${TUTORIAL_NCCL_LIBRARY}
+        INTERFACE_INCLUDE_DIRECTORIES ${TUTORIAL_NCCL_INCLUDE_DIR})
+    endif()
+    message(STATUS "NCCL for the nvcc build: ${TUTORIAL_NCCL_LIBRARY}")
+  else()
+    message(STATUS "NCCL for the nvcc build: NOT FOUND (no nccl.h and libnccl next to the CUDA "
+                   "toolkit); lessons' NCCL parts are skipped in the nvcc build "
+                   "(TUTORIAL_HAVE_NCCL=0). The emulator build has its own NCCL.")
+  endif()
 endif()
 
 function(cuemu_add_executable target)
@@ -174,7 +205,18 @@ function(_tutorial_lesson_backend backend)
   endif()
   foreach(library IN LISTS libraries)
     set(linked "")
-    if(library STREQUAL "curand" AND backend STREQUAL "emu")
+    if(library STREQUAL "nccl")
+      set(have_nccl 0)
+      if(backend STREQUAL "emu")
+        set(linked cuemu::nccl)
+        set(have_nccl 1)
+      elseif(backend STREQUAL "nvcc" AND TUTORIAL_NCCL_FOUND)
+        set(linked tutorial_real_nccl)
+        set(have_nccl 1)
+      endif()
+      target_compile_definitions(${program} PRIVATE TUTORIAL_HAVE_NCCL=${have_nccl})
+      target_compile_definitions(${test} PRIVATE TUTORIAL_HAVE_NCCL=${have_nccl})
+    elseif(library STREQUAL "curand" AND backend STREQUAL "emu")
       set(linked cuemu::curand)
     elseif(library STREQUAL "curand")
       set(linked CUDA::curand)
@@ -231,7 +273,7 @@ function(tutorial_lesson)
   endif()
 
   foreach(lib IN LISTS libraries)
-    if(NOT lib STREQUAL "cublas" AND NOT lib STREQUAL "curand" AND NOT TARGET ${lib})
+    if(NOT lib MATCHES "^(cublas|curand|nccl)$" AND NOT TARGET ${lib})
       message(FATAL_ERROR "lesson ${folder} needs ${lib}, which was not found. Install it:\n"
               ${_tutorial_install_hint})
     endif()

@@ -51,5 +51,12 @@ int unused() {'
 refused cublas-legacy "cuemu does not emulate the legacy cuBLAS API" '}
 #include <cublas.h>
 int unused() {'
+# NCCL calls outside the emulator's subset.
+refused nccl-alltoall "cuemu's NCCL does not have ncclAlltoAll" '}
+#include <nccl.h>
+int unused() { ncclAlltoAll(nullptr, nullptr, 1, ncclFloat, nullptr, nullptr);'
+refused nccl-comm-split "cuemu's NCCL does not have ncclCommSplit" '}
+#include <nccl.h>
+int unused() { ncclComm_t c = nullptr; ncclCommSplit(c, 0, 0, &c, nullptr);'
 [ "$failures" -eq 0 ] || { echo "FAIL: $failures refusals missing"; exit 1; }
 echo "PASS: every refusal names its call"

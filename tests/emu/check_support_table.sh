@@ -4,6 +4,7 @@
 # exactly the calls the emulator refuses at build time in its "refused" column:
 #   runtime-support  include/cuemu/runtime.h, runtime_extra.h, graphs.h; not_emulated.h, graphs.h
 #   cublas-support   include/cublas_v2.h; cuemu/cublas_not_emulated.h
+#   nccl-support     include/nccl.h; cuemu/nccl_not_emulated.h
 set -uo pipefail
 emu=$1
 status=0
@@ -46,4 +47,9 @@ check_table cublas-support cublas "cuBLAS calls" \
            sed -E 's/.* //; s/\($//; s/_v2$//' | sort -u)" \
     "$(grep -ohE '^CUEMU_CUBLAS_NOT_EMULATED\(cublas[A-Za-z0-9_]+' \
            "$emu/include/cuemu/cublas_not_emulated.h" | sed 's/.*(//' | sort -u)"
+check_table nccl-support nccl "NCCL calls" \
+    "$(grep -ohE '^(const char\*|ncclResult_t) nccl[A-Z][A-Za-z0-9_]*\(' "$emu/include/nccl.h" |
+           sed -E 's/.* //; s/\($//' | sort -u)" \
+    "$(grep -ohE '^CUEMU_NCCL_NOT_EMULATED\(nccl[A-Za-z0-9_]+' \
+           "$emu/include/cuemu/nccl_not_emulated.h" | sed 's/.*(//' | sort -u)"
 exit "$status"

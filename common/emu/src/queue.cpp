@@ -83,13 +83,15 @@ std::atomic<int> streams_made{0};  // over all devices, so that trace lanes diff
 // CUEMU_CHECK=uninit with several devices: the page watching of a running
 // kernel covers all device memory (memory_protection.cpp), so another device's copy or
 // fill beside it would fault or be taken for the kernel. Kernels, copies and
-// fills of all devices take turns; waits and host functions do not hold it
-// (a wait for another device's event would wait for itself).
+// fills of all devices take turns; waits, host functions and NCCL parts do
+// not hold it (a wait for another device's event would wait for itself, and
+// an NCCL part waits for the other ranks' parts, src/nccl/meetings.cpp).
 std::mutex one_device_at_a_time;
 
 bool touches_device_memory(const work_label& label) {
     return std::strcmp(label.category, "wait") != 0 &&
-           std::strcmp(label.category, "host function") != 0;
+           std::strcmp(label.category, "host function") != 0 &&
+           std::strcmp(label.category, "nccl") != 0;
 }
 
 // Waiting for the device from the device's own work would wait forever.
