@@ -165,10 +165,9 @@ class Cells(unittest.TestCase):
         self.assertEqual(self.out.getvalue(), "")
 
     def test_profile_shows_the_report_or_says_it_is_missing(self):
-        cell = '#include <cstdio>\nint main() { std::printf("program ran\\n"); }\n'
-        out, err = self.run_cell("--profile", cell)
+        out, err = self.run_cell("--profile -- 7", VECTOR_ADD)
         if profile.available(ROOT):
-            self.assertIn("program ran", out)
+            self.assertIn(f"n=7 sum={expected_sum(7)}\n", out)
             self.assertTrue(any(p.name == "roofline.svg" for p in self.pictures_shown), self.pictures_shown)
         else:
             self.assertEqual(out, profile.NOT_AVAILABLE + "\n")
