@@ -110,6 +110,20 @@ int kind_of_call(gimple* s) {
     }
 }
 
+// An instrumented function keeps its aggregates' loads and stores whole: a
+// float4 copied is one 16-byte access, one request as on a GPU, not four
+// 4-byte ones. So scalar replacement of aggregates (SRA, which runs after
+// this pass) is off for it; its uninstrumented twin, which the emulator runs
+// when neither the profiler nor the race check is on, keeps SRA and its speed.
+void keep_aggregate_accesses_whole(tree fndecl) {
+    cl_optimization saved;
+    cl_optimization_save(&saved, &global_options, &global_options_set);
+    global_options.x_flag_tree_sra = 0;
+    global_options.x_flag_ipa_sra = 0;
+    DECL_FUNCTION_SPECIFIC_OPTIMIZATION(fndecl) = build_optimization_node(&global_options, &global_options_set);
+    cl_optimization_restore(&global_options, &global_options_set, &saved);
+}
+
 const pass_data flop_pass_data = {
     GIMPLE_PASS, "cuemu_flops", OPTGROUP_NONE, TV_NONE, PROP_ssa | PROP_cfg, 0, 0, 0, 0,
 };
@@ -121,6 +135,7 @@ struct flop_pass : gimple_opt_pass {
     bool gate(function* fun) override { return sanitize_flags_p(SANITIZE_THREAD, fun->decl); }
 
     unsigned int execute(function* fun) override {
+        keep_aggregate_accesses_whole(fun->decl);
         bool inserted = false;
         basic_block bb;
         FOR_EACH_BB_FN(bb, fun) {
