@@ -177,10 +177,23 @@ def ratio(numerator, denominator):
     return numerator / denominator if denominator else None
 
 
-def summarise(launches, gpu):
-    """Per kernel, in order of first launch: the launches added up, and the figures."""
-    kernels = {}
+def distinct(launches):
+    """The launches, each shape once: launches of one kernel with the same grid, block
+    and counts (a timing loop repeating a launch as often as fits in 0.2 s) count as
+    one, so the report does not depend on how fast the machine ran the program."""
+    seen, kept = set(), []
     for row in launches:
+        key = tuple((name, value) for name, value in row.items() if name != "launch")
+        if key not in seen:
+            seen.add(key)
+            kept.append(row)
+    return kept
+
+
+def summarise(launches, gpu):
+    """Per kernel, in order of first launch: its distinct launches added up, and the figures."""
+    kernels = {}
+    for row in distinct(launches):
         k = kernels.setdefault(row["kernel"], {"kernel": row["kernel"], "launches": [],
                                                "limiter_us": {}})
         k["launches"].append(row)
@@ -277,6 +290,7 @@ def table(summaries, gpu):
     out += wrapped(f"({gpu['full_name']}. Counters follow the emulator's rules, docs/profiler.md;"
                    " DRAM bytes are modelled through an L2 that is cold at each launch.)")
     out.append("")
+    out.append("one row per kernel; a launch repeated with the same grid, block and counts is one run")
     out.append(f"{'kernel':<24} {'runs':>4} {'est. time':>10} {'DRAM BW':>7} {'FLOP/s':>11}"
                f" {'limiter':<7} {'global sectors/req':>18} {'shared':>7}")
     out.append(f"{'':<24} {'':>4} {'us':>10} {'% peak':>7} {'% peak':>11}"

@@ -134,8 +134,29 @@ struct flop_pass : gimple_opt_pass {
 
     bool gate(function* fun) override { return sanitize_flags_p(SANITIZE_THREAD, fun->decl); }
 
+    // The emulator's own code (namespace cuemu: the compare-and-swap loop of a
+    // float atomicAdd, conversions of narrow floats) is not the program's
+    // arithmetic: a GPU does it in other instructions (an atomic, a convert),
+    // and a retried loop would count a different number each run.
+    static bool emulator_code(tree fndecl) {
+        for (tree scope = DECL_CONTEXT(fndecl); scope; ) {
+            if (TREE_CODE(scope) == NAMESPACE_DECL) {
+                if (DECL_NAME(scope) && strcmp(IDENTIFIER_POINTER(DECL_NAME(scope)), "cuemu") == 0) return true;
+                scope = DECL_CONTEXT(scope);
+            } else if (TYPE_P(scope)) {
+                scope = TYPE_CONTEXT(scope);
+            } else if (TREE_CODE(scope) == FUNCTION_DECL || TREE_CODE(scope) == BLOCK) {
+                scope = TREE_CODE(scope) == BLOCK ? BLOCK_SUPERCONTEXT(scope) : DECL_CONTEXT(scope);
+            } else {
+                break;
+            }
+        }
+        return false;
+    }
+
     unsigned int execute(function* fun) override {
         keep_aggregate_accesses_whole(fun->decl);
+        if (emulator_code(fun->decl)) return 0;
         bool inserted = false;
         basic_block bb;
         FOR_EACH_BB_FN(bb, fun) {
