@@ -137,15 +137,7 @@ function(_tutorial_register_test name target variant backend lesson)
   if(variant STREQUAL "exercise")
     # As shipped, an exercise must fail its own test: its assertions, not a
     # crash or a timeout. doctest ends a run with a failed check this way.
-    set(failed_as_shipped "Status: FAILURE!")
-    if(TUTORIAL_SANITIZE)
-      # In the sanitizer build AddressSanitizer may end the run at an
-      # exercise's bad access (lesson 11's planted overrun) before doctest
-      # reports: that too is the exercise failing as shipped.
-      set(failed_as_shipped "Status: FAILURE!|ERROR: AddressSanitizer")
-    endif()
-    set_tests_properties(${name} PROPERTIES
-      PASS_REGULAR_EXPRESSION "${failed_as_shipped}")
+    set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "Status: FAILURE!")
   endif()
 endfunction()
 
@@ -186,11 +178,6 @@ function(_tutorial_lesson_backend backend)
   if(backend STREQUAL "emu")
     cuemu_add_executable(${program} SOURCES ${sources})
     cuemu_add_executable(${test} SOURCES ${test_sources})
-    if(TUTORIAL_SANITIZE AND variant STREQUAL "exercise")
-      # No test of the sanitizer lane runs an exercise's program (its test
-      # executable builds the same source): built on request only.
-      set_target_properties(${program} PROPERTIES EXCLUDE_FROM_ALL TRUE)
-    endif()
   else()
     set(runtime m)
     if(backend STREQUAL "nvcc")
@@ -298,8 +285,11 @@ function(tutorial_lesson)
     _tutorial_lesson_backend(cpu)  # plain C: one CPU build, no GPU involved
     return()
   endif()
-  # The emulator: always, unless configured out (TUTORIAL_EMULATOR=OFF).
-  if(TUTORIAL_EMULATOR)
+  # The emulator: always, unless configured out (TUTORIAL_EMULATOR=OFF). The
+  # sanitizer lane builds no exercise: the main lane proves each fails its
+  # test as shipped, and their test programs were an eighth of the lane's
+  # compile time (204 of 1569 CPU seconds, measured on the 2-core CI machine).
+  if(TUTORIAL_EMULATOR AND NOT (TUTORIAL_SANITIZE AND variant STREQUAL "exercise"))
     _tutorial_lesson_backend(emu)
   endif()
   # The GPU: when nvcc was found. Without a GPU these still compile and link
