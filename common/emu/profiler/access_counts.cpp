@@ -59,15 +59,20 @@ namespace {
 // The distinct 32-byte sectors (or 4-byte words: shift 2) the active lanes of
 // `lanes` touch, sorted, into out; returns how many. Requests of up to 16
 // bytes a lane fit the local array; wider ones (a range hook) use `wide`.
+// Most requests come with addresses rising lane by lane (consecutive
+// elements, or one address for all): those need no sort.
 constexpr std::size_t local_units = 32 * 8;
 std::size_t distinct_units(const memory_request& r, std::uint32_t lanes, unsigned shift,
                            std::uint64_t* out, std::vector<std::uint64_t>& wide,
                            const std::uint64_t** result) {
     std::size_t n = 0;
-    bool overflow = false;
+    bool overflow = false, rising = true;
+    std::uint64_t previous = 0;
     for (std::uint32_t m = r.mask & lanes; m; m &= m - 1) {
         const std::uintptr_t a = r.address[__builtin_ctz(m)];
         const std::uint64_t first = a >> shift, last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> shift;
+        if (first < previous) rising = false;
+        previous = last;
         if (!overflow && n + (last - first + 1) > local_units) {
             overflow = true;
             wide.assign(out, out + n);
@@ -79,19 +84,12 @@ std::size_t distinct_units(const memory_request& r, std::uint32_t lanes, unsigne
     }
     std::uint64_t* begin = overflow ? wide.data() : out;
     std::uint64_t* end = overflow ? wide.data() + wide.size() : out + n;
-    std::sort(begin, end);
+    if (!rising) std::sort(begin, end);
     *result = begin;
     return static_cast<std::size_t>(std::unique(begin, end) - begin);
 }
 
 }  // namespace
-
-unsigned sectors_of(const memory_request& r) {
-    std::uint64_t local[local_units];
-    std::vector<std::uint64_t> wide;
-    const std::uint64_t* sectors;
-    return static_cast<unsigned>(distinct_units(r, ~0u, 5, local, wide, &sectors));
-}
 
 void wavefronts_of(const memory_request& r, unsigned* wavefronts, unsigned* ideal) {
     const unsigned group = r.size <= 4 ? 32 : r.size <= 8 ? 16 : 8;
@@ -125,10 +123,17 @@ struct site_cache_entry {
     std::uint32_t id = 0;
 };
 
+// What each lane of a warp accessed, in its program order: the lanes are
+// paired into requests when the block has finished (pair_lanes_into_requests).
+// Appending here is all an access costs; a log per lane is written in order.
+struct lane_access {
+    std::uintptr_t address;
+    std::uint32_t site;
+    std::uint32_t size;
+};
 struct warp_trace {
-    bool used = false;
-    std::vector<std::uint32_t> executed[32];  // [lane][site]: times the lane executed it so far
-    std::vector<std::vector<memory_request>> requests;  // [site][instance]
+    std::uint32_t lanes_used = 0;
+    std::vector<lane_access> log[32];  // [lane]
 };
 
 struct worker_profile {
@@ -136,6 +141,12 @@ struct worker_profile {
     std::vector<site_key_info> sites;
     site_cache_entry cache[site_cache_size];
     warp_trace warps[32];
+    // Pairing lanes that did not all run the same accesses (a branch, a loop
+    // whose trip count differs): [site][instance] -> index into divergent.
+    std::vector<std::uint32_t> executed;  // [site]: times the lane ran it so far
+    std::vector<std::vector<std::uint32_t>> request_index;
+    std::vector<memory_request> divergent;
+    std::vector<std::uint32_t> divergent_site;
     launch_counters counts;
     std::vector<site_totals> totals;  // [site]
     std::vector<std::uint64_t> l2_sectors;
@@ -214,19 +225,69 @@ void count_request(worker_profile& w, std::uint32_t id, const memory_request& r)
     }
 }
 
+// One warp's accesses, paired into requests: the k-th execution of a site by
+// every lane that executed it at least k times is one request. Requests are
+// counted in the order the warp first issued them, as the L2 model should see
+// them. When every lane ran the same sequence of sites (the usual case:
+// no divergence), the i-th access of each lane belongs to the i-th request.
+void pair_lanes_into_requests(worker_profile& w, const warp_trace& warp) {
+    const std::uint32_t used = warp.lanes_used;
+    const std::vector<lane_access>& first = warp.log[__builtin_ctz(used)];
+    bool converged = true;
+    for (std::uint32_t m = used & (used - 1); m && converged; m &= m - 1) {
+        const std::vector<lane_access>& other = warp.log[__builtin_ctz(m)];
+        converged = other.size() == first.size();
+        for (std::size_t i = 0; converged && i < first.size(); ++i) converged = other[i].site == first[i].site;
+    }
+    if (converged) {
+        memory_request r;
+        r.mask = used;
+        for (std::size_t i = 0; i < first.size(); ++i) {
+            r.size = 0;
+            for (std::uint32_t m = used; m; m &= m - 1) {
+                const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+                const lane_access& a = warp.log[lane][i];
+                r.address[lane] = a.address;
+                r.size = std::max(r.size, a.size);
+            }
+            count_request(w, first[i].site, r);
+        }
+        return;
+    }
+    w.request_index.resize(w.sites.size());
+    w.divergent.clear();
+    w.divergent_site.clear();
+    for (std::uint32_t m = used; m; m &= m - 1) {
+        const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+        w.executed.assign(w.sites.size(), 0);
+        for (const lane_access& a : warp.log[lane]) {
+            std::vector<std::uint32_t>& index = w.request_index[a.site];
+            const std::uint32_t instance = w.executed[a.site]++;
+            if (index.size() <= instance) index.resize(instance + 1, UINT32_MAX);
+            if (index[instance] == UINT32_MAX) {
+                index[instance] = static_cast<std::uint32_t>(w.divergent.size());
+                w.divergent.emplace_back();
+                w.divergent_site.push_back(a.site);
+            }
+            memory_request& r = w.divergent[index[instance]];
+            r.mask |= 1u << lane;
+            r.address[lane] = a.address;
+            r.size = std::max(r.size, a.size);
+        }
+    }
+    for (std::size_t k = 0; k < w.divergent.size(); ++k) count_request(w, w.divergent_site[k], w.divergent[k]);
+    for (std::uint32_t site : w.divergent_site) w.request_index[site].clear();
+}
+
 // The block has finished: every warp's requests are complete.
 void finish_block(worker_profile& w) {
     if (!w.block_open) return;
     w.block_open = false;
     for (warp_trace& warp : w.warps) {
-        if (!warp.used) continue;
-        warp.used = false;
-        for (std::uint32_t id = 0; id < warp.requests.size(); ++id) {
-            for (const memory_request& r : warp.requests[id])
-                if (r.mask) count_request(w, id, r);
-            warp.requests[id].clear();
-        }
-        for (auto& executed : warp.executed) std::fill(executed.begin(), executed.end(), 0);
+        if (!warp.lanes_used) continue;
+        pair_lanes_into_requests(w, warp);
+        for (std::uint32_t m = warp.lanes_used; m; m &= m - 1) warp.log[__builtin_ctz(m)].clear();
+        warp.lanes_used = 0;
     }
     feed_l2(w.block, w.l2_sectors);
     w.l2_sectors.clear();
@@ -309,18 +370,8 @@ void profile_access(const void* p, std::size_t size, profile_op op, const void* 
     const unsigned thread = idx.x + dim.x * (idx.y + dim.y * idx.z);
     warp_trace& warp = w.warps[(thread >> 5) & 31];
     const unsigned lane = thread & 31;
-    const std::uint32_t id = site_id(w, pc, space, op);
-    warp.used = true;
-    std::vector<std::uint32_t>& executed = warp.executed[lane];
-    if (executed.size() <= id) executed.resize(w.sites.size(), 0);
-    const std::uint32_t instance = executed[id]++;
-    if (warp.requests.size() <= id) warp.requests.resize(w.sites.size());
-    std::vector<memory_request>& instances = warp.requests[id];
-    if (instances.size() <= instance) instances.resize(instance + 1);
-    memory_request& r = instances[instance];
-    r.mask |= 1u << lane;
-    r.address[lane] = a;
-    r.size = std::max<std::uint32_t>(r.size, static_cast<std::uint32_t>(size));
+    warp.lanes_used |= 1u << lane;
+    warp.log[lane].push_back({a, site_id(w, pc, space, op), static_cast<std::uint32_t>(size)});
 }
 
 }  // namespace cuemu::detail

@@ -41,9 +41,7 @@ struct site_totals {
 };
 using site_map = std::map<const void*, site_totals>;
 
-// Sectors and wavefronts of one request (exposed for the profiler's tests).
-unsigned sectors_of(const memory_request& r);
-// Wavefronts and the ideal number (one per group of lanes the hardware
+// Wavefronts of one shared-memory request and the ideal number (one per group of lanes the hardware
 // serves together: 32 lanes for 4-byte accesses, 16 for 8, 8 for 16).
 void wavefronts_of(const memory_request& r, unsigned* wavefronts, unsigned* ideal);
 

@@ -2,8 +2,10 @@
 // profiler's dram__bytes_read/write (labelled "modelled" everywhere).
 //
 // A set-associative cache of 32-byte sectors (16 ways, least recently used
-// out, sets chosen by a hash of the sector number so that power-of-two
-// strides do not all fall in one set), the size of the chosen GPU's L2. It
+// out; the sets of each aligned run of 64 sectors are consecutive and a hash
+// of the run's number places it, so that power-of-two strides do not all
+// fall in one set while a stream of sectors walks the model's memory in
+// order, which is what keeps the model cheap), the size of the chosen GPU's L2. It
 // starts cold at every launch, as ncu's default --cache-control all makes it
 // when it measures a kernel. A read miss reads the sector from DRAM; a write
 // allocates the sector without reading it (the SMs write whole sectors or
@@ -32,30 +34,39 @@ public:
     }
 
     void access(std::uint64_t sector, bool write) {
-        const std::uint64_t set = hash(sector) % sets_;
+        // A sector touched again before anything else touched its set is
+        // still that set's most recently used line: nothing would change
+        // (unless a write finds it clean). A warp's loop meets the same few
+        // sectors again and again; this spares each a walk through 16 ways.
+        recent& r = recent_[sector % recent_slots];
+        if (r.generation == generation_ && r.sector == sector && stamps_[r.set] == r.stamp && (r.dirty || !write))
+            return;
+        const std::uint64_t set = (hash(sector / run) * run + sector % run) % sets_;
         line* l = &lines_[set * ways];
         const std::uint32_t now = ++stamps_[set];
+        r = recent{sector, set, generation_, now, write};
         line* victim = l;
         for (unsigned w = 0; w < ways; ++w) {
-            if (l[w].generation == generation_ && l[w].sector == sector) {
+            if (l[w].generation == generation_ && (l[w].tag >> 1) == sector) {
                 l[w].used = now;
-                l[w].dirty |= write;
+                l[w].tag |= write;
+                r.dirty = l[w].tag & 1;
                 return;
             }
             if (l[w].generation != generation_) victim = &l[w];
             else if (victim->generation == generation_ && l[w].used < victim->used) victim = &l[w];
         }
-        if (victim->generation == generation_ && victim->dirty) ++writes_;
+        if (victim->generation == generation_ && (victim->tag & 1)) ++writes_;
         if (!write) ++reads_;
-        *victim = line{sector, generation_, now, write};
+        *victim = line{sector << 1 | write, generation_, now};
     }
 
     // Writes back what is dirty (the end of the launch).
     void flush() {
         for (line& l : lines_)
-            if (l.generation == generation_ && l.dirty) {
+            if (l.generation == generation_ && (l.tag & 1)) {
                 ++writes_;
-                l.dirty = false;
+                l.tag &= ~std::uint64_t(1);
             }
     }
 
@@ -63,12 +74,11 @@ public:
     std::uint64_t dram_write_bytes() const { return writes_ * 32; }
 
 private:
-    static constexpr unsigned ways = 16;
-    struct line {
-        std::uint64_t sector = 0;
+    static constexpr unsigned ways = 16, run = 64;
+    struct line {                // 16 bytes: a set's 16 ways are four cache lines
+        std::uint64_t tag = 0;   // sector << 1 | dirty
         std::uint32_t generation = 0;
         std::uint32_t used = 0;
-        bool dirty = false;
     };
     static std::uint64_t hash(std::uint64_t s) {
         s ^= s >> 17;
@@ -76,6 +86,13 @@ private:
         s ^= s >> 11;
         return s;
     }
+    static constexpr unsigned recent_slots = 64;
+    struct recent {
+        std::uint64_t sector = 0, set = 0;
+        std::uint32_t generation = 0, stamp = 0;
+        bool dirty = false;
+    };
+    recent recent_[recent_slots];
     std::vector<line> lines_;
     std::vector<std::uint32_t> stamps_;
     std::uint64_t sets_ = 1;
