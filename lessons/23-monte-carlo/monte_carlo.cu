@@ -43,10 +43,6 @@
 // The two kinds of per-thread generator state this lesson compares.
 enum class Generator { xorwow, philox };
 
-static const char* generator_name(Generator g) {
-    return g == Generator::xorwow ? "XORWOW" : "Philox4_32_10";
-}
-
 // The reductions keep one partial sum per thread in shared memory.
 constexpr int kMaxBlock = 1024;
 
@@ -319,6 +315,10 @@ bool estimate_pi_with_host_api(unsigned long long seed, long long points, unsign
 
 #ifndef TUTORIAL_TEST_BUILD
 // ---- the program ----
+
+static const char* generator_name(Generator g) {
+    return g == Generator::xorwow ? "XORWOW" : "Philox4_32_10";
+}
 
 // How many threads drew the same first two numbers as an earlier thread (or
 // as a later position of one, a sequence shifted by one draw): 0 when every
