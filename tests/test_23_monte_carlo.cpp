@@ -108,9 +108,14 @@ TEST_CASE("a fixed seed gives every thread the same result again, whatever the b
         REQUIRE(estimate_pi_on_gpu(g, seed_for(3), threads, 64, points, other_blocks.data(), &unused));
         REQUIRE(estimate_pi_on_gpu(g, seed_for(4), threads, 256, points, other_seed.data(), &unused));
         REQUIRE(total_again == total);
+        INFO("thread 0 counted " << first[0] << " hits, and " << again[0]
+                                 << " in a second run with the same seed");
         REQUIRE(again == first);
+        INFO("with blocks of 64 threads instead of 256, thread 0 counted " << other_blocks[0]);
         REQUIRE(other_blocks == first);
         // 1000 binomial counts of 64 points all equal by chance: never.
+        INFO("with another seed, thread 0 counted " << other_seed[0]
+                                                    << ": the same counts for every thread");
         REQUIRE(other_seed != first);
     }
 }
