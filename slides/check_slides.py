@@ -44,6 +44,7 @@ DIAGRAMS = {
     "19": "img/register-tile.svg",       # one thread's 8 x 8 outer product
     "20": "img/backward-data-flow.svg",  # the backward pass: buffers and the kernel between them
     "21": "img/ring-all-reduce.svg",     # reduce-scatter then all-gather round a ring of 3 GPUs
+    "23": "img/curand-subsequences.svg",  # one seed: a subsequence per thread, or one shared by all
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.

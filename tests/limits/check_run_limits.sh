@@ -56,6 +56,10 @@ expect_refusal "lesson 21, 100 epochs of 60000 pictures" "$too_long" none -- \
     lesson21_solution_emu --train 60000 --epochs 100
 # A transpose is linear in its size, but 16384 x 16384 is still minutes of emulator.
 expect_refusal "lesson 15, 16384 x 16384" "$too_long|$memory" none -- lesson15_solution_emu --rows 16384 --cols 16384
+# Monte Carlo is linear in its points, but 2^31 of them (and the host API's
+# 16 GiB of numbers) are minutes of emulator.
+expect_refusal "lesson 23, 2^20 threads x 2048 points" "$too_long|$memory" none -- \
+    lesson23_solution_emu --threads 1048576 --points 2048
 # A histogram is linear too, but the largest --n is about 10 minutes of emulator,
 # and tiny blocks cost far more (each zeroes and merges 256 bins).
 expect_refusal "lesson 14, 2^28 pixels" "$too_long|$memory" none -- lesson14_solution_emu --n 268435456
