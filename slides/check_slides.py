@@ -45,6 +45,7 @@ DIAGRAMS = {
     "20": "img/backward-data-flow.svg",  # the backward pass: buffers and the kernel between them
     "21": "img/ring-all-reduce.svg",     # reduce-scatter then all-gather round a ring of 3 GPUs
     "23": "img/curand-subsequences.svg",  # one seed: a subsequence per thread, or one shared by all
+    "24": "img/wmma-tile-loop.svg",      # one warp per 16 x 16 tile of C, the tiles of A and B sliding along k
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.

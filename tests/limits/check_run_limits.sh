@@ -45,6 +45,7 @@ expect_refusal "lesson 16, a 8000 x 8000 scene in 400 MB" "$memory" 400000 -- le
 expect_refusal "lesson 08 at 4096^3" "$too_long" none -- lesson08_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 09 at 4096^3" "$too_long" none -- lesson09_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 19 at 4096^3" "$too_long" none -- lesson19_solution_emu --m 4096 --n 4096 --k 4096
+expect_refusal "lesson 24 at 4096^3" "$too_long" none -- lesson24_solution_emu --m 4096 --n 4096 --k 4096
 expect_refusal "lesson 10, 16384 x 4096 x 4096" "$too_long" none -- \
     lesson10_solution_emu --batch 16384 --inputs 4096 --hidden 4096 --outputs 16
 # Training grows with epochs x pictures: all 60000 for 100 epochs is hours.
