@@ -306,10 +306,10 @@ void diamond_on_gpu(const float* wa, const float* wb, const float* x, int width,
     CUDA_CHECK(cudaMemcpy(d_wb, wb, bytes * width, cudaMemcpyHostToDevice));
     std::copy(x, x + width, h_x);
 
-    cudaGraph_t graph;
-    CUDA_CHECK(cudaGraphCreate(&graph, 0));
+    cudaGraph_t dag;
+    CUDA_CHECK(cudaGraphCreate(&dag, 0));
     cudaGraphNode_t copy_in, product_a, product_b, join, copy_out;
-    CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy_in, graph, nullptr, 0, d_x, h_x, bytes,
+    CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy_in, dag, nullptr, 0, d_x, h_x, bytes,
                                         cudaMemcpyHostToDevice));
 
     // A kernel node names the kernel, its launch shape, and a pointer to
@@ -320,40 +320,40 @@ void diamond_on_gpu(const float* wa, const float* wb, const float* x, int width,
     kernel.func = (void*)matvec_kernel;
     void* args_a[] = {&d_wa, &d_x, &d_a, &width};
     kernel.kernelParams = args_a;
-    CUDA_CHECK(cudaGraphAddKernelNode(&product_a, graph, &copy_in, 1, &kernel));
+    CUDA_CHECK(cudaGraphAddKernelNode(&product_a, dag, &copy_in, 1, &kernel));
     void* args_b[] = {&d_wb, &d_x, &d_b, &width};
     kernel.kernelParams = args_b;
-    CUDA_CHECK(cudaGraphAddKernelNode(&product_b, graph, &copy_in, 1, &kernel));
+    CUDA_CHECK(cudaGraphAddKernelNode(&product_b, dag, &copy_in, 1, &kernel));
 
     const cudaGraphNode_t both[] = {product_a, product_b};
     float scale = scale_first;
     void* args_join[] = {&d_a, &d_b, &scale, &d_y, &width};
     kernel.func = (void*)sum_scale_kernel;
     kernel.kernelParams = args_join;
-    CUDA_CHECK(cudaGraphAddKernelNode(&join, graph, both, 2, &kernel));
-    CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy_out, graph, &join, 1, h_y, d_y, bytes,
+    CUDA_CHECK(cudaGraphAddKernelNode(&join, dag, both, 2, &kernel));
+    CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy_out, dag, &join, 1, h_y, d_y, bytes,
                                         cudaMemcpyDeviceToHost));
 
-    cudaGraphExec_t exec;
-    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    cudaGraphExec_t dag_exec;
+    CUDA_CHECK(cudaGraphInstantiate(&dag_exec, dag, 0));
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    CUDA_CHECK(cudaGraphLaunch(dag_exec, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     std::copy(h_y, h_y + width, y_first);
 
     // A new value for the join's scale, in the executable graph only: the
     // node's arguments are read again from args_join.
     scale = scale_second;
-    CUDA_CHECK(cudaGraphExecKernelNodeSetParams(exec, join, &kernel));
-    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    CUDA_CHECK(cudaGraphExecKernelNodeSetParams(dag_exec, join, &kernel));
+    CUDA_CHECK(cudaGraphLaunch(dag_exec, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     std::copy(h_y, h_y + width, y_second);
     // [end snippet]
 
     CUDA_CHECK(cudaStreamDestroy(stream));
-    CUDA_CHECK(cudaGraphExecDestroy(exec));
-    CUDA_CHECK(cudaGraphDestroy(graph));
+    CUDA_CHECK(cudaGraphExecDestroy(dag_exec));
+    CUDA_CHECK(cudaGraphDestroy(dag));
     for (float* p : {d_wa, d_wb, d_x, d_a, d_b, d_y}) CUDA_CHECK(cudaFree(p));
     CUDA_CHECK(cudaFreeHost(h_x));
     CUDA_CHECK(cudaFreeHost(h_y));
@@ -425,12 +425,12 @@ static const char* kTimeLabel =
 // What a capture refuses: a call that would make the host wait, or change
 // the device's memory, while the stream's work is only being recorded.
 // [snippet: refused]
-static void show_refused_malloc(cudaStream_t stream) {
-    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+static void show_refused_malloc(cudaStream_t capturing) {
+    CUDA_CHECK(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal));
     float* scratch = nullptr;
     const cudaError_t malloc_result = cudaMalloc(&scratch, 1024);
     cudaGraph_t graph = nullptr;
-    const cudaError_t end_result = cudaStreamEndCapture(stream, &graph);
+    const cudaError_t end_result = cudaStreamEndCapture(capturing, &graph);
     (void)cudaGetLastError();  // both errors were expected: clear them
     std::printf("  cudaMalloc during the capture:   %s\n", cudaGetErrorName(malloc_result));
     std::printf("  then cudaStreamEndCapture:       %s, %s\n", cudaGetErrorName(end_result),
@@ -466,7 +466,7 @@ int main(int argc, char** argv) {
         const double launches = 2.0 * steps * (3.0 * layers + 2.0);
         const double work = launches * 1e-4 + 2.0 * steps * layers * w * w / 5e7 +
                             (bench ? 2.0 * steps * 42.0 * (3.0 * 1e-4 + w * w / 5e7) : 0.0);
-        run_limits_check_duration(work, 1.0, 0.02, "--steps, --layers or --width");
+        run_limits_check_duration(work, 1.0, 0.05, "--steps, --layers or --width");
     }
     const Problem p = make_problem((int)width, (int)layers, (int)steps, (uint64_t)seed);
 
