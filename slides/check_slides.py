@@ -44,6 +44,7 @@ DIAGRAMS = {
     "19": "img/register-tile.svg",       # one thread's 8 x 8 outer product
     "20": "img/backward-data-flow.svg",  # the backward pass: buffers and the kernel between them
     "21": "img/ring-all-reduce.svg",     # reduce-scatter then all-gather round a ring of 3 GPUs
+    "25": "img/launch-overhead.svg",     # a launch per kernel against one graph launch per step
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.
