@@ -46,6 +46,7 @@ DIAGRAMS = {
     "21": "img/ring-all-reduce.svg",     # reduce-scatter then all-gather round a ring of 3 GPUs
     "23": "img/curand-subsequences.svg",  # one seed: a subsequence per thread, or one shared by all
     "24": "img/wmma-tile-loop.svg",      # one warp per 16 x 16 tile of C, the tiles of A and B sliding along k
+    "25": "img/launch-overhead.svg",     # a launch per kernel against one graph launch per step
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.
