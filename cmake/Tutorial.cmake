@@ -28,6 +28,10 @@
 #                                                    when no GPU is usable)
 #            lessonNN.exercise.emu.fails-as-shipped  must fail its test as
 #                                                    shipped (see README)
+#   In an exported assignment (TUTORIAL_ASSIGNMENT, set by the export's
+#   CMakeLists.txt) ctest grades the student's work instead: the exercise's
+#   test is lessonNN.exercise.emu / .nvcc and passes when the exercise is
+#   right, as ./tutorial check NN does; there is no fails-as-shipped test.
 #   A lesson whose sources are all plain C (lesson 01) builds one CPU program
 #   instead: lessonNN_<variant>_cpu, test lessonNN.<variant>.cpu.
 
@@ -134,11 +138,48 @@ function(_tutorial_register_test name target variant backend lesson)
     LABELS "lesson${lesson};${variant};${backend}"
     TIMEOUT ${TUTORIAL_TEST_TIMEOUT}
     SKIP_RETURN_CODE ${TUTORIAL_SKIP_CODE})
-  if(variant STREQUAL "exercise")
+  if(variant STREQUAL "exercise" AND NOT TUTORIAL_ASSIGNMENT)
     # As shipped, an exercise must fail its own test: its assertions, not a
     # crash or a timeout. doctest ends a run with a failed check this way.
     set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "Status: FAILURE!")
+  elseif(variant STREQUAL "exercise" AND backend STREQUAL "emu")
+    # A student's ctest must agree with ./tutorial check NN, which grades:
+    # both run the emulator with the same checks and devices.
+    _tutorial_check_environment(environment)
+    if(environment)
+      set_tests_properties(${name} PROPERTIES ENVIRONMENT "${environment}")
+    endif()
   endif()
+endfunction()
+
+# The environment ./tutorial check NN gives a lesson's test on the emulator,
+# read from the sources of the lesson when the build is configured, by the
+# same rules as the script's race_check_for and emulator_devices_for: the
+# shared-memory race check where a source uses __shared__, and the number of
+# devices a line "// tutorial: emulator devices N" names (lesson 21).
+function(_tutorial_check_environment out_var)
+  file(GLOB lesson_sources ${CMAKE_CURRENT_SOURCE_DIR}/*.cu ${CMAKE_CURRENT_SOURCE_DIR}/*.cuh)
+  set(environment "")
+  set(uses_shared FALSE)
+  set(devices "")
+  foreach(src IN LISTS lesson_sources)
+    file(STRINGS ${src} shared_lines REGEX "__shared__")
+    if(shared_lines)
+      set(uses_shared TRUE)
+    endif()
+    file(STRINGS ${src} device_lines REGEX "^// tutorial: emulator devices [0-9]+$")
+    if(device_lines AND NOT devices)
+      list(GET device_lines 0 first)
+      string(REGEX REPLACE "^// tutorial: emulator devices " "" devices "${first}")
+    endif()
+  endforeach()
+  if(uses_shared)
+    list(APPEND environment CUEMU_CHECK=race)
+  endif()
+  if(devices)
+    list(APPEND environment CUEMU_DEVICES=${devices})
+  endif()
+  set(${out_var} "${environment}" PARENT_SCOPE)
 endfunction()
 
 # Bad flags must give one clear line and exit code 2 (tests/check_bad_input.sh).
@@ -277,7 +318,7 @@ function(tutorial_lesson)
   set(test_sources ${test_source} ${sources})
   set(base lesson${nn}_${variant})
   set(test_suffix "")
-  if(variant STREQUAL "exercise")
+  if(variant STREQUAL "exercise" AND NOT TUTORIAL_ASSIGNMENT)
     set(test_suffix ".fails-as-shipped")
   endif()
 

@@ -6,8 +6,10 @@
 # make sure no file names this tree, build it there for the emulator (as a
 # GitHub-hosted runner would: no GPU, no CUDA toolkit), then run its
 # autograding tests with grade.py: the exercise as shipped must lose points,
-# and with the solution copied in it must get them all. Finally no file of
-# the build may name this tree either: nothing reached back into it.
+# and with the solution copied in it must get them all. A student's
+# ./tutorial test (ctest) must agree: red as shipped, green with the
+# solution. Finally no file of the build may name this tree either: nothing
+# reached back into it.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 work=$(mktemp -d "${TMPDIR:-/tmp}/export-check.XXXXXX")
@@ -37,6 +39,27 @@ lessons=("$@")
 if [ ${#lessons[@]} -eq 0 ]; then
     for dir in "$ROOT"/lessons/[0-9][0-9]-*/; do lessons+=("$(basename "$dir" | cut -c1-2)"); done
 fi
+# ctest_expect DIR NN red|green: ./tutorial test in the export, as a student
+# runs it, ends with CTest's verdict on the exercise's own test
+# (lessonNN.exercise.*): red, that test failed; green, every test passed. The
+# course's lessonNN.exercise.*.fails-as-shipped check must not be there: it
+# is green exactly when the student's work is not.
+ctest_expect() {
+    local assignment=$1 nn=$2 expect=$3 log=$work/logs/$2.ctest-$3.log
+    (cd "$assignment" && ./tutorial test) >"$log" 2>&1 || true
+    if grep -q 'fails-as-shipped' "$log"; then
+        tail -20 "$log"; echo "CI: export $nn: ctest runs the course's fails-as-shipped check"; return 1
+    fi
+    case "$expect" in
+        red) grep -Eq "^[[:space:]]*[0-9]+ - lesson$nn\.exercise\.[a-z]+ \(Failed\)" "$log" && return 0 ;;
+        green) grep -q "lesson$nn\.exercise\.[a-z]* .*Passed" "$log" &&
+                   grep -q '^100% tests passed' "$log" && return 0 ;;
+    esac
+    tail -20 "$log"
+    echo "CI: export $nn: expected ./tutorial test (ctest) to be $expect on lesson$nn.exercise.*"
+    return 1
+}
+
 # check_one NN: export, move, build and grade one lesson; non-zero if it fails.
 check_one() {
     local nn=$1 start=$SECONDS assignment lesson src
@@ -52,11 +75,14 @@ check_one() {
     (cd "$assignment" && ./tutorial setup >/dev/null 2>&1) || { echo "CI: export $nn: configuring failed"; return 1; }
     echo "== lesson $nn exported: the exercise as shipped"
     "$python" "$ROOT/tools/export/grade.py" "$assignment" --expect partial || return 1
+    ctest_expect "$assignment" "$nn" red || return 1
     echo "== lesson $nn exported: with the solution copied in"
     for src in "$ROOT/solutions/$lesson"/*; do
         case "$src" in *.cu|*.c|*.cpp|*.h|*.cuh) cp "$src" "$assignment/lessons/$lesson/" ;; esac
     done
     "$python" "$ROOT/tools/export/grade.py" "$assignment" --expect full || return 1
+    ctest_expect "$assignment" "$nn" green || return 1
+    echo "   ./tutorial test (ctest): red as shipped, green with the solution"
     if grep -rlaF "$ROOT" "$assignment/build" | head -5 | grep .; then
         echo "CI: export $nn: the build files above name $ROOT"; return 1
     fi
@@ -95,5 +121,5 @@ for i in "${!lessons[@]}"; do
 done
 wait
 show_finished
-[ "$failed" -eq 0 ] && echo "CI: every exported lesson builds alone, fails as shipped and passes with its solution"
+[ "$failed" -eq 0 ] && echo "CI: every exported lesson builds alone, fails as shipped and passes with its solution (autograding and ctest)"
 exit "$failed"
