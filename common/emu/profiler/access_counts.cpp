@@ -155,6 +155,7 @@ struct worker_profile {
     shared_layout layout;
     std::vector<unsigned char> variable_touched;  // [variable]
     std::uintptr_t dynamic_begin = 0, dynamic_end = 0;
+    std::uintptr_t device_low = 0, device_high = 0;  // device memory, read at each block's start
     bool block_open = false;
     std::uint64_t block = 0;  // the block running, numbered in launch order
 };
@@ -162,7 +163,7 @@ struct worker_profile {
 // Each worker's own, made at its first profiled block and kept (a worker
 // lives as long as the process).
 __thread worker_profile* tls_worker_profile = nullptr;
-worker_profile& worker() {
+inline __attribute__((always_inline)) worker_profile& worker() {
     if (__builtin_expect(!tls_worker_profile, 0)) tls_worker_profile = new worker_profile;
     return *tls_worker_profile;
 }
@@ -307,6 +308,7 @@ void profile_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) 
     }
     w.dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_shared);
     w.dynamic_end = w.dynamic_begin + dynamic_bytes;
+    device_address_bounds(&w.device_low, &w.device_high);
     w.block = tls_linear_block;
     w.block_open = true;
 }
@@ -349,7 +351,7 @@ void profile_access(const void* p, std::size_t size, profile_op op, const void* 
     if (!w.block_open) return;
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     memory_space space;
-    if (in_device_address_range(p)) {
+    if (a >= w.device_low && a < w.device_high) {
         space = space_global;
     } else if (a >= w.dynamic_begin && a < w.dynamic_end) {
         space = space_shared;

@@ -160,6 +160,12 @@ void release_device_range(char* begin, std::size_t length) {
 
 std::uintptr_t device_heap_base() { return reinterpret_cast<std::uintptr_t>(heap_begin.load()); }
 
+void device_address_bounds(std::uintptr_t* low, std::uintptr_t* high) {
+    const char* begin = heap_begin.load();
+    *low = begin ? reinterpret_cast<std::uintptr_t>(begin - fence_size) : 0;
+    *high = begin ? reinterpret_cast<std::uintptr_t>(begin + heap_size + fence_size) : 0;
+}
+
 bool in_device_address_range(const void* p) {
     const char* c = static_cast<const char*>(p);
     const char* begin = heap_begin.load();  // the sizes are set before it

@@ -163,6 +163,8 @@ void release_device_range(char* begin, std::size_t length);
 // True for any address in the device's range or the fences around it: no host
 // object can be there.
 bool in_device_address_range(const void* p);
+// The same range as two addresses, [*low, *high) (both 0 before the first allocation).
+void device_address_bounds(std::uintptr_t* low, std::uintptr_t* high);
 // Where the devices' address range starts (0 before the first allocation):
 // the profiler numbers memory from it, so its figures do not depend on where
 // the system put the range.
