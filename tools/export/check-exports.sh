@@ -39,14 +39,17 @@ lessons=("$@")
 if [ ${#lessons[@]} -eq 0 ]; then
     for dir in "$ROOT"/lessons/[0-9][0-9]-*/; do lessons+=("$(basename "$dir" | cut -c1-2)"); done
 fi
-# ctest_expect DIR NN red|green: ./tutorial test in the export, as a student
-# runs it, ends with CTest's verdict on the exercise's own test
-# (lessonNN.exercise.*): red, that test failed; green, every test passed. The
+# ctest_expect DIR NN red|green: ctest in the export's build folder, as a
+# student runs it after ./tutorial check (which grading just ran, so nothing
+# is left to build: ./tutorial test would build the lesson's program too,
+# minutes of CI for nothing ctest checks), ends with CTest's verdict on the
+# exercise's own test (lessonNN.exercise.*): red, that test failed; green,
+# every test passed. The
 # course's lessonNN.exercise.*.fails-as-shipped check must not be there: it
 # is green exactly when the student's work is not.
 ctest_expect() {
     local assignment=$1 nn=$2 expect=$3 log=$work/logs/$2.ctest-$3.log
-    (cd "$assignment" && ./tutorial test) >"$log" 2>&1 || true
+    (cd "$assignment" && ctest --test-dir build) >"$log" 2>&1 || true
     if grep -q 'fails-as-shipped' "$log"; then
         tail -20 "$log"; echo "CI: export $nn: ctest runs the course's fails-as-shipped check"; return 1
     fi
@@ -56,7 +59,7 @@ ctest_expect() {
                    grep -q '^100% tests passed' "$log" && return 0 ;;
     esac
     tail -20 "$log"
-    echo "CI: export $nn: expected ./tutorial test (ctest) to be $expect on lesson$nn.exercise.*"
+    echo "CI: export $nn: expected ctest to be $expect on lesson$nn.exercise.*"
     return 1
 }
 
@@ -82,7 +85,7 @@ check_one() {
     done
     "$python" "$ROOT/tools/export/grade.py" "$assignment" --expect full || return 1
     ctest_expect "$assignment" "$nn" green || return 1
-    echo "   ./tutorial test (ctest): red as shipped, green with the solution"
+    echo "   ctest: red as shipped, green with the solution"
     if grep -rlaF "$ROOT" "$assignment/build" | head -5 | grep .; then
         echo "CI: export $nn: the build files above name $ROOT"; return 1
     fi
