@@ -685,6 +685,19 @@ TEST_CASE("GemmEx: unsupported combinations, arguments, math modes") {
     CHECK(cublasGemmEx(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, d.ptr, CUDA_R_16F, 4, d.ptr,
                        CUDA_R_16F, 4, &one, d.ptr, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F,
                        CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_INITIALIZED);
+    // Code from before CUDA 11 names the sums by a cudaDataType (CUDA_R_32F):
+    // the C++ header maps it to a compute type, as cuBLAS's does.
+    device_buffer<__half> halves(16);
+    device_buffer<float> product(16);
+    REQUIRE(cudaMemset(halves.ptr, 0, 16 * sizeof(__half)) == cudaSuccess);
+    const float zero = 0;
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, halves.ptr, CUDA_R_16F, 4,
+                       halves.ptr, CUDA_R_16F, 4, &zero, product.ptr, CUDA_R_32F, 4, CUDA_R_32F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS);
+    for (float v : product.read()) CHECK(v == 0.0f);  // the poison overwritten by 0 * 0 sums
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, halves.ptr, CUDA_R_16F, 4,
+                       halves.ptr, CUDA_R_16F, 4, &zero, product.ptr, CUDA_R_32F, 4, CUDA_R_8U,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED);
     cublasMath_t mode = CUBLAS_PEDANTIC_MATH;
     REQUIRE(cublasGetMathMode(g.h, &mode) == CUBLAS_STATUS_SUCCESS);
     CHECK(mode == CUBLAS_DEFAULT_MATH);

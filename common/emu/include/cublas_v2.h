@@ -198,6 +198,53 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo,
                                           CUEMU_CUBLAS_CALLER);
 
+// Code written before CUDA 11 passes a cudaDataType as computeType (CUDA_R_32F
+// for float sums). cuBLAS's C++ header still takes it, turning the type into a
+// cublasComputeType_t, the _PEDANTIC kind when the handle's math mode is
+// CUBLAS_PEDANTIC_MATH; so does this one.
+namespace cuemu {
+inline cublasStatus_t compute_type_of(cublasHandle_t handle, cudaDataType sums,
+                                      cublasComputeType_t* compute) {
+    cublasMath_t mode = CUBLAS_DEFAULT_MATH;
+    if (cublasStatus_t status = cublasGetMathMode(handle, &mode)) return status;
+    const bool pedantic =
+        (mode & ~CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) == CUBLAS_PEDANTIC_MATH;
+    switch (sums) {
+        case CUDA_R_16F: *compute = pedantic ? CUBLAS_COMPUTE_16F_PEDANTIC : CUBLAS_COMPUTE_16F; break;
+        case CUDA_R_32F:
+        case CUDA_C_32F: *compute = pedantic ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F; break;
+        case CUDA_R_64F:
+        case CUDA_C_64F: *compute = pedantic ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_64F; break;
+        case CUDA_R_32I: *compute = pedantic ? CUBLAS_COMPUTE_32I_PEDANTIC : CUBLAS_COMPUTE_32I; break;
+        default: return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+}  // namespace cuemu
+inline cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+                                   cublasOperation_t transb, int m, int n, int k,
+                                   const void* alpha, const void* A, cudaDataType Atype, int lda,
+                                   const void* B, cudaDataType Btype, int ldb, const void* beta,
+                                   void* C, cudaDataType Ctype, int ldc, cudaDataType computeType,
+                                   cublasGemmAlgo_t algo, CUEMU_CUBLAS_CALLER) {
+    cublasComputeType_t compute;
+    if (cublasStatus_t status = cuemu::compute_type_of(handle, computeType, &compute)) return status;
+    return cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta,
+                        C, Ctype, ldc, compute, algo, cuemu_file, cuemu_line);
+}
+inline cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const void* alpha, const void* A, cudaDataType Atype, int lda, long long int strideA,
+    const void* B, cudaDataType Btype, int ldb, long long int strideB, const void* beta, void* C,
+    cudaDataType Ctype, int ldc, long long int strideC, int batchCount, cudaDataType computeType,
+    cublasGemmAlgo_t algo, CUEMU_CUBLAS_CALLER) {
+    cublasComputeType_t compute;
+    if (cublasStatus_t status = cuemu::compute_type_of(handle, computeType, &compute)) return status;
+    return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA,
+                                      B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC,
+                                      batchCount, compute, algo, cuemu_file, cuemu_line);
+}
+
 // ---- level 2 and level 1 ------------------------------------------------------------------
 cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
                               const float* alpha, const float* A, int lda, const float* x,
