@@ -707,3 +707,22 @@ TEST_CASE("GemmEx: unsupported combinations, arguments, math modes") {
     CHECK(cublasSetMathMode(g.h, static_cast<cublasMath_t>(5)) == CUBLAS_STATUS_INVALID_VALUE);
     CHECK(cublasGetMathMode(g.h, nullptr) == CUBLAS_STATUS_INVALID_VALUE);
 }
+
+// alpha and beta of the sums' type (float for CUBLAS_COMPUTE_32F), read from
+// device memory when the work runs in device pointer mode.
+TEST_CASE("GemmEx: device pointer mode reads alpha and beta, of the sums' type, from device memory") {
+    handle_guard g;
+    const int n = 4;
+    device_buffer<__half> ones(n * n);
+    ones.write(std::vector<__half>(n * n, __float2half(1.0f)));
+    device_buffer<__half> c(n * n);
+    c.write(std::vector<__half>(n * n, __float2half(0.5f)));
+    device_buffer<float> scalars(2);
+    scalars.write({3.0f, -2.0f});
+    REQUIRE(cublasSetPointerMode(g.h, CUBLAS_POINTER_MODE_DEVICE) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, scalars.ptr, ones.ptr, CUDA_R_16F, n,
+                         ones.ptr, CUDA_R_16F, n, scalars.ptr + 1, c.ptr, CUDA_R_16F, n,
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasSetPointerMode(g.h, CUBLAS_POINTER_MODE_HOST) == CUBLAS_STATUS_SUCCESS);
+    for (__half v : c.read()) CHECK(__half2float(v) == 3.0f * n - 2.0f * 0.5f);
+}
