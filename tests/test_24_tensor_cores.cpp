@@ -1,6 +1,6 @@
-// test_24_tensor_cores.cpp - lesson 24: the tensor-core GEMM (nvcuda::wmma)
-// and the FP32 kernel against a double-precision CPU product, and loss
-// scaling in half.
+// test_24_tensor_cores.cpp - lesson 24: the tensor-core GEMM (nvcuda::wmma),
+// cuBLAS's (cublasGemmEx with half inputs) and the FP32 kernel against a
+// double-precision CPU product, and loss scaling in half.
 //
 // Built twice, against lessons/24-tensor-cores/tensor_cores.cu (the exercise:
 // the wmma tile loop is empty, so C stays 0 and the first test case fails)
@@ -19,6 +19,7 @@
 bool tensor_core_gemm_on_gpu(int m, int n, int k, const float* h_a, const float* h_b,
                              float* h_c);
 void fp32_gemm_on_gpu(int m, int n, int k, const float* h_a, const float* h_b, float* h_c);
+void cublas_gemm_ex_on_gpu(int m, int n, int k, const float* h_a, const float* h_b, float* h_c);
 void half_gradient_on_gpu(const float* h_upstream, const float* h_activation, float scale,
                           float* h_gradient, int count);
 double gemm_error_bound(double input_roundoff, int k, double magnitude);
@@ -32,7 +33,9 @@ namespace {
 struct Shape {
     int m, n, k;
 };
-const Shape kShapes[] = {{16, 16, 16}, {16, 48, 16}, {48, 32, 80}, {80, 64, 256}};
+const std::vector<Shape> kShapes = {{16, 16, 16}, {16, 48, 16}, {48, 32, 80}, {80, 64, 256}};
+// For cuBLAS, which takes any sizes: none a multiple of 16 or of another.
+const std::vector<Shape> kOddShapes = {{17, 33, 65}, {1, 7, 3}, {64, 5, 129}};
 
 struct Exact {
     std::vector<float> c;  // the exact product, to float (its rounding: 2^-24 relative)
@@ -55,8 +58,9 @@ const double kHalfRoundoff = 1.0 / 2048.0;  // 2^-11: half's unit roundoff
 // `input_roundoff`, taken at the element with the largest sum |a b| (so it
 // holds for every element).
 template <typename Gemm>
-void check_against_exact(Gemm gemm, double input_roundoff) {
-    for (const Shape& s : kShapes) {
+void check_against_exact(Gemm gemm, double input_roundoff,
+                         const std::vector<Shape>& shapes = kShapes) {
+    for (const Shape& s : shapes) {
         CAPTURE(s.m);
         CAPTURE(s.n);
         CAPTURE(s.k);
@@ -106,6 +110,18 @@ TEST_CASE("sizes that are not multiples of 16 are refused") {
     std::vector<float> a(17 * 16, 1.0f), b(16 * 16, 1.0f), c(17 * 16, 0.0f);
     CHECK_FALSE(tensor_core_gemm_on_gpu(17, 16, 16, a.data(), b.data(), c.data()));
     CHECK_FALSE(tensor_core_gemm_on_gpu(16, 16, 17, a.data(), b.data(), c.data()));
+}
+
+// cuBLAS's product with half inputs and float sums rounds exactly what the
+// wmma kernel rounds, so the same bound holds for it, at any sizes.
+TEST_CASE("cublasGemmEx with half inputs matches the exact product within half's rounding") {
+    std::vector<Shape> shapes = kShapes;
+    shapes.insert(shapes.end(), kOddShapes.begin(), kOddShapes.end());
+    check_against_exact(
+        [](const Shape& s, const float* a, const float* b, float* c) {
+            cublas_gemm_ex_on_gpu(s.m, s.n, s.k, a, b, c);
+        },
+        kHalfRoundoff, shapes);
 }
 
 // The FP32 kernel keeps the inputs as they are: only its float sums round.

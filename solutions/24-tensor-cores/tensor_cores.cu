@@ -5,23 +5,27 @@
 // floats) and gets back their product added into a 16 x 16 tile of float
 // sums. That is "mixed precision": narrow inputs, wide accumulation. This
 // file shows the narrow formats (half and bfloat16: how far they reach, how
-// finely they round), computes C = A * B once with an ordinary FP32 kernel and
-// once with nvcuda::wmma (one warp per 16 x 16 tile of C), and checks both
-// against a double-precision CPU product with a tolerance worked out from K
-// and the format. Last, why training in half needs loss scaling.
+// finely they round), computes C = A * B with an ordinary FP32 kernel, with
+// nvcuda::wmma (one warp per 16 x 16 tile of C) and with cuBLAS's
+// cublasGemmEx (half inputs, float sums: the library's tensor-core product),
+// and checks each against a double-precision CPU product with a tolerance
+// worked out from K and the format. Last, why training in half needs loss
+// scaling.
 //
 // Build and run:   ./tutorial run 24 [--m 256] [--n 256] [--k 256]
 //                  ./tutorial run 24 --bench    (both kernels, growing N)
 //                  ./tutorial check 24          (the exercise's test)
 //                  ./tutorial solution 24       (the finished version)
-// It prints the formats' table, a loss-scaling example, the two GEMMs with
+// It prints the formats' table, a loss-scaling example, the three GEMMs with
 // their errors against the CPU, the error as K grows, and PASS or FAIL.
 #include <cuda_runtime.h>
+#include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <mma.h>
 
 #include "cuda_check.h"
+#include "cublas_check.h"
 #include "cli.h"
 #include "random_data.h"
 #include "run_limits.h"
@@ -123,6 +127,25 @@ static void launch_wmma(int m, int n, int k, const half* d_a, const half* d_b, f
     CUDA_CHECK(cudaGetLastError());
 }
 
+// The library's tensor-core product: cublasGemmEx takes the type of each
+// matrix and the type of the sums separately. Here A and B are half, C float,
+// the sums float (CUBLAS_COMPUTE_32F, so alpha and beta are float), and
+// CUBLAS_GEMM_DEFAULT lets cuBLAS choose the kernel: on a GPU with tensor
+// cores, one that uses them for these types. cuBLAS reads column-major
+// matrices; as in lesson 18, row-major A, B and C are asked for as
+// C^T (n x m) = B^T (n x k) A^T (k x m): B's buffer first, no transposes.
+// [snippet: gemm-ex]
+static void gemm_ex_on_device(cublasHandle_t handle, int m, int n, int k, const half* d_a,
+                              const half* d_b, float* d_c) {
+    const float alpha = 1.0f, beta = 0.0f;  // C = 1 * (A B) + 0 * C
+    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k,
+                              &alpha, d_b, CUDA_R_16F, n,   // B^T: n x k, half
+                                      d_a, CUDA_R_16F, k,   // A^T: k x m, half
+                              &beta,  d_c, CUDA_R_32F, n,   // C^T: n x m, float
+                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+// [end snippet]
+
 // C (m x n) = A (m x k) * B (k x n) in FP32 on the CUDA cores, any sizes >= 1.
 void fp32_gemm_on_gpu(int m, int n, int k, const float* h_a, const float* h_b, float* h_c) {
     float *d_a, *d_b, *d_c;
@@ -146,13 +169,13 @@ static std::vector<half> to_half(const float* values, size_t count) {
     return halves;
 }
 
-// The same product on the tensor cores: A and B are rounded to half here (on
-// the host, to nearest even), the sums are float. m, n and k must be
-// multiples of 16; returns false, doing nothing, otherwise.
+// C (m x n) = A (m x k) * B (k x n) with A and B rounded to half here (on the
+// host, to nearest even, as a GPU's conversion instruction does) and copied
+// over; multiply(d_a, d_b, d_c) computes C on the device, in float.
 // [snippet: wmma-launcher]
-bool tensor_core_gemm_on_gpu(int m, int n, int k, const float* h_a, const float* h_b,
-                             float* h_c) {
-    if (m % kTile != 0 || n % kTile != 0 || k % kTile != 0) return false;
+template <typename Multiply>
+static void gemm_with_half_inputs(int m, int n, int k, const float* h_a, const float* h_b,
+                                  float* h_c, Multiply multiply) {
     const std::vector<half> a_half = to_half(h_a, (size_t)m * k);
     const std::vector<half> b_half = to_half(h_b, (size_t)k * n);
     half *d_a, *d_b;
@@ -162,14 +185,34 @@ bool tensor_core_gemm_on_gpu(int m, int n, int k, const float* h_a, const float*
     CUDA_CHECK(cudaMalloc(&d_c, (size_t)m * n * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(d_a, a_half.data(), a_half.size() * sizeof(half), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_b, b_half.data(), b_half.size() * sizeof(half), cudaMemcpyHostToDevice));
-    launch_wmma(m, n, k, d_a, d_b, d_c);
+    multiply(d_a, d_b, d_c);
     CUDA_CHECK(cudaMemcpy(h_c, d_c, (size_t)m * n * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(d_a));
     CUDA_CHECK(cudaFree(d_b));
     CUDA_CHECK(cudaFree(d_c));
+}
+
+// The product on the tensor cores, by our wmma kernel. m, n and k must be
+// multiples of 16; returns false, doing nothing, otherwise.
+bool tensor_core_gemm_on_gpu(int m, int n, int k, const float* h_a, const float* h_b,
+                             float* h_c) {
+    if (m % kTile != 0 || n % kTile != 0 || k % kTile != 0) return false;
+    gemm_with_half_inputs(m, n, k, h_a, h_b, h_c, [&](const half* d_a, const half* d_b, float* d_c) {
+        launch_wmma(m, n, k, d_a, d_b, d_c);
+    });
     return true;
 }
 // [end snippet]
+
+// The same product by cuBLAS, any sizes >= 1 (the library pads for itself).
+void cublas_gemm_ex_on_gpu(int m, int n, int k, const float* h_a, const float* h_b, float* h_c) {
+    cublasHandle_t handle;
+    CUBLAS_CHECK(cublasCreate(&handle));
+    gemm_with_half_inputs(m, n, k, h_a, h_b, h_c, [&](const half* d_a, const half* d_b, float* d_c) {
+        gemm_ex_on_device(handle, m, n, k, d_a, d_b, d_c);
+    });
+    CUBLAS_CHECK(cublasDestroy(handle));
+}
 
 // gradient[i] = upstream[i] * activation[i], computed in half with the loss
 // scaled by `scale` and unscaled in float (half_gradient above).
@@ -331,10 +374,11 @@ static float time_launch_ms(Launch launch) {
     return ms;
 }
 
-// Both kernels on device copies of A and B; fills fp32_c and wmma_c and
-// returns each kernel's time.
+// Both kernels on device copies of A and B, and cublasGemmEx on the same
+// halves (untimed unless asked: the timing table is the kernels'); fills
+// fp32_c, wmma_c and cublas_c and returns each kernel's time.
 struct GemmRun {
-    std::vector<float> fp32_c, wmma_c;
+    std::vector<float> fp32_c, wmma_c, cublas_c;
     float fp32_ms = 0.0f, wmma_ms = 0.0f;
 };
 
@@ -343,6 +387,7 @@ static GemmRun run_both(int m, int n, int k, const std::vector<float>& h_a,
     GemmRun run;
     run.fp32_c.assign((size_t)m * n, NAN);
     run.wmma_c.assign((size_t)m * n, NAN);
+    run.cublas_c.assign((size_t)m * n, NAN);
     const std::vector<half> a_half = to_half(h_a.data(), h_a.size());
     const std::vector<half> b_half = to_half(h_b.data(), h_b.size());
     float *d_a, *d_b, *d_c;
@@ -368,6 +413,12 @@ static GemmRun run_both(int m, int n, int k, const std::vector<float>& h_a,
     CUDA_CHECK(cudaMemcpy(d_c, run.wmma_c.data(), c_bytes, cudaMemcpyHostToDevice));
     if (timed) run.wmma_ms = time_launch_ms(wmma); else wmma();
     CUDA_CHECK(cudaMemcpy(run.wmma_c.data(), d_c, c_bytes, cudaMemcpyDeviceToHost));
+    cublasHandle_t handle;
+    CUBLAS_CHECK(cublasCreate(&handle));
+    CUDA_CHECK(cudaMemcpy(d_c, run.cublas_c.data(), c_bytes, cudaMemcpyHostToDevice));
+    gemm_ex_on_device(handle, m, n, k, d_a_half, d_b_half, d_c);
+    CUDA_CHECK(cudaMemcpy(run.cublas_c.data(), d_c, c_bytes, cudaMemcpyDeviceToHost));
+    CUBLAS_CHECK(cublasDestroy(handle));
     CUDA_CHECK(cudaFree(d_a));
     CUDA_CHECK(cudaFree(d_b));
     CUDA_CHECK(cudaFree(d_a_half));
@@ -405,24 +456,27 @@ static void print_accuracy_row(const char* name, const Accuracy& acc, size_t ele
         std::printf("PASS\n");
 }
 
-// The error of both kernels as K grows (m = n = 64): the FP32 kernel's stays
-// near float's roundoff, the tensor cores' grows like sqrt(K), as half's
-// input rounding predicts. Returns how many checks failed.
+// The error of each GEMM as K grows (m = n = 64): the FP32 kernel's stays
+// near float's roundoff, the tensor cores' (ours and cuBLAS's) grows like
+// sqrt(K), as half's input rounding predicts. Returns how many checks failed.
 static int run_accuracy_against_k() {
     const int m = 64, n = 64;
     std::printf("\nerror against the exact product as K grows (%d x %d outputs, inputs in [-1, 1]):\n",
                 m, n);
-    std::printf("%6s %15s %15s %14s %14s %12s\n", "K", "fp32 max error", "wmma max error",
-                "wmma rms error", "rms/sqrt(K)", "worst/bound");
+    std::printf("%6s %15s %15s %14s %14s %12s %17s\n", "K", "fp32 max error", "wmma max error",
+                "wmma rms error", "rms/sqrt(K)", "worst/bound", "cuBLAS max error");
     int failures = 0;
     for (int k = 16; k <= 4096; k *= 4) {
         Problem p = make_problem(m, n, k);
         GemmRun run = run_both(m, n, k, p.a, p.b, false);
         Accuracy fp32 = measure_accuracy(run.fp32_c, p.exact, p.magnitude, 0.0, k);
         Accuracy wmma = measure_accuracy(run.wmma_c, p.exact, p.magnitude, kHalfRoundoff, k);
-        failures += (fp32.beyond_bound ? 1 : 0) + (wmma.beyond_bound ? 1 : 0);
-        std::printf("%6d %15.2e %15.2e %14.2e %14.2e %12.2f\n", k, fp32.max_error, wmma.max_error,
-                    wmma.rms_error, wmma.rms_error / std::sqrt((double)k), wmma.worst_ratio);
+        Accuracy cublas = measure_accuracy(run.cublas_c, p.exact, p.magnitude, kHalfRoundoff, k);
+        failures += (fp32.beyond_bound ? 1 : 0) + (wmma.beyond_bound ? 1 : 0) +
+                    (cublas.beyond_bound ? 1 : 0);
+        std::printf("%6d %15.2e %15.2e %14.2e %14.2e %12.2f %17.2e%s\n", k, fp32.max_error,
+                    wmma.max_error, wmma.rms_error, wmma.rms_error / std::sqrt((double)k),
+                    wmma.worst_ratio, cublas.max_error, cublas.beyond_bound ? " FAIL" : "");
     }
     return failures;
 }
@@ -475,8 +529,9 @@ int main(int argc, char** argv) {
         {"--bench", "both kernels for growing square sizes", CLI_FLAG, &bench, 0, 1},
     };
     cli_parse(argc, argv,
-              "Half and bfloat16, and C = A * B on the tensor cores (nvcuda::wmma) beside an FP32\n"
-              "kernel, both checked against a double-precision CPU product.",
+              "Half and bfloat16, and C = A * B on the tensor cores (nvcuda::wmma, and cuBLAS's\n"
+              "cublasGemmEx) beside an FP32 kernel, each checked against a double-precision CPU\n"
+              "product.",
               options, 4);
     if (m % kTile != 0 || n % kTile != 0 || k % kTile != 0) {
         std::fprintf(stderr, "error: --m, --n and --k must be multiples of 16 (the tensor-core "
@@ -510,11 +565,14 @@ int main(int argc, char** argv) {
     GemmRun run = run_both((int)m, (int)n, (int)k, p.a, p.b, false);
     Accuracy fp32 = measure_accuracy(run.fp32_c, p.exact, p.magnitude, 0.0, (int)k);
     Accuracy wmma = measure_accuracy(run.wmma_c, p.exact, p.magnitude, kHalfRoundoff, (int)k);
+    Accuracy cublas = measure_accuracy(run.cublas_c, p.exact, p.magnitude, kHalfRoundoff, (int)k);
     std::printf("%-26s %12s %12s %12s   %s\n", "kernel", "max error", "rms error", "worst/bound",
                 "check");
     print_accuracy_row("fp32 (CUDA cores)", fp32, run.fp32_c.size());
     print_accuracy_row("wmma half->float (tensor)", wmma, run.wmma_c.size());
-    int failures = (fp32.beyond_bound ? 1 : 0) + (wmma.beyond_bound ? 1 : 0);
+    print_accuracy_row("cublasGemmEx half->float", cublas, run.cublas_c.size());
+    int failures = (fp32.beyond_bound ? 1 : 0) + (wmma.beyond_bound ? 1 : 0) +
+                   (cublas.beyond_bound ? 1 : 0);
     failures += run_accuracy_against_k();
     std::printf("\n%s\n", failures ? "FAIL" : "PASS");
     return failures ? 1 : 0;

@@ -3,10 +3,13 @@
 // dimensions larger than the matrix, alpha and beta (beta = 0 with a
 // NaN-poisoned C, which must not be read), strided batches, the level-1 and
 // level-2 calls, pointer modes, statuses and their strings, argument checks,
-// stream order, and the report for a host pointer. Test cases named
-// "process: ..." end with a sticky error and run as processes of their own.
+// stream order, and the report for a host pointer; cublasGemmEx and its
+// strided batches for each type combination done, against an FP64 loop.
+// Test cases named "process: ..." end with a sticky error and run as processes of their own.
 // Genuine cuBLAS code: it also compiles with nvcc.
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
@@ -14,6 +17,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device_buffer.h"
@@ -462,3 +466,263 @@ TEST_CASE("process: buffer too small") {
     check_sticky(cudaErrorIllegalAddress);
 }
 #endif
+
+// ---- cublasGemmEx: A, B and C of the types named, float or double sums --------------
+namespace {
+
+// What the test needs of each element type: its cudaDataType, how a value is
+// read and stored, and its unit roundoff (0 for the types that hold the
+// sums, whose rounding the sum bound covers).
+template <class T>
+struct element_traits;
+template <>
+struct element_traits<__half> {
+    static constexpr cudaDataType type = CUDA_R_16F;
+    static double read(__half x) { return __half2float(x); }
+    static __half make(double v) { return __float2half(static_cast<float>(v)); }
+    static constexpr double roundoff = 1.0 / 2048;  // 2^-11
+};
+template <>
+struct element_traits<__nv_bfloat16> {
+    static constexpr cudaDataType type = CUDA_R_16BF;
+    static double read(__nv_bfloat16 x) { return __bfloat162float(x); }
+    static __nv_bfloat16 make(double v) { return __float2bfloat16(static_cast<float>(v)); }
+    static constexpr double roundoff = 1.0 / 256;  // 2^-8
+};
+template <>
+struct element_traits<float> {
+    static constexpr cudaDataType type = CUDA_R_32F;
+    static double read(float x) { return x; }
+    static float make(double v) { return static_cast<float>(v); }
+    static constexpr double roundoff = 0;
+};
+template <>
+struct element_traits<double> {
+    static constexpr cudaDataType type = CUDA_R_64F;
+    static double read(double x) { return x; }
+    static double make(double v) { return v; }
+    static constexpr double roundoff = 0;
+};
+
+template <class T>
+std::vector<T> random_elements(size_t n) {
+    std::vector<T> v(n);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    for (T& x : v) x = element_traits<T>::make(dist(rng()));
+    return v;
+}
+
+// C = alpha op(A) op(B) + beta C through cublasGemmEx, A and B of type AB, C
+// of type CT, sums of type S (float or double, as alpha and beta), against
+// the product of the same stored values in double. Each element may be off by
+// the sums' rounding, 2 (k + 4) u_S of its magnitude |alpha| sum |a b| +
+// |beta c| (any order, both ways), plus one rounding of C to its own type:
+// a wrong element, a wrong transpose or a conversion that does not round to
+// nearest (off by up to a whole step of half) is outside it. The padding rows
+// (NaN) must stay NaN; beta = 0 poisons all of C, which must not be read.
+template <class AB, class CT, class S>
+void check_gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                   S alpha, S beta, cublasComputeType_t compute, int pad) {
+    CAPTURE(op_text(ta));
+    CAPTURE(op_text(tb));
+    CAPTURE(beta);
+    const int rows_a = ta == CUBLAS_OP_N ? m : k, cols_a = ta == CUBLAS_OP_N ? k : m;
+    const int rows_b = tb == CUBLAS_OP_N ? k : n, cols_b = tb == CUBLAS_OP_N ? n : k;
+    const int lda = rows_a + pad, ldb = rows_b + pad, ldc = m + pad;
+    std::vector<AB> A = random_elements<AB>(size_t(lda) * cols_a), B = random_elements<AB>(size_t(ldb) * cols_b);
+    std::vector<CT> C = random_elements<CT>(size_t(ldc) * n);
+    for (int j = 0; j < n; ++j)
+        for (int i = m; i < ldc; ++i) C[i + size_t(j) * ldc] = element_traits<CT>::make(nan_f);
+    if (beta == S(0))
+        for (CT& c : C) c = element_traits<CT>::make(nan_f);
+    device_buffer<AB> dA(A.size()), dB(B.size());
+    device_buffer<CT> dC(C.size());
+    dA.write(A);
+    dB.write(B);
+    dC.write(C);
+    REQUIRE(cublasGemmEx(h, ta, tb, m, n, k, &alpha, dA.ptr, element_traits<AB>::type, lda, dB.ptr,
+                         element_traits<AB>::type, ldb, &beta, dC.ptr, element_traits<CT>::type, ldc,
+                         compute, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS);
+    const std::vector<CT> got = dC.read();
+    const double sum_roundoff = sizeof(S) == sizeof(float) ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
+    auto value = [](const auto& M, cublasOperation_t op, int ld, int i, int j) {
+        return element_traits<typename std::decay_t<decltype(M)>::value_type>::read(op_at(M, op, ld, i, j));
+    };
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < ldc; ++i) {
+            CAPTURE(i);
+            CAPTURE(j);
+            const size_t at = i + size_t(j) * ldc;
+            const double result = element_traits<CT>::read(got[at]);
+            if (i >= m) {
+                REQUIRE(std::isnan(result));
+                continue;
+            }
+            double sum = 0, magnitude = 0;
+            for (int p = 0; p < k; ++p) {
+                const double product = value(A, ta, lda, i, p) * value(B, tb, ldb, p, j);
+                sum += product;
+                magnitude += std::fabs(product);
+            }
+            const double old_c = beta == S(0) ? 0.0 : element_traits<CT>::read(C[at]);
+            const double exact = double(alpha) * sum + double(beta) * old_c;
+            magnitude = std::fabs(double(alpha)) * magnitude + std::fabs(double(beta) * old_c);
+            const double bound = 2.0 * (k + 4) * sum_roundoff * magnitude +
+                                 element_traits<CT>::roundoff * std::fabs(exact) * (1 + 1e-6);
+            REQUIRE(std::fabs(result - exact) <= bound);
+        }
+    }
+}
+
+const cublasOperation_t plain_and_transposed[] = {CUBLAS_OP_N, CUBLAS_OP_T};
+
+template <class AB, class CT, class S>
+void check_gemm_ex_all_ops(cublasComputeType_t compute) {
+    handle_guard g;
+    for (cublasOperation_t ta : plain_and_transposed)
+        for (cublasOperation_t tb : plain_and_transposed) {
+            check_gemm_ex<AB, CT, S>(g.h, ta, tb, 17, 33, 65, S(1.5), S(-0.75), compute, 3);
+            check_gemm_ex<AB, CT, S>(g.h, ta, tb, 17, 33, 65, S(-0.5), S(0), compute, 2);
+        }
+}
+
+}  // namespace
+
+TEST_CASE("GemmEx: half A and B, float C, float sums, at 17 x 33 x 65, every transpose") {
+    check_gemm_ex_all_ops<__half, float, float>(CUBLAS_COMPUTE_32F);
+}
+TEST_CASE("GemmEx: half A, B and C, float sums rounded to half at the end") {
+    check_gemm_ex_all_ops<__half, __half, float>(CUBLAS_COMPUTE_32F);
+}
+TEST_CASE("GemmEx: bfloat16 A and B, float C; and all bfloat16") {
+    check_gemm_ex_all_ops<__nv_bfloat16, float, float>(CUBLAS_COMPUTE_32F);
+    check_gemm_ex_all_ops<__nv_bfloat16, __nv_bfloat16, float>(CUBLAS_COMPUTE_32F_PEDANTIC);
+}
+// The FAST kinds let a GPU round float inputs to half, bfloat16 or TF32; the
+// emulator computes in float for all of them, within float's bound.
+TEST_CASE("GemmEx: all float, with CUBLAS_COMPUTE_32F and its FAST kinds; all double") {
+    for (cublasComputeType_t compute : {CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_16F,
+                                        CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_COMPUTE_32F_FAST_TF32}) {
+        CAPTURE(compute);
+        check_gemm_ex_all_ops<float, float, float>(compute);
+    }
+    check_gemm_ex_all_ops<double, double, double>(CUBLAS_COMPUTE_64F);
+}
+
+// Three products, strides beyond each matrix: each must be its own.
+TEST_CASE("GemmStridedBatchedEx: half inputs, float C, each matrix of the batch") {
+    handle_guard g;
+    const int m = 5, n = 7, k = 9, batch = 3;
+    const long long stride_a = m * k + 4, stride_b = k * n + 2, stride_c = m * n + 3;
+    std::vector<__half> A = random_elements<__half>(stride_a * batch), B = random_elements<__half>(stride_b * batch);
+    device_buffer<__half> dA(A.size()), dB(B.size());
+    device_buffer<float> dC(stride_c * batch);
+    dA.write(A);
+    dB.write(B);
+    const float one = 1, zero = 0;
+    REQUIRE(cublasGemmStridedBatchedEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, dA.ptr, CUDA_R_16F, m,
+                                       stride_a, dB.ptr, CUDA_R_16F, k, stride_b, &zero, dC.ptr,
+                                       CUDA_R_32F, m, stride_c, batch, CUBLAS_COMPUTE_32F,
+                                       CUBLAS_GEMM_DEFAULT_TENSOR_OP) == CUBLAS_STATUS_SUCCESS);
+    const std::vector<float> got = dC.read();
+    for (int b = 0; b < batch; ++b)
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i) {
+                CAPTURE(b);
+                double sum = 0, magnitude = 0;
+                for (int p = 0; p < k; ++p) {
+                    const double product = double(__half2float(A[b * stride_a + i + p * m])) *
+                                           __half2float(B[b * stride_b + p + j * k]);
+                    sum += product;
+                    magnitude += std::fabs(product);
+                }
+                REQUIRE(std::fabs(got[b * stride_c + i + j * m] - sum) <= 2.0 * (k + 4) * std::ldexp(magnitude, -24));
+            }
+}
+
+// cuBLAS refuses a combination of types it does not support with
+// CUBLAS_STATUS_NOT_SUPPORTED; the emulator also says which and why, and
+// refuses the same way the combinations cuBLAS has and it does not (half
+// sums), saying so.
+TEST_CASE("GemmEx: unsupported combinations, arguments, math modes") {
+    handle_guard g;
+    device_buffer<float> d(256);
+    const float one = 1;
+    stderr_capture capture;
+    const int mixed_line = __LINE__ + 1;
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, d.ptr, CUDA_R_16F, 4, d.ptr,
+                       CUDA_R_16BF, 4, &one, d.ptr, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, d.ptr, CUDA_R_16F, 4, d.ptr,
+                       CUDA_R_16F, 4, &one, d.ptr, CUDA_R_16BF, 4, CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, d.ptr, CUDA_R_32F, 4, d.ptr,
+                       CUDA_R_32F, 4, &one, d.ptr, CUDA_R_32F, 4, CUBLAS_COMPUTE_64F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED);
+    const __half half_one = __float2half(1.0f);
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &half_one, d.ptr, CUDA_R_16F, 4, d.ptr,
+                       CUDA_R_16F, 4, &half_one, d.ptr, CUDA_R_16F, 4, CUBLAS_COMPUTE_16F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, d.ptr, CUDA_R_16F, 4, d.ptr,
+                       CUDA_R_16F, 4, &one, d.ptr, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F,
+                       static_cast<cublasGemmAlgo_t>(50)) == CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_T, CUBLAS_OP_N, 4, 4, 8, &one, d.ptr, CUDA_R_16F, 4, d.ptr,
+                       CUDA_R_16F, 8, &one, d.ptr, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_INVALID_VALUE);  // A is 8 x 4: lda >= 8
+    const std::string report = capture.finish();
+#ifdef CUEMU
+    CHECK(report.find("cuemu: cublasGemmEx at " + std::string(__FILE__) + ":" + std::to_string(mixed_line) +
+                      ": Atype CUDA_R_16F, Btype CUDA_R_16BF, Ctype CUDA_R_32F with CUBLAS_COMPUTE_32F is "
+                      "not a combination cuBLAS supports") != std::string::npos);
+    CHECK(report.find("Ctype CUDA_R_16BF with CUBLAS_COMPUTE_32F is not a combination") != std::string::npos);
+    CHECK(report.find("with CUBLAS_COMPUTE_16F is a combination cuBLAS has and the emulator does not") !=
+          std::string::npos);
+    CHECK(report.find("algo = 50 is not a cublasGemmAlgo_t") != std::string::npos);
+    CHECK(report.find("lda = 4 is smaller than the 8 rows of A as stored") != std::string::npos);
+#else
+    (void)mixed_line;
+#endif
+    CHECK(cublasGemmEx(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, d.ptr, CUDA_R_16F, 4, d.ptr,
+                       CUDA_R_16F, 4, &one, d.ptr, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_INITIALIZED);
+    // Code from before CUDA 11 names the sums by a cudaDataType (CUDA_R_32F):
+    // the C++ header maps it to a compute type, as cuBLAS's does.
+    device_buffer<__half> halves(16);
+    device_buffer<float> product(16);
+    REQUIRE(cudaMemset(halves.ptr, 0, 16 * sizeof(__half)) == cudaSuccess);
+    const float zero = 0;
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, halves.ptr, CUDA_R_16F, 4,
+                       halves.ptr, CUDA_R_16F, 4, &zero, product.ptr, CUDA_R_32F, 4, CUDA_R_32F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS);
+    for (float v : product.read()) CHECK(v == 0.0f);  // the poison overwritten by 0 * 0 sums
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, halves.ptr, CUDA_R_16F, 4,
+                       halves.ptr, CUDA_R_16F, 4, &zero, product.ptr, CUDA_R_32F, 4, CUDA_R_8U,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED);
+    cublasMath_t mode = CUBLAS_PEDANTIC_MATH;
+    REQUIRE(cublasGetMathMode(g.h, &mode) == CUBLAS_STATUS_SUCCESS);
+    CHECK(mode == CUBLAS_DEFAULT_MATH);
+    REQUIRE(cublasSetMathMode(g.h, CUBLAS_TF32_TENSOR_OP_MATH) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasGetMathMode(g.h, &mode) == CUBLAS_STATUS_SUCCESS);
+    CHECK(mode == CUBLAS_TF32_TENSOR_OP_MATH);
+    CHECK(cublasSetMathMode(g.h, static_cast<cublasMath_t>(5)) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasGetMathMode(g.h, nullptr) == CUBLAS_STATUS_INVALID_VALUE);
+}
+
+// alpha and beta of the sums' type (float for CUBLAS_COMPUTE_32F), read from
+// device memory when the work runs in device pointer mode.
+TEST_CASE("GemmEx: device pointer mode reads alpha and beta, of the sums' type, from device memory") {
+    handle_guard g;
+    const int n = 4;
+    device_buffer<__half> ones(n * n);
+    ones.write(std::vector<__half>(n * n, __float2half(1.0f)));
+    device_buffer<__half> c(n * n);
+    c.write(std::vector<__half>(n * n, __float2half(0.5f)));
+    device_buffer<float> scalars(2);
+    scalars.write({3.0f, -2.0f});
+    REQUIRE(cublasSetPointerMode(g.h, CUBLAS_POINTER_MODE_DEVICE) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, scalars.ptr, ones.ptr, CUDA_R_16F, n,
+                         ones.ptr, CUDA_R_16F, n, scalars.ptr + 1, c.ptr, CUDA_R_16F, n,
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasSetPointerMode(g.h, CUBLAS_POINTER_MODE_HOST) == CUBLAS_STATUS_SUCCESS);
+    for (__half v : c.read()) CHECK(__half2float(v) == 3.0f * n - 2.0f * 0.5f);
+}

@@ -2,8 +2,9 @@
 // statuses, and each call checked as cuBLAS checks it, then queued on the
 // handle's stream and done by the system's BLAS (cblas_*, OpenBLAS on Debian)
 // on the device thread, where device memory is open. This file owns what a
-// cuBLAS call does; cublas_operands.cpp owns whether its pointers are device
-// memory, and the report when they are not.
+// cuBLAS call does, except cublasGemmEx and its batched form
+// (cublas_gemm_ex.cpp); cublas_operands.cpp owns whether its pointers are
+// device memory, and the report when they are not.
 //
 // Decisions:
 //   - Stream order: a call is one piece of device work (queue.cpp), so it runs
@@ -43,11 +44,6 @@ float cblas_snrm2(int n, const float* x, int incx);
 void cblas_sscal(int n, float alpha, float* x, int incx);
 }
 
-struct cublasContext {
-    cudaStream_t stream = nullptr;
-    cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
-};
-
 using namespace cuemu::detail;
 using namespace cuemu::cublas_detail;
 
@@ -55,6 +51,25 @@ namespace {
 
 std::mutex handles_mutex;
 std::unordered_set<cublasContext*> live_handles;
+
+bool valid_op(cublasOperation_t op) {
+    return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+// For real numbers the conjugate transpose is the transpose.
+int cblas_op(cublasOperation_t op) {
+    return op == CUBLAS_OP_N ? cuemu_cblas_no_trans : cuemu_cblas_trans;
+}
+int at_least_1(int v) { return v > 1 ? v : 1; }
+
+// C (m x n, leading dimension ldc) set to zero, for beta == 0.
+template <class T>
+void zero_matrix(T* c, int m, int n, int ldc) {
+    for (int j = 0; j < n; ++j) std::memset(c + static_cast<std::size_t>(j) * ldc, 0, sizeof(T) * m);
+}
+
+}  // namespace
+
+namespace cuemu::cublas_detail {
 
 // CUBLAS_STATUS_NOT_INITIALIZED for a null handle (cuBLAS's own check, made
 // before any other) and for one cublasDestroy already released (undefined in
@@ -71,20 +86,10 @@ cublasStatus_t check_handle(cublasHandle_t handle, const call_site& at) {
     return CUBLAS_STATUS_NOT_INITIALIZED;
 }
 
-cublasOperation_t checked_op(cublasOperation_t op, bool* ok) {
-    if (op != CUBLAS_OP_N && op != CUBLAS_OP_T && op != CUBLAS_OP_C) *ok = false;
-    return op;
-}
-// For real numbers the conjugate transpose is the transpose.
-int cblas_op(cublasOperation_t op) {
-    return op == CUBLAS_OP_N ? cuemu_cblas_no_trans : cuemu_cblas_trans;
-}
-int at_least_1(int v) { return v > 1 ? v : 1; }
-
-// Queues the work on the handle's stream. Refused (EXECUTION_FAILED, as a
-// failed launch inside cuBLAS) after a sticky error or on a destroyed stream.
+// Refused (EXECUTION_FAILED, as a failed launch inside cuBLAS) after a sticky
+// error or on a destroyed stream.
 cublasStatus_t submit(cublasHandle_t handle, const call_site& at, device_work work,
-                      std::uint64_t* seq = nullptr) {
+                      std::uint64_t* seq) {
     if (context_status() != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
     if (!is_valid_stream(handle->stream)) {
         std::fprintf(stderr,
@@ -98,82 +103,72 @@ cublasStatus_t submit(cublasHandle_t handle, const call_site& at, device_work wo
     return CUBLAS_STATUS_SUCCESS;
 }
 
-// A scalar argument (alpha, beta): read now in host pointer mode, when the work
-// runs in device pointer mode.
-template <class T>
-struct scalar_arg {
-    T value{};
-    const T* device = nullptr;
-    T get() const { return device ? *device : value; }
-};
-template <class T>
-bool take_scalar(cublasHandle_t handle, const T* p, const char* name, const call_site& at,
-                 operand_checks& checks, scalar_arg<T>* out) {
-    if (handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE) {
-        out->device = p;
-        return checks.device(name, "scalar", p, sizeof(T), "one element");
-    }
-    (void)at;
-    out->value = *p;
-    return true;
+bool valid_gemm_arguments(const call_site& at, const gemm_shape& s, const void* alpha,
+                          const void* beta) {
+    if (valid_op(s.transa) && valid_op(s.transb) && s.m >= 0 && s.n >= 0 && s.k >= 0 &&
+        s.batch >= 0 && s.lda >= at_least_1(s.rows_a()) && s.ldb >= at_least_1(s.rows_b()) &&
+        s.ldc >= at_least_1(s.m) && alpha && beta)
+        return true;
+    explain_invalid_gemm(at, s.transa, s.transb, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.batch,
+                         !alpha || !beta);
+    return false;
 }
 
-// C (m x n, leading dimension ldc) set to zero, for beta == 0.
-template <class T>
-void zero_matrix(T* c, int m, int n, int ldc) {
-    for (int j = 0; j < n; ++j) std::memset(c + static_cast<std::size_t>(j) * ldc, 0, sizeof(T) * m);
-}
-template <class T>
-void note_matrix_written(T* c, int m, int n, int ldc) {
-    for (int j = 0; j < n; ++j) note_device_write(c + static_cast<std::size_t>(j) * ldc, sizeof(T) * m);
+bool gemm_operands_on_device(operand_checks& checks, const gemm_shape& s, const void* A,
+                             std::size_t a_element, const void* B, std::size_t b_element,
+                             const void* C, std::size_t c_element) {
+    const bool reads_ab = s.k > 0;
+    return (!reads_ab || checks.matrix("A", A, a_element, s.rows_a(), s.cols_a(), s.lda,
+                                       s.stride_a, s.batch)) &&
+           (!reads_ab || checks.matrix("B", B, b_element, s.rows_b(), s.cols_b(), s.ldb,
+                                       s.stride_b, s.batch)) &&
+           checks.matrix("C", C, c_element, s.m, s.n, s.ldc, s.stride_c, s.batch);
 }
 
-void blas_gemm(int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda,
-               const float* b, int ldb, float beta, float* c, int ldc) {
-    cblas_sgemm(cuemu_cblas_col_major, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+void blas_gemm(cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, float alpha,
+               const float* a, int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+    if (beta == 0.0f) zero_matrix(c, m, n, ldc);
+    cblas_sgemm(cuemu_cblas_col_major, cblas_op(transa), cblas_op(transb), m, n, k, alpha, a, lda,
+                b, ldb, beta, c, ldc);
 }
-void blas_gemm(int ta, int tb, int m, int n, int k, double alpha, const double* a, int lda,
-               const double* b, int ldb, double beta, double* c, int ldc) {
-    cblas_dgemm(cuemu_cblas_col_major, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+void blas_gemm(cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+               double alpha, const double* a, int lda, const double* b, int ldb, double beta,
+               double* c, int ldc) {
+    if (beta == 0.0) zero_matrix(c, m, n, ldc);
+    cblas_dgemm(cuemu_cblas_col_major, cblas_op(transa), cblas_op(transb), m, n, k, alpha, a, lda,
+                b, ldb, beta, c, ldc);
 }
+
+void note_matrix_written(const void* c, std::size_t element, int m, int n, int ld) {
+    for (int j = 0; j < n; ++j)
+        note_device_write(static_cast<const char*>(c) + static_cast<std::size_t>(j) * ld * element,
+                          element * m);
+}
+
+}  // namespace cuemu::cublas_detail
+
+namespace {
 
 // Sgemm, Dgemm and SgemmStridedBatched (batch 1 and zero strides for the first two).
 template <class T>
-cublasStatus_t gemm(const call_site& at, cublasHandle_t handle, cublasOperation_t transa,
-                    cublasOperation_t transb, int m, int n, int k, const T* alpha, const T* A,
-                    int lda, long long stride_a, const T* B, int ldb, long long stride_b,
-                    const T* beta, T* C, int ldc, long long stride_c, int batch) {
-    if (cublasStatus_t s = check_handle(handle, at)) return s;
-    bool ok = true;
-    checked_op(transa, &ok);
-    checked_op(transb, &ok);
-    // op(A) is m x k, op(B) is k x n; as stored, A is rows_a x cols_a.
-    const int rows_a = transa == CUBLAS_OP_N ? m : k, cols_a = transa == CUBLAS_OP_N ? k : m;
-    const int rows_b = transb == CUBLAS_OP_N ? k : n, cols_b = transb == CUBLAS_OP_N ? n : k;
-    if (!ok || m < 0 || n < 0 || k < 0 || batch < 0 || lda < at_least_1(rows_a) ||
-        ldb < at_least_1(rows_b) || ldc < at_least_1(m) || !alpha || !beta) {
-        explain_invalid_gemm(at, transa, transb, m, n, k, lda, ldb, ldc, batch, !alpha || !beta);
-        return CUBLAS_STATUS_INVALID_VALUE;
-    }
-    if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
+cublasStatus_t gemm(const call_site& at, cublasHandle_t handle, const gemm_shape& s,
+                    const T* alpha, const T* A, const T* B, const T* beta, T* C) {
+    if (cublasStatus_t status = check_handle(handle, at)) return status;
+    if (!valid_gemm_arguments(at, s, alpha, beta)) return CUBLAS_STATUS_INVALID_VALUE;
+    if (s.empty()) return CUBLAS_STATUS_SUCCESS;
     operand_checks checks(at);
     scalar_arg<T> a_scalar, b_scalar;
-    bool fine = take_scalar(handle, alpha, "alpha", at, checks, &a_scalar) &&
-                take_scalar(handle, beta, "beta", at, checks, &b_scalar);
-    const bool reads_ab = k > 0;
-    fine = fine &&
-           (!reads_ab || checks.matrix("A", A, sizeof(T), rows_a, cols_a, lda, stride_a, batch)) &&
-           (!reads_ab || checks.matrix("B", B, sizeof(T), rows_b, cols_b, ldb, stride_b, batch)) &&
-           checks.matrix("C", C, sizeof(T), m, n, ldc, stride_c, batch);
+    const bool fine = take_scalar(handle, alpha, "alpha", checks, &a_scalar) &&
+                      take_scalar(handle, beta, "beta", checks, &b_scalar) &&
+                      gemm_operands_on_device(checks, s, A, sizeof(T), B, sizeof(T), C, sizeof(T));
     if (!fine) return submit(handle, at, checks.failed_work());
-    const int ta = cblas_op(transa), tb = cblas_op(transb);
     return submit(handle, at, [=](std::uint64_t) {
         const T a = a_scalar.get(), b = b_scalar.get();
-        for (int i = 0; i < batch; ++i) {
-            T* c = C + i * stride_c;
-            if (b == T(0)) zero_matrix(c, m, n, ldc);
-            blas_gemm(ta, tb, m, n, k, a, A + i * stride_a, lda, B + i * stride_b, ldb, b, c, ldc);
-            note_matrix_written(c, m, n, ldc);
+        for (int i = 0; i < s.batch; ++i) {
+            T* c = C + i * s.stride_c;
+            blas_gemm(s.transa, s.transb, s.m, s.n, s.k, a, A + i * s.stride_a, s.lda,
+                      B + i * s.stride_b, s.ldb, b, c, s.ldc);
+            note_matrix_written(c, sizeof(T), s.m, s.n, s.ldc);
         }
         return cudaSuccess;
     });
@@ -300,21 +295,50 @@ cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_
     return CUBLAS_STATUS_SUCCESS;
 }
 
+// The mode is kept for cublasGetMathMode and changes nothing here: the
+// emulator never rounds float inputs to TF32, half or bfloat16 (README,
+// "cuBLAS"). A value that is none of cublasMath_t's, with or without the
+// reduced-precision flag, is refused as cuBLAS refuses it.
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode, const char* file,
+                                 int line) {
+    if (cublasStatus_t s = check_handle(handle, {"cublasSetMathMode", file, line})) return s;
+    const int base = mode & ~CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+    switch (base) {
+        case CUBLAS_DEFAULT_MATH:
+        case CUBLAS_TENSOR_OP_MATH:
+        case CUBLAS_PEDANTIC_MATH:
+        case CUBLAS_TF32_TENSOR_OP_MATH:
+        case CUBLAS_FP32_EMULATED_BF16X9_MATH:
+        case CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH:
+            handle->math_mode = mode;
+            return CUBLAS_STATUS_SUCCESS;
+    }
+    return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode, const char* file,
+                                 int line) {
+    if (cublasStatus_t s = check_handle(handle, {"cublasGetMathMode", file, line})) return s;
+    if (!mode) return CUBLAS_STATUS_INVALID_VALUE;
+    *mode = handle->math_mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 // ---- level 3 -----------------------------------------------------------------------------
 cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                               cublasOperation_t transb, int m, int n, int k, const float* alpha,
                               const float* A, int lda, const float* B, int ldb, const float* beta,
                               float* C, int ldc, const char* file, int line) {
-    return gemm<float>({"cublasSgemm", file, line}, handle, transa, transb, m, n, k, alpha, A, lda,
-                       0, B, ldb, 0, beta, C, ldc, 0, 1);
+    return gemm<float>({"cublasSgemm", file, line}, handle,
+                       {transa, transb, m, n, k, lda, ldb, ldc, 0, 0, 0, 1}, alpha, A, B, beta, C);
 }
 
 cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                               cublasOperation_t transb, int m, int n, int k, const double* alpha,
                               const double* A, int lda, const double* B, int ldb,
                               const double* beta, double* C, int ldc, const char* file, int line) {
-    return gemm<double>({"cublasDgemm", file, line}, handle, transa, transb, m, n, k, alpha, A,
-                        lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
+    return gemm<double>({"cublasDgemm", file, line}, handle,
+                        {transa, transb, m, n, k, lda, ldb, ldc, 0, 0, 0, 1}, alpha, A, B, beta, C);
 }
 
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -324,8 +348,9 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long int strideB, const float* beta, float* C,
                                          int ldc, long long int strideC, int batchCount,
                                          const char* file, int line) {
-    return gemm<float>({"cublasSgemmStridedBatched", file, line}, handle, transa, transb, m, n, k,
-                       alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+    return gemm<float>({"cublasSgemmStridedBatched", file, line}, handle,
+                       {transa, transb, m, n, k, lda, ldb, ldc, strideA, strideB, strideC, batchCount},
+                       alpha, A, B, beta, C);
 }
 
 // ---- level 2 -----------------------------------------------------------------------------
@@ -335,9 +360,7 @@ cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, in
                               int line) {
     const call_site at{"cublasSgemv", file, line};
     if (cublasStatus_t s = check_handle(handle, at)) return s;
-    bool ok = true;
-    checked_op(trans, &ok);
-    if (!ok || m < 0 || n < 0 || lda < at_least_1(m) || incx == 0 || incy == 0 || !alpha ||
+    if (!valid_op(trans) || m < 0 || n < 0 || lda < at_least_1(m) || incx == 0 || incy == 0 || !alpha ||
         !beta) {
         explain_invalid_gemv(at, trans, m, n, lda, incx, incy, !alpha || !beta);
         return CUBLAS_STATUS_INVALID_VALUE;
@@ -346,8 +369,8 @@ cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, in
     const int len_x = trans == CUBLAS_OP_N ? n : m, len_y = trans == CUBLAS_OP_N ? m : n;
     operand_checks checks(at);
     scalar_arg<float> a_scalar, b_scalar;
-    const bool fine = take_scalar(handle, alpha, "alpha", at, checks, &a_scalar) &&
-                      take_scalar(handle, beta, "beta", at, checks, &b_scalar) &&
+    const bool fine = take_scalar(handle, alpha, "alpha", checks, &a_scalar) &&
+                      take_scalar(handle, beta, "beta", checks, &b_scalar) &&
                       checks.matrix("A", A, sizeof(float), m, n, lda, 0, 1) &&
                       checks.vector("x", x, sizeof(float), len_x, incx) &&
                       checks.vector("y", y, sizeof(float), len_y, incy);
@@ -375,7 +398,7 @@ cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float* alpha, 
     if (n <= 0) return CUBLAS_STATUS_SUCCESS;
     operand_checks checks(at);
     scalar_arg<float> a_scalar;
-    const bool fine = take_scalar(handle, alpha, "alpha", at, checks, &a_scalar) &&
+    const bool fine = take_scalar(handle, alpha, "alpha", checks, &a_scalar) &&
                       checks.vector("x", x, sizeof(float), n, incx) &&
                       checks.vector("y", y, sizeof(float), n, incy);
     if (!fine) return submit(handle, at, checks.failed_work());
@@ -394,7 +417,7 @@ cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float* alpha, 
     if (n <= 0 || incx <= 0) return CUBLAS_STATUS_SUCCESS;  // BLAS: nothing to scale
     operand_checks checks(at);
     scalar_arg<float> a_scalar;
-    const bool fine = take_scalar(handle, alpha, "alpha", at, checks, &a_scalar) &&
+    const bool fine = take_scalar(handle, alpha, "alpha", checks, &a_scalar) &&
                       checks.vector("x", x, sizeof(float), n, incx);
     if (!fine) return submit(handle, at, checks.failed_work());
     return submit(handle, at, [=](std::uint64_t) {

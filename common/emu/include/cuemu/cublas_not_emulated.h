@@ -15,20 +15,19 @@
     cublasStatus_t name(A&&...) {                                                              \
         static_assert(::cuemu::refused<A...>,                                                  \
                       "cuemu's cuBLAS does not have " #name " (" what "); it has cublasSgemm, " \
-                      "cublasDgemm, cublasSgemmStridedBatched, cublasSgemv, cublasSaxpy, "     \
+                      "cublasDgemm, cublasSgemmStridedBatched, cublasGemmEx, "                 \
+                      "cublasGemmStridedBatchedEx, cublasSgemv, cublasSaxpy, "                 \
                       "cublasSdot, cublasSnrm2 and cublasSscal. Build this program with nvcc " \
                       "for a GPU");                                                            \
         return CUBLAS_STATUS_NOT_SUPPORTED;                                                    \
     }
 
-// ---- half and mixed precision, the Ex API ------------------------------------------
+// ---- half and mixed precision (cublasGemmEx, cublasGemmStridedBatchedEx are emulated) ----
 CUEMU_CUBLAS_NOT_EMULATED(cublasHgemm, "half precision")
 CUEMU_CUBLAS_NOT_EMULATED(cublasHgemmBatched, "half precision")
 CUEMU_CUBLAS_NOT_EMULATED(cublasHgemmStridedBatched, "half precision")
-CUEMU_CUBLAS_NOT_EMULATED(cublasGemmEx, "mixed precision")
-CUEMU_CUBLAS_NOT_EMULATED(cublasSgemmEx, "mixed precision")
-CUEMU_CUBLAS_NOT_EMULATED(cublasGemmBatchedEx, "mixed precision")
-CUEMU_CUBLAS_NOT_EMULATED(cublasGemmStridedBatchedEx, "mixed precision")
+CUEMU_CUBLAS_NOT_EMULATED(cublasSgemmEx, "mixed precision; cublasGemmEx is emulated")
+CUEMU_CUBLAS_NOT_EMULATED(cublasGemmBatchedEx, "arrays of pointers; cublasGemmStridedBatchedEx is emulated")
 
 // ---- other matrix products -----------------------------------------------------------
 CUEMU_CUBLAS_NOT_EMULATED(cublasSgemmBatched, "arrays of pointers; cublasSgemmStridedBatched is emulated")
@@ -86,8 +85,6 @@ CUEMU_CUBLAS_NOT_EMULATED(cublasGetMatrixAsync, "copies: use cudaMemcpy2DAsync")
 CUEMU_CUBLAS_NOT_EMULATED(cublasGetVersion, "library settings")
 CUEMU_CUBLAS_NOT_EMULATED(cublasGetProperty, "library settings")
 CUEMU_CUBLAS_NOT_EMULATED(cublasSetWorkspace, "library settings")
-CUEMU_CUBLAS_NOT_EMULATED(cublasSetMathMode, "library settings: tensor-core math modes")
-CUEMU_CUBLAS_NOT_EMULATED(cublasGetMathMode, "library settings: tensor-core math modes")
 CUEMU_CUBLAS_NOT_EMULATED(cublasSetAtomicsMode, "library settings")
 CUEMU_CUBLAS_NOT_EMULATED(cublasLoggerConfigure, "library settings")
 

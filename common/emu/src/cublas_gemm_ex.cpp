@@ -1,0 +1,315 @@
+// cublas_gemm_ex.cpp - cublasGemmEx and cublasGemmStridedBatchedEx: matrix
+// products whose A, B and C types and whose arithmetic are arguments (include/
+// cublas_v2.h), checked as cuBLAS checks them and queued on the handle's
+// stream like cublasSgemm (cublas.cpp).
+//
+// Decisions:
+//   - The combinations done are cuBLAS's for real numbers with float or double
+//     sums: A and B half (CUDA_R_16F) with C half or float; A and B bfloat16
+//     with C bfloat16 or float; all float; all double. Half sums
+//     (CUBLAS_COMPUTE_16F), 8-bit integers and complex numbers, which cuBLAS
+//     also has, are not emulated: CUBLAS_STATUS_NOT_SUPPORTED and a line
+//     saying so, never another arithmetic in their place.
+//   - Half and bfloat16 inputs are widened to float (exactly: every half and
+//     bfloat16 is a float) and multiplied by the system BLAS's sgemm, as a
+//     tensor core multiplies them exactly and sums in float. A half or
+//     bfloat16 C is widened to float for beta * C and the float result rounded
+//     back to nearest even, as a GPU converts its float accumulator.
+//   - CUBLAS_COMPUTE_32F_FAST_16F, _FAST_16BF and _FAST_TF32 allow cuBLAS to
+//     round float inputs to those narrower formats first; the emulator never
+//     does, so its result is the plain float product, more exact than a GPU's
+//     may be (common/emu/README.md says so). The algorithm argument chooses
+//     nothing here either: every value of cublasGemmAlgo_t gives the same
+//     product.
+//   - Summation order is the BLAS's: results may differ from a GPU's in the
+//     last bits of float, as any two GEMM kernels' do.
+#include <cstdio>
+#include <vector>
+
+#include "cuemu/fp_round.h"
+#include "cublas_internal.h"
+#include "internal.h"
+
+using namespace cuemu::detail;
+using namespace cuemu::cublas_detail;
+
+namespace {
+
+const char* data_type_name(cudaDataType t) {
+    switch (t) {
+        case CUDA_R_16F: return "CUDA_R_16F";
+        case CUDA_R_16BF: return "CUDA_R_16BF";
+        case CUDA_R_32F: return "CUDA_R_32F";
+        case CUDA_R_64F: return "CUDA_R_64F";
+        case CUDA_R_8I: return "CUDA_R_8I";
+        case CUDA_R_32I: return "CUDA_R_32I";
+        case CUDA_C_32F: return "CUDA_C_32F";
+        case CUDA_C_64F: return "CUDA_C_64F";
+        default: return nullptr;
+    }
+}
+
+const char* compute_type_name(cublasComputeType_t t) {
+    switch (t) {
+        case CUBLAS_COMPUTE_16F: return "CUBLAS_COMPUTE_16F";
+        case CUBLAS_COMPUTE_16F_PEDANTIC: return "CUBLAS_COMPUTE_16F_PEDANTIC";
+        case CUBLAS_COMPUTE_32F: return "CUBLAS_COMPUTE_32F";
+        case CUBLAS_COMPUTE_32F_PEDANTIC: return "CUBLAS_COMPUTE_32F_PEDANTIC";
+        case CUBLAS_COMPUTE_32F_FAST_16F: return "CUBLAS_COMPUTE_32F_FAST_16F";
+        case CUBLAS_COMPUTE_32F_FAST_16BF: return "CUBLAS_COMPUTE_32F_FAST_16BF";
+        case CUBLAS_COMPUTE_32F_FAST_TF32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+        case CUBLAS_COMPUTE_32F_EMULATED_16BFX9: return "CUBLAS_COMPUTE_32F_EMULATED_16BFX9";
+        case CUBLAS_COMPUTE_64F: return "CUBLAS_COMPUTE_64F";
+        case CUBLAS_COMPUTE_64F_PEDANTIC: return "CUBLAS_COMPUTE_64F_PEDANTIC";
+        case CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT: return "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT";
+        case CUBLAS_COMPUTE_32I: return "CUBLAS_COMPUTE_32I";
+        case CUBLAS_COMPUTE_32I_PEDANTIC: return "CUBLAS_COMPUTE_32I_PEDANTIC";
+    }
+    return nullptr;
+}
+
+bool valid_algo(cublasGemmAlgo_t algo) {
+    return (algo >= CUBLAS_GEMM_DEFAULT && algo <= CUBLAS_GEMM_ALGO23) ||
+           (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP && algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP) ||
+           algo == CUBLAS_GEMM_AUTOTUNE;
+}
+
+// How the product is computed: sums in float (alpha and beta are float) or in
+// double (alpha and beta double); none when the emulator does not do it.
+enum class sums { none, in_float, in_double };
+
+bool is_float_compute(cublasComputeType_t t) {
+    return t == CUBLAS_COMPUTE_32F || t == CUBLAS_COMPUTE_32F_PEDANTIC;
+}
+bool is_fast_float_compute(cublasComputeType_t t) {
+    return t == CUBLAS_COMPUTE_32F_FAST_16F || t == CUBLAS_COMPUTE_32F_FAST_16BF ||
+           t == CUBLAS_COMPUTE_32F_FAST_TF32;
+}
+
+sums plan_for(cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_t compute) {
+    if (a != b) return sums::none;
+    if (is_float_compute(compute)) {
+        if (a == CUDA_R_16F && (c == CUDA_R_16F || c == CUDA_R_32F)) return sums::in_float;
+        if (a == CUDA_R_16BF && (c == CUDA_R_16BF || c == CUDA_R_32F)) return sums::in_float;
+        if (a == CUDA_R_32F && c == CUDA_R_32F) return sums::in_float;
+    }
+    if (is_fast_float_compute(compute) && a == CUDA_R_32F && c == CUDA_R_32F) return sums::in_float;
+    if ((compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC) &&
+        a == CUDA_R_64F && c == CUDA_R_64F)
+        return sums::in_double;
+    return sums::none;
+}
+
+// Combinations cuBLAS has and the emulator does not: half sums, 8-bit
+// integers, complex numbers, the emulated-precision compute types.
+bool cublas_has_but_not_emulated(cudaDataType a, cudaDataType b, cudaDataType c,
+                                 cublasComputeType_t compute) {
+    if (a != b) return false;
+    const bool half_sums = compute == CUBLAS_COMPUTE_16F || compute == CUBLAS_COMPUTE_16F_PEDANTIC;
+    const bool int_sums = compute == CUBLAS_COMPUTE_32I || compute == CUBLAS_COMPUTE_32I_PEDANTIC;
+    if (half_sums) return a == CUDA_R_16F && c == CUDA_R_16F;
+    if (int_sums) return a == CUDA_R_8I && c == CUDA_R_32I;
+    if (is_float_compute(compute) && a == CUDA_R_8I) return c == CUDA_R_32F;
+    if (is_float_compute(compute) || is_fast_float_compute(compute))
+        return a == CUDA_C_32F && c == CUDA_C_32F;
+    if (compute == CUBLAS_COMPUTE_32F_EMULATED_16BFX9) return a == CUDA_R_32F && c == CUDA_R_32F;
+    if (compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC)
+        return a == CUDA_C_64F && c == CUDA_C_64F;
+    if (compute == CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT) return a == CUDA_R_64F && c == CUDA_R_64F;
+    return false;
+}
+
+void explain_types(const call_site& at, cudaDataType a, cudaDataType b, cudaDataType c,
+                   cublasComputeType_t compute) {
+    auto name = [](const char* known, int value, char* buf, std::size_t size) {
+        if (known) return known;
+        std::snprintf(buf, size, "%d (no cudaDataType the emulator knows)", value);
+        return const_cast<const char*>(buf);
+    };
+    char ab[60], bb[60], cb[60], compb[60];
+    const char* compute_name = compute_type_name(compute);
+    if (!compute_name) {
+        std::snprintf(compb, sizeof compb, "computeType %d (not a cublasComputeType_t)", compute);
+        compute_name = compb;
+    }
+    const bool not_emulated = cublas_has_but_not_emulated(a, b, c, compute);
+    std::fprintf(stderr,
+                 "cuemu: %s at %s:%d: Atype %s, Btype %s, Ctype %s with %s %s\n"
+                 "  the emulator's cublasGemmEx does: A and B CUDA_R_16F with C CUDA_R_16F or "
+                 "CUDA_R_32F, or A and B\n"
+                 "  CUDA_R_16BF with C CUDA_R_16BF or CUDA_R_32F, each with CUBLAS_COMPUTE_32F; "
+                 "all CUDA_R_32F with\n"
+                 "  CUBLAS_COMPUTE_32F or a _FAST_ kind of it; all CUDA_R_64F with "
+                 "CUBLAS_COMPUTE_64F\n"
+                 "  %s returns CUBLAS_STATUS_NOT_SUPPORTED%s\n",
+                 at.call, at.file, at.line, name(data_type_name(a), a, ab, sizeof ab),
+                 name(data_type_name(b), b, bb, sizeof bb), name(data_type_name(c), c, cb, sizeof cb),
+                 compute_name,
+                 not_emulated ? "is a combination cuBLAS has and the emulator does not (half sums, "
+                                "8-bit integers, complex numbers and emulated precisions are not "
+                                "emulated)"
+                              : "is not a combination cuBLAS supports",
+                 at.call,
+                 not_emulated ? "; on a GPU it would compute: build with nvcc for one"
+                              : ", as cuBLAS does");
+}
+
+std::size_t element_size(cudaDataType t) {
+    switch (t) {
+        case CUDA_R_16F:
+        case CUDA_R_16BF: return 2;
+        case CUDA_R_64F: return 8;
+        default: return 4;
+    }
+}
+
+const cuemu::fp::format& narrow_format(cudaDataType t) {
+    return t == CUDA_R_16F ? cuemu::fp::binary16 : cuemu::fp::bfloat16;
+}
+
+// A rows x cols matrix of half or bfloat16, column-major with leading
+// dimension ld, as floats packed with leading dimension rows. Exact.
+std::vector<float> widen(const void* p, cudaDataType t, int rows, int cols, int ld) {
+    const auto* bits = static_cast<const std::uint16_t*>(p);
+    const cuemu::fp::format& f = narrow_format(t);
+    std::vector<float> out(static_cast<std::size_t>(rows) * cols);
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i)
+            out[i + static_cast<std::size_t>(j) * rows] =
+                static_cast<float>(cuemu::fp::value_of(bits[i + static_cast<std::size_t>(j) * ld], f));
+    return out;
+}
+
+// The packed float matrix written back into p (type t, leading dimension ld),
+// each element rounded to nearest even; the rows between m and ld untouched.
+void narrow_into(void* p, cudaDataType t, const std::vector<float>& values, int rows, int cols,
+                 int ld) {
+    auto* bits = static_cast<std::uint16_t*>(p);
+    const cuemu::fp::format& f = narrow_format(t);
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i)
+            bits[i + static_cast<std::size_t>(j) * ld] = static_cast<std::uint16_t>(cuemu::fp::round_to(
+                values[i + static_cast<std::size_t>(j) * rows], f, cuemu::fp::to_nearest_even));
+}
+
+// One product of the batch with float sums: A and B widened unless float,
+// C widened and narrowed again unless float.
+void float_product(const gemm_shape& s, float alpha, const void* A, cudaDataType ab_type,
+                   const void* B, float beta, void* C, cudaDataType c_type) {
+    std::vector<float> a_wide, b_wide, c_wide;
+    const float* a = static_cast<const float*>(A);
+    const float* b = static_cast<const float*>(B);
+    int lda = s.lda, ldb = s.ldb;
+    if (ab_type != CUDA_R_32F && s.k > 0) {
+        a_wide = widen(A, ab_type, s.rows_a(), s.cols_a(), s.lda);
+        b_wide = widen(B, ab_type, s.rows_b(), s.cols_b(), s.ldb);
+        a = a_wide.data();
+        b = b_wide.data();
+        lda = s.rows_a() > 1 ? s.rows_a() : 1;
+        ldb = s.rows_b() > 1 ? s.rows_b() : 1;
+    }
+    if (c_type == CUDA_R_32F) {
+        blas_gemm(s.transa, s.transb, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta,
+                  static_cast<float*>(C), s.ldc);
+        return;
+    }
+    // beta == 0: C need not hold numbers (cuBLAS), so it is not read.
+    if (beta != 0.0f) c_wide = widen(C, c_type, s.m, s.n, s.ldc);
+    else c_wide.assign(static_cast<std::size_t>(s.m) * s.n, 0.0f);
+    blas_gemm(s.transa, s.transb, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c_wide.data(), s.m);
+    narrow_into(C, c_type, c_wide, s.m, s.n, s.ldc);
+}
+
+const void* nth(const void* base, long long stride, std::size_t element, int i) {
+    return static_cast<const char*>(base) + i * stride * static_cast<long long>(element);
+}
+void* nth(void* base, long long stride, std::size_t element, int i) {
+    return static_cast<char*>(base) + i * stride * static_cast<long long>(element);
+}
+
+// Checks alpha and beta (of type S, the sums' type), A, B and C, and queues
+// the batch: product(alpha, A, B, beta, C) for each of its matrices.
+template <class S, class Product>
+cublasStatus_t queue_products(const call_site& at, cublasHandle_t handle, const gemm_shape& s,
+                              const void* alpha, const void* beta, const void* A, const void* B,
+                              std::size_t ab_size, void* C, std::size_t c_size, Product product) {
+    operand_checks checks(at);
+    scalar_arg<S> a_scalar, b_scalar;
+    const bool fine =
+        take_scalar(handle, static_cast<const S*>(alpha), "alpha", checks, &a_scalar) &&
+        take_scalar(handle, static_cast<const S*>(beta), "beta", checks, &b_scalar) &&
+        gemm_operands_on_device(checks, s, A, ab_size, B, ab_size, C, c_size);
+    if (!fine) return submit(handle, at, checks.failed_work());
+    return submit(handle, at, [=](std::uint64_t) {
+        for (int i = 0; i < s.batch; ++i) {
+            void* c = nth(C, s.stride_c, c_size, i);
+            product(a_scalar.get(), nth(A, s.stride_a, ab_size, i), nth(B, s.stride_b, ab_size, i),
+                    b_scalar.get(), c);
+            note_matrix_written(c, c_size, s.m, s.n, s.ldc);
+        }
+        return cudaSuccess;
+    });
+}
+
+cublasStatus_t gemm_ex(const call_site& at, cublasHandle_t handle, const gemm_shape& s,
+                       const void* alpha, const void* A, cudaDataType Atype, const void* B,
+                       cudaDataType Btype, const void* beta, void* C, cudaDataType Ctype,
+                       cublasComputeType_t compute, cublasGemmAlgo_t algo) {
+    if (cublasStatus_t status = check_handle(handle, at)) return status;
+    if (!valid_gemm_arguments(at, s, alpha, beta)) return CUBLAS_STATUS_INVALID_VALUE;
+    const sums plan = plan_for(Atype, Btype, Ctype, compute);
+    if (plan == sums::none) {
+        explain_types(at, Atype, Btype, Ctype, compute);
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    if (!valid_algo(algo)) {
+        std::fprintf(stderr,
+                     "cuemu: %s at %s:%d: algo = %d is not a cublasGemmAlgo_t (CUBLAS_GEMM_DEFAULT "
+                     "lets cuBLAS choose)\n  %s returns CUBLAS_STATUS_NOT_SUPPORTED, as cuBLAS "
+                     "does\n",
+                     at.call, at.file, at.line, static_cast<int>(algo), at.call);
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    if (s.empty()) return CUBLAS_STATUS_SUCCESS;
+    const std::size_t ab_size = element_size(Atype), c_size = element_size(Ctype);
+    if (plan == sums::in_double)
+        return queue_products<double>(
+            at, handle, s, alpha, beta, A, B, ab_size, C, c_size,
+            [s](double a_scalar, const void* a, const void* b, double b_scalar, void* c) {
+                blas_gemm(s.transa, s.transb, s.m, s.n, s.k, a_scalar,
+                          static_cast<const double*>(a), s.lda, static_cast<const double*>(b),
+                          s.ldb, b_scalar, static_cast<double*>(c), s.ldc);
+            });
+    return queue_products<float>(
+        at, handle, s, alpha, beta, A, B, ab_size, C, c_size,
+        [s, Atype, Ctype](float a_scalar, const void* a, const void* b, float b_scalar, void* c) {
+            float_product(s, a_scalar, a, Atype, b, b_scalar, c, Ctype);
+        });
+}
+
+}  // namespace
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+                            cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                            const void* A, cudaDataType Atype, int lda, const void* B,
+                            cudaDataType Btype, int ldb, const void* beta, void* C,
+                            cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+                            cublasGemmAlgo_t algo, const char* file, int line) {
+    return gemm_ex({"cublasGemmEx", file, line}, handle,
+                   {transa, transb, m, n, k, lda, ldb, ldc, 0, 0, 0, 1}, alpha, A, Atype, B, Btype,
+                   beta, C, Ctype, computeType, algo);
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                          cublasOperation_t transb, int m, int n, int k,
+                                          const void* alpha, const void* A, cudaDataType Atype,
+                                          int lda, long long int strideA, const void* B,
+                                          cudaDataType Btype, int ldb, long long int strideB,
+                                          const void* beta, void* C, cudaDataType Ctype, int ldc,
+                                          long long int strideC, int batchCount,
+                                          cublasComputeType_t computeType, cublasGemmAlgo_t algo,
+                                          const char* file, int line) {
+    return gemm_ex({"cublasGemmStridedBatchedEx", file, line}, handle,
+                   {transa, transb, m, n, k, lda, ldb, ldc, strideA, strideB, strideC, batchCount},
+                   alpha, A, Atype, B, Btype, beta, C, Ctype, computeType, algo);
+}
