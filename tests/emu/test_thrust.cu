@@ -80,6 +80,17 @@ void host_reads_device_vector_memory() {
     std::fprintf(stderr, "read %d\n", raw[3]);
 }
 
+// A __device__ lambda that reads past the end of the device_vector it was
+// given: the algorithm's device work faults, and the report names the
+// algorithm, the lambda's line and the buffer.
+void lambda_reads_past_the_end() {
+    thrust::device_vector<int> d(100, 1);
+    const int* raw = thrust::raw_pointer_cast(d.data());
+    thrust::transform(d.begin(), d.end(), d.begin(),
+                      [=] __device__(int x) { return raw[x + 2000]; });  // 8000 bytes on
+    std::fprintf(stderr, "transform returned\n");
+}
+
 }  // namespace
 
 // First: run_in_child forks before this process makes any CUDA call.
@@ -89,6 +100,15 @@ TEST_CASE("the host reading device_vector memory through a raw pointer is report
     CHECK(r.err.find("read 7") == std::string::npos);
     CHECK(r.err.find("device memory") != std::string::npos);
     CHECK(r.err.find("cudaMalloc") != std::string::npos);
+}
+
+TEST_CASE("an algorithm whose lambda reads past the end of device memory is reported") {
+    child_result r = run_in_child(lambda_reads_past_the_end);
+    CHECK(WIFSIGNALED(r.status));
+    CHECK(r.err.find("transform returned") == std::string::npos);
+    CHECK(r.err.find("thrust::transform faulted") != std::string::npos);
+    CHECK(r.err.find("test_thrust.cu") != std::string::npos);
+    CHECK(r.err.find("past the end of a 400-byte buffer from cudaMalloc") != std::string::npos);
 }
 
 TEST_CASE("device_vector memory is device memory; its pointer goes into a kernel and back") {

@@ -9,6 +9,7 @@
 #include <exception>
 #include <string>
 
+#include "../src/diagnostics.h"
 #include "../src/internal.h"
 #include "include/thrust/system/cuemu/detail/device_work.h"
 
@@ -25,6 +26,7 @@ cudaError_t run_as_device_work(cudaStream_t stream, const char* algorithm, void 
     const std::uint64_t ticket = detail::enqueue(
         stream,
         [=](std::uint64_t) {
+            detail::set_library_work(algorithm);  // a fault is reported as this call's
             try {
                 body(context);
             } catch (...) {
@@ -32,6 +34,7 @@ cudaError_t run_as_device_work(cudaStream_t stream, const char* algorithm, void 
                 // exception): carried back to the waiting host thread.
                 *thrown = std::current_exception();
             }
+            detail::set_library_work(nullptr);
             return cudaSuccess;
         },
         std::move(label));
