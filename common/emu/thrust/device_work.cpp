@@ -35,6 +35,7 @@ cudaError_t run_as_device_work(cudaStream_t stream, const char* algorithm, void 
                 *thrown = std::current_exception();
             }
             detail::set_library_work(nullptr);
+            detail::note_unlisted_device_writes();  // for CUEMU_CHECK=uninit
             return cudaSuccess;
         },
         std::move(label));
