@@ -11,18 +11,27 @@ THRUST_NAMESPACE_BEGIN
 namespace system::cuemu {
 namespace detail {
 
-struct on_stream_t : execution_policy<on_stream_t> {
-    constexpr explicit on_stream_t(cudaStream_t stream) : stream_(stream) {}
+// A policy that carries a stream: .on(stream) gives the same policy on that
+// stream. par(allocator) is one too (Thrust's allocator-aware policies derive
+// from it), so thrust::cuda::par(alloc).on(stream) works; the allocator is not
+// used, since the sequential algorithms need no device temporaries.
+template <typename Derived>
+struct stream_policy : execution_policy<Derived> {
+    constexpr stream_policy() = default;
+    Derived on(cudaStream_t stream) const {
+        Derived on_stream(static_cast<const Derived&>(*this));
+        on_stream.stream_ = stream;
+        return on_stream;
+    }
     cudaStream_t stream() const { return stream_; }
 
 private:
-    cudaStream_t stream_;
+    cudaStream_t stream_ = 0;
 };
 
-struct par_t : execution_policy<par_t>,
-               thrust::detail::allocator_aware_execution_policy<execution_policy> {
-    constexpr par_t() : execution_policy<par_t>() {}
-    on_stream_t on(cudaStream_t stream) const { return on_stream_t(stream); }
+struct par_t : stream_policy<par_t>,
+               thrust::detail::allocator_aware_execution_policy<stream_policy> {
+    constexpr par_t() = default;
 };
 
 }  // namespace detail
