@@ -3,7 +3,9 @@
 // open to kernels), its pointers go into hand-written kernels and back, and
 // each algorithm gives what a plain CPU loop gives, at sizes that are not
 // multiples of anything (1, 1000, 1023, 100003). Genuine Thrust code: it also
-// compiles with nvcc (emu_tests_nvcc_compile_check, with --extended-lambda).
+// compiles with nvcc (emu_tests_nvcc_compile_check, with --extended-lambda),
+// and uses two things of CUDA 13's Thrust that Debian's 1.17 lacks
+// (inclusive_scan with an initial value, structured bindings of a tuple).
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 #include <thrust/copy.h>
@@ -226,6 +228,11 @@ TEST_CASE("inclusive and exclusive scans equal CPU loops") {
         CHECK(to_std(out) == inclusive);
         thrust::exclusive_scan(d.begin(), d.end(), out.begin(), 10);
         CHECK(to_std(out) == exclusive);
+        // With an initial value (newer Thrust; the emulator adds it to 1.17).
+        thrust::inclusive_scan(d.begin(), d.end(), out.begin(), 7, thrust::plus<int>());
+        std::vector<int> from_seven(n);
+        for (int i = 0, sum = 7; i < n; ++i) from_seven[i] = sum += input[i];
+        CHECK(to_std(out) == from_seven);
         thrust::inclusive_scan(d.begin(), d.end(), d.begin());  // in place
         CHECK(to_std(d) == inclusive);
     }
@@ -316,6 +323,15 @@ TEST_CASE("counting, transform and zip iterators") {
         thrust::transform(pairs, pairs + n, out.begin(), weighted_sum());
         std::vector<int> combined(n);
         for (int i = 0; i < n; ++i) combined[i] = 3 * a[i] - b[i];
+        CHECK(to_std(out) == combined);
+        // A zip element taken apart with a structured binding, as programs
+        // written for CUDA 13's Thrust do.
+        thrust::transform(pairs, pairs + n, out.begin(),
+                          [] __host__ __device__(thrust::tuple<int, int> t) {
+                              auto [x, y] = t;
+                              return x - 2 * y;
+                          });
+        for (int i = 0; i < n; ++i) combined[i] = a[i] - 2 * b[i];
         CHECK(to_std(out) == combined);
 
         thrust::device_vector<int> indices(n);

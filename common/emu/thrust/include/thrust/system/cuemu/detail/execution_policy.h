@@ -16,6 +16,7 @@
 #include <thrust/detail/config.h>
 #include <thrust/detail/execution_policy.h>
 #include <thrust/system/cpp/detail/execution_policy.h>
+#include <thrust/system/cuemu/detail/tuple_bindings.h>
 
 THRUST_NAMESPACE_BEGIN
 namespace system::cuemu {
