@@ -39,26 +39,28 @@ public:
     throw thrust::system_error(error, category, algorithm);
 }
 
+// Runs work() as device work and waits; a CUDA error (a sticky one from an
+// earlier fault) or an exception work() threw comes back as an exception.
+template <typename Work>
+void run_as_device_work(cudaStream_t stream, const char* algorithm, Work& work) {
+    std::exception_ptr thrown;
+    const cudaError_t error = ::cuemu::thrust_glue::run_as_device_work(
+        stream, algorithm, [](void* w) { (*static_cast<Work*>(w))(); }, &work, &thrown);
+    if (error != cudaSuccess) throw_device_error(error, algorithm);
+    if (thrown) std::rethrow_exception(thrown);
+}
+
 template <typename Body>
 decltype(auto) run_on_device(cudaStream_t stream, const char* algorithm, Body&& body) {
     using result = decltype(body());
     if (::cuemu::thrust_glue::on_device_side()) return body();
-    std::exception_ptr thrown;
     if constexpr (std::is_void_v<result>) {
         auto work = [&] { body(); };
-        const cudaError_t error = ::cuemu::thrust_glue::run_as_device_work(
-            stream, algorithm, [](void* w) { (*static_cast<decltype(work)*>(w))(); }, &work,
-            &thrown);
-        if (error != cudaSuccess) throw_device_error(error, algorithm);
-        if (thrown) std::rethrow_exception(thrown);
+        run_as_device_work(stream, algorithm, work);
     } else {
         std::optional<std::decay_t<result>> value;
         auto work = [&] { value.emplace(body()); };
-        const cudaError_t error = ::cuemu::thrust_glue::run_as_device_work(
-            stream, algorithm, [](void* w) { (*static_cast<decltype(work)*>(w))(); }, &work,
-            &thrown);
-        if (error != cudaSuccess) throw_device_error(error, algorithm);
-        if (thrown) std::rethrow_exception(thrown);
+        run_as_device_work(stream, algorithm, work);
         return std::decay_t<result>(std::move(*value));
     }
 }
