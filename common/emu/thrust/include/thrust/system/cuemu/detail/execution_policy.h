@@ -6,9 +6,8 @@
 // The tag is a system of its own, not derived from the host's (cpp): Thrust
 // then sees host and device iterators as two systems, and a copy between them
 // comes to select_system below instead of running as a host loop over device
-// memory. An algorithm this system does not take over falls to Thrust's
-// generic code, which either calls the ones it does take over or stops the
-// build with "unimplemented for this system".
+// memory. An algorithm this system does not take over (thrust::shuffle) runs
+// through Thrust's generic code, which calls the ones it does.
 #pragma once
 
 #include <type_traits>
@@ -16,6 +15,7 @@
 #include <thrust/detail/config.h>
 #include <thrust/detail/execution_policy.h>
 #include <thrust/system/cpp/detail/execution_policy.h>
+// Here because every program that uses Thrust's device system reaches this header.
 #include <thrust/system/cuemu/detail/tuple_bindings.h>
 
 THRUST_NAMESPACE_BEGIN
