@@ -94,6 +94,15 @@ function(cuemu_add_executable target)
       get_filename_component(src_dir ${abs} DIRECTORY)
       set(out ${CMAKE_CURRENT_BINARY_DIR}/${target}.emu/${name}.cpp)
       file(RELATIVE_PATH shown ${CMAKE_SOURCE_DIR} ${abs})
+      # Thrust's headers are the system's (common/emu/CMakeLists.txt finds
+      # them). A source generated at build time is not read here.
+      if(NOT CUEMU_THRUST_INCLUDE_DIR AND EXISTS ${abs})
+        file(STRINGS ${abs} thrust_includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]thrust/")
+        if(thrust_includes)
+          message(FATAL_ERROR "${shown} includes Thrust: the emulator needs Thrust 1.x headers, "
+                              "which are not installed (Debian/Ubuntu: sudo apt-get install libthrust-dev)")
+        endif()
+      endif()
       # The headers of the project that the .cu includes are rewritten too,
       # into ${out}.headers; the depfile lists them, so editing a header
       # reruns the rewrite. The target's include folders and definitions

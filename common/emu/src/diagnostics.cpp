@@ -468,12 +468,41 @@ void report_copy_fault(const copy_in_progress& c, const void* address, int is_wr
 }
 }  // namespace
 
+namespace {
+thread_local const char* library_work = nullptr;
+
+// A library call's own code (a Thrust algorithm, the program's functor in it)
+// faulted: a GPU would fault in the library's kernel.
+void report_library_work_fault(int signal_number, const void* address, const void* pc,
+                               int is_write) {
+    std::fprintf(stderr, "cuemu: %s faulted (%s, %s address %p) while the device ran it\n",
+                 library_work,
+                 signal_number == SIGSEGV ? "SIGSEGV" : signal_number == SIGBUS ? "SIGBUS" : "a signal",
+                 is_write == 1 ? "writing" : is_write == 0 ? "reading" : "at", address);
+    std::string line = source_line_of(pc);
+    if (!line.empty()) std::fprintf(stderr, "  at %s\n", line.c_str());
+    allocation_info alloc;
+    if (find_allocation_in_signal(address, &alloc))
+        std::fprintf(stderr, "  %s\n", where_in_buffer(static_cast<const char*>(address), alloc).c_str());
+    std::fprintf(stderr,
+                 "  The program crashes here; on a GPU the call's kernel faults and the error\n"
+                 "  (an illegal memory access) comes back from it.\n");
+}
+}  // namespace
+
+void set_library_work(const char* name) { library_work = name; }
+
 void report_device_thread_fault(int signal_number, const void* address, const void* pc,
                                 int is_write) {
     std::fflush(stdout);
     copy_in_progress copy;
     if (current_device_copy(&copy)) {
         report_copy_fault(copy, address, is_write);
+        std::fflush(stderr);
+        return;
+    }
+    if (library_work) {
+        report_library_work_fault(signal_number, address, pc, is_write);
         std::fflush(stderr);
         return;
     }

@@ -56,9 +56,13 @@ void report_fault_count(const launch_site& site, unsigned long long faults);
 // A fault in host code (outside kernels). True when it was a device pointer
 // and a report was printed; the caller then lets the program crash.
 bool report_host_fault(int signal_number, const void* address, const void* pc, int is_write);
+// A library call run as device work (a Thrust algorithm) names itself here
+// while it runs on the device thread (null when it is done), so that a fault
+// in it is reported as that call's, with the buffer the address is nearest.
+void set_library_work(const char* name);
 // A fault on the device thread outside kernels: queued work (a copy, a
-// memset, a cudaLaunchHostFunc function) touched memory that was not valid
-// when it ran. Prints a report; the caller then lets the program crash.
+// memset, a cudaLaunchHostFunc function, a library call) touched memory that
+// was not valid when it ran. Prints a report; the caller then lets the program crash.
 void report_device_thread_fault(int signal_number, const void* address, const void* pc,
                                 int is_write);
 

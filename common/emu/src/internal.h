@@ -100,6 +100,11 @@ void device_memory_kernel_end();
 // Device work other than a kernel or a copy (a cuBLAS call) wrote [p, p + n):
 // for CUEMU_CHECK=uninit's bookkeeping. Nothing without the check.
 void note_device_write(const void* p, std::size_t n);
+// Device work that does not say what it wrote (a Thrust algorithm) has just
+// run, on the device thread: under CUEMU_CHECK=uninit, every word of device
+// memory that nothing had written and that no longer holds the fill is taken
+// as written, as after a kernel. Nothing without the check.
+void note_unlisted_device_writes();
 
 // kernel_pointers.cpp: a launch argument that pointed into host memory was
 // replaced by an address in a reserved, inaccessible window

@@ -195,4 +195,14 @@ bool handle_uninit_fault(const void* addr, int is_write) {
 
 void note_device_write(const void* p, std::size_t n) { mark_written(p, n); }
 
+void note_unlisted_device_writes() {
+    if (!check_uninit()) return;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    for (auto& [begin, base] : live) {  // every page may have been written
+        mapping& m = by_base[base];
+        std::fill(m.page_open.begin(), m.page_open.end(), 1);
+    }
+    collect_kernel_writes();
+}
+
 }  // namespace cuemu::detail

@@ -44,6 +44,14 @@
 #define CUDART_VERSION 13000
 #define __CUDART_API_VERSION CUDART_VERSION
 
+// Thrust's device system is the emulator's own (common/emu/thrust): Thrust
+// looks for it in <thrust/system/cuemu/...>. A program that chooses another
+// system (-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP) keeps its choice.
+#ifndef THRUST_DEVICE_SYSTEM
+#define THRUST_DEVICE_SYSTEM 5
+#define __THRUST_DEVICE_SYSTEM_NAMESPACE cuemu
+#endif
+
 #include "types.h"
 #include "runtime.h"
 #include "builtins.h"

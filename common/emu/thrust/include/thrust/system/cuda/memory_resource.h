@@ -1,0 +1,4 @@
+// <thrust/system/cuda/memory_resource.h>: not emulated (not_emulated.h says why).
+#pragma once
+
+#include <thrust/system/cuda/not_emulated.h>

@@ -1,0 +1,4 @@
+// Thrust includes this for thrust::async::scan: not emulated (not_emulated.h).
+#pragma once
+
+#include <thrust/system/cuemu/detail/async/not_emulated.h>

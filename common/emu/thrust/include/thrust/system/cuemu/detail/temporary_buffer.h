@@ -1,0 +1,3 @@
+// Thrust includes this for the device system; its generic temporary buffer code serves
+// the emulator (memory comes from malloc_and_free.h).
+#pragma once
