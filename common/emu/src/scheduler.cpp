@@ -789,6 +789,7 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) {
+        std::fflush(stdout);  // the program's own output before the report (abort drops it)
         std::fprintf(stderr, "cuemu: a warp function (%s:%d) was called outside a kernel\n", file, line);
         std::abort();
     }
@@ -869,6 +870,7 @@ int block_barrier(int predicate, const char* file, int line) {
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) {
+        std::fflush(stdout);  // the program's own output before the report (abort drops it)
         std::fprintf(stderr, "cuemu: __syncthreads() (%s:%d) called outside a kernel\n", file, line);
         std::abort();
     }
