@@ -49,6 +49,7 @@ struct block_state {
     warp_state* warps;
     std::vector<fiber_slot*>* ready;  // to resume, in this order (worker_state::ready)
     std::vector<fiber_slot*>* at_barrier;  // worker_state::at_barrier
+    std::vector<fiber_slot*>* at_lockstep;  // worker_state::lockstep
     std::size_t next_ready = 0;            // ready[next_ready] is the next to resume
     // Blocks chain_next .. chain_end - 1 of the worker's chunk: a fiber whose
     // block has finished goes on with the next of them itself
@@ -58,8 +59,8 @@ struct block_state {
 
 // refused: the kernel called something the emulator cannot do (grid.sync()
 // without a cooperative launch); the fiber is never resumed.
-// at_lockstep: at a volatile shared-memory access, waiting for the other lanes
-// (warp_lockstep_point).
+// at_lockstep: at a volatile access (shared or global memory), waiting for
+// the other lanes (warp_lockstep_point).
 enum class fiber_state { idle, at_barrier, at_warp, at_lockstep, faulted, threw, timed_out, refused };
 
 // What a lane asked of a warp function, and what it gets back.
@@ -107,6 +108,8 @@ struct fiber_slot {
     std::string refusal_text;  // stop_kernel_with's `what`, kept here (its caller's frame is gone)
     // For AddressSanitizer's fiber annotations (fiber_switch.h).
     stack_span own_stack, scheduler_stack;
+    // Inside warp_lockstep_point (for the watchdog: see there).
+    bool in_lockstep_wait = false;
     void* fake_stack = nullptr;
 };
 
@@ -121,7 +124,7 @@ struct worker_state {
     std::vector<fiber_slot*> idle;                   // ready to take a new thread
     std::vector<fiber_slot*> at_barrier;             // suspended at __syncthreads
     std::vector<fiber_slot*> ready;                  // to resume, in this order
-    std::vector<fiber_slot*> lockstep;               // at a volatile shared access
+    std::vector<fiber_slot*> lockstep;               // at a volatile access
     std::vector<unsigned> start_order;               // for reverse and shuffle
     warp_state warps[32];                            // 1024 threads at most
     std::unique_ptr<unsigned char[], free_deleter> shared;  // dynamic shared memory

@@ -97,6 +97,28 @@ void read_context(int sig, void* raw_context, const void** pc, int* is_write) {
 
 struct sigaction previous_actions[NSIG];  // what was installed before ours
 
+// Whether the interrupted code ran on the stack of s's fiber. A worker
+// switching to or from a CUDA thread (resume, yield_to_scheduler in
+// scheduler.cpp) still names it in tls_slot while it runs on the scheduler's
+// stack; leaving from there by siglongjmp would land on a fiber that is
+// suspended. True where the stack pointer cannot be read.
+bool interrupted_on_fiber_stack(const fiber_slot& s, const void* raw_context) {
+#if defined(__linux__) && defined(__x86_64__)
+    const auto* uc = static_cast<const ucontext_t*>(raw_context);
+    const auto* sp = reinterpret_cast<const char*>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__linux__) && defined(__aarch64__)
+    const auto* uc = static_cast<const ucontext_t*>(raw_context);
+    const auto* sp = reinterpret_cast<const char*>(uc->uc_mcontext.sp);
+#else
+    (void)s;
+    (void)raw_context;
+    return true;
+#endif
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+    return sp >= s.stack_low && sp < s.stack_high;
+#endif
+}
+
 void on_fault(int sig, siginfo_t* info, void* raw_context) {
     const void* pc = nullptr;
     int is_write = -1;
@@ -137,12 +159,21 @@ void on_watchdog(int, siginfo_t*, void* raw_context) {
     launch_job* job = tls_job;
     if (!job || !job->timed_out.load()) {  // a look: the running CUDA thread's registers now
         if (tls_fingerprint) {
-            tls_fingerprint->store(s ? register_fingerprint(raw_context) : 0);
+            // A thread waiting for its warp at a volatile access, or a worker
+            // switching fibers, shows the emulator's registers: no news.
+            std::uint64_t fingerprint = 0;
+            if (s)
+                fingerprint = !s->in_lockstep_wait && interrupted_on_fiber_stack(*s, raw_context)
+                                  ? register_fingerprint(raw_context, s->stack_high)
+                                  : fingerprint_in_access_hook;
+            tls_fingerprint->store(fingerprint);
             tls_answered->store(tls_answered->load() + 1);
         }
         return;
     }
-    if (!s) return;
+    // Between fibers, or waiting for its warp: the block loop checks the
+    // flag itself before it resumes a fiber (run_block_threads).
+    if (!s || s->in_lockstep_wait || !interrupted_on_fiber_stack(*s, raw_context)) return;
     note_thread_index(s);  // the block is discarded: its exits need no record
     s->signal_number = 0;
     s->fault_address = nullptr;

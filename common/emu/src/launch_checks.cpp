@@ -113,6 +113,7 @@ cudaError_t detail::check_launch(const launch_site& site, const launch_config& c
     using namespace detail;
     print_unread_refusal();  // an earlier refused launch the program never checked
     if (tls_slot) {
+        std::fflush(stdout);  // the program's own output before the report (abort drops it)
         std::fprintf(stderr,
                      "cuemu: kernel %s launched from inside another kernel (%s:%d); dynamic "
                      "parallelism is not supported by the emulator\n",

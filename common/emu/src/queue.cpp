@@ -65,6 +65,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "cuemu/runtime.h"
 #include "device_queue.h"
@@ -97,6 +99,7 @@ bool touches_device_memory(const work_label& label) {
 // Waiting for the device from the device's own work would wait forever.
 void refuse_wait_from_device(const char* what) {
     if (!is_device_thread && !inside_kernel()) return;
+    std::fflush(stdout);  // the program's own output before the report (abort drops it)
     std::fprintf(stderr,
                  "cuemu: %s called from inside a kernel or a host function queued with "
                  "cudaLaunchHostFunc; it would wait for itself (a GPU does not allow it either)\n",
@@ -119,6 +122,24 @@ const char* engine_name(engine_kind e) {
 std::mutex queues_mutex;
 std::atomic<device_queue*> queues[max_devices];
 
+// Launch arguments the device's threads let go of, for the host to destroy
+// (cuemu::destroy_on_host).
+std::mutex host_destroys_mutex;
+std::vector<std::pair<void*, void (*)(void*)>> host_destroys;
+
+// On a host thread: destroys what the device's threads left. A destructor may
+// wait for the device itself (cudaFree); what it leaves waits for the next turn.
+void destroy_left_for_host() {
+    if (is_device_thread || inside_kernel()) return;
+    std::vector<std::pair<void*, void (*)(void*)>> mine;
+    {
+        std::lock_guard<std::mutex> lock(host_destroys_mutex);
+        if (host_destroys.empty()) return;
+        mine.swap(host_destroys);
+    }
+    for (auto& [ctx, destroy] : mine) destroy(ctx);
+}
+
 // At exit: let every device finish what was queued, then close the trace.
 // Not when exit was called by the device's own work (a host function or a
 // kernel): it would wait for itself. Nor in a child made with fork(): it has
@@ -127,6 +148,7 @@ void finish_at_exit() {
     if (is_device_thread || inside_kernel() || in_forked_child()) return;
     for (auto& slot : queues)
         if (device_queue* q = slot.load()) q->wait_all(q->last_issued(), "exit (finishing queued work)");
+    destroy_left_for_host();
     trace_finish();
     profile_finish();
 }
@@ -228,7 +250,9 @@ cudaError_t device_queue::wait_until(std::uint64_t seq, const char* what,
         trace_host_wait(trace_name, begin, trace_now_us());
         lock.lock();
     }
-    return observe_locked(lock, seq);
+    const cudaError_t result = observe_locked(lock, seq);  // unlocks
+    destroy_left_for_host();
+    return result;
 }
 
 std::string device_queue::traced(const char* what) { return trace_enabled() ? what : ""; }
@@ -509,8 +533,18 @@ cudaError_t synchronize_device(const char* what) {
 using namespace cuemu::detail;
 
 // ---- launches ------------------------------------------------------------------------
+void cuemu::destroy_on_host(void* ctx, void (*destroy)(void*)) {
+    if (!is_device_thread && !inside_kernel()) {
+        destroy(ctx);
+        return;
+    }
+    std::lock_guard<std::mutex> lock(host_destroys_mutex);
+    host_destroys.emplace_back(ctx, destroy);
+}
+
 void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
                            void (*run_thread)(void*), void* ctx, void (*destroy)(void*)) {
+    destroy_left_for_host();
     std::shared_ptr<void> owned(ctx, destroy);  // freed when the work is done or dropped
     // Its screened arguments' windows, held as long as ctx (kernel_pointers.cpp).
     std::shared_ptr<void> aliases = hold_pointer_aliases();

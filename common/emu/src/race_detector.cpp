@@ -385,7 +385,18 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
     const bool in_static = w && a >= w->layout.begin && a < w->layout.end &&
                            w->is_variable[(a - w->layout.begin) / 4];
     const bool in_dynamic = w && a >= w->dynamic_begin && a < w->dynamic_end;
-    if (!in_static && !in_dynamic) return;
+    if (!in_static && !in_dynamic) {
+        if (is_volatile) {
+            if (tls_access_watch != watch_races) {
+                volatile_access_outside_shared(addr, is_write, pc, nullptr);
+            } else {
+                const auto thread = static_cast<std::uint16_t>(running_thread());
+                const volatile_race_clock clock{w->generation, w->epoch, w->warp_sync[thread / 32], thread};
+                volatile_access_outside_shared(addr, is_write, pc, &clock);
+            }
+        }
+        return;
+    }
     if (is_volatile) warp_lockstep_point();
     if (tls_access_watch != watch_races) return;
     access_record now;

@@ -8,7 +8,8 @@
 // only accesses to the running block's shared memory. They are used twice:
 //   - a volatile access to shared memory is a point where the lanes of a warp
 //     wait for each other (legacy warp-synchronous code runs as it did on the
-//     GPUs it was written for), always;
+//     GPUs it was written for), always; so is one to global memory
+//     (volatile_global.cpp);
 //   - under CUEMU_CHECK=race every shared access is checked against the last
 //     ones to the same word since the block's last barrier.
 #ifndef CUEMU_RACE_DETECTOR_H
@@ -37,8 +38,8 @@ void warp_lockstep_point();
 
 // ---- the instrumentation's side (tsan_hooks.cpp calls these) ----------------------
 // What a worker does with an access: nothing (host code, or a build without
-// instrumentation), lockstep for volatile shared accesses only, or that plus
-// the race check. Read by every hook first, so it is a plain thread-local.
+// instrumentation), lockstep for volatile accesses only, or that plus the
+// race check. Read by every hook first, so it is a plain thread-local.
 enum access_watch : unsigned char { watch_nothing = 0, watch_volatile = 1, watch_races = 2 };
 extern __thread unsigned char tls_access_watch;
 
@@ -46,6 +47,17 @@ extern __thread unsigned char tls_access_watch;
 // the instruction after the access (for its source line).
 __attribute__((section("cuemu_access_hooks"))) void shared_access(
     const void* addr, std::size_t size, bool is_write, bool is_volatile, const void* pc);
+// A volatile access outside the block's shared memory (volatile_global.cpp):
+// a lockstep point too, unless it is on the thread's own stack. Under
+// CUEMU_CHECK=race, clock says when it happened (the race check's block,
+// barrier interval and warp functions), for the note on warp-synchronous code;
+// nullptr otherwise.
+struct volatile_race_clock {
+    std::uint32_t generation, epoch, warp_sync;
+    std::uint16_t thread;  // linear index in the block
+};
+__attribute__((section("cuemu_access_hooks"))) void volatile_access_outside_shared(
+    const void* addr, bool is_write, const void* pc, const volatile_race_clock* clock);
 // An interrupted instruction's address, or, when it lies in the hooks, the
 // kernel's call of the hook (for the watchdog's report of where a kernel spun).
 const void* kernel_pc_of(const void* pc);

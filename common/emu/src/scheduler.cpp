@@ -622,7 +622,7 @@ void run_block_threads(worker_state& w, launch_job& job, block_state& block, std
             s = acquire_slot(w);
             s->block = &block;
         } else if (!w.lockstep.empty()) {
-            // Lanes at a volatile shared access go on together, in threadIdx order.
+            // Lanes at a volatile access go on together, in threadIdx order.
             std::sort(w.lockstep.begin(), w.lockstep.end(),
                       [](const fiber_slot* a, const fiber_slot* b) { return a->linear < b->linear; });
             w.ready.swap(w.lockstep);
@@ -667,7 +667,7 @@ void run_block_threads(worker_state& w, launch_job& job, block_state& block, std
 // its fibers go on with; returns the first block it did not run.
 std::uint64_t run_block(worker_state& w, launch_job& job, std::uint64_t linear_block,
                         std::uint64_t chain_end) {
-    block_state block{&job, tls_thread_cursor, job.config->block, nullptr, w.warps, &w.ready, &w.at_barrier};
+    block_state block{&job, tls_thread_cursor, job.config->block, nullptr, w.warps, &w.ready, &w.at_barrier, &w.lockstep};
     start_block(block, linear_block, unflatten(linear_block, job.config->grid));
     block.chain_next = linear_block + 1;
     if (job.schedule.kind == schedule_kind::forward) block.chain_end = chain_end;
@@ -789,6 +789,7 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) {
+        std::fflush(stdout);  // the program's own output before the report (abort drops it)
         std::fprintf(stderr, "cuemu: a warp function (%s:%d) was called outside a kernel\n", file, line);
         std::abort();
     }
@@ -843,16 +844,33 @@ void detail::warp_lockstep_point() {
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) return;
-    note_current_thread(s);
-    s->state = fiber_state::at_lockstep;
-    yield_to_scheduler(s);
-    tls_thread_idx = s->thread_idx;
+    // From here to the return the thread is in the emulator's code: the
+    // watchdog takes no look at its registers and does not stop it here;
+    // the block's loop stops it, naming the kernel's line that made the
+    // access (the caller is an access hook).
+    s->in_lockstep_wait = true;
+    s->fault_pc = kernel_pc_of(__builtin_return_address(0));
+    note_current_thread(s);  // brings the block's cursor up to date
+    // When no other thread of the block can run before this one goes on
+    // (none ready, none left to start, none waiting at a volatile access),
+    // waiting would change nothing: a lone thread polling a volatile flag
+    // keeps its pace, and the watchdog sees its own loop's registers.
+    const block_state& block = *s->block;
+    if (block.next_ready < block.ready->size() || block.cursor.next < block.cursor.count ||
+        !block.at_lockstep->empty()) {
+        s->state = fiber_state::at_lockstep;
+        yield_to_scheduler(s);
+        tls_thread_idx = s->thread_idx;
+    }
+    s->fault_pc = nullptr;
+    s->in_lockstep_wait = false;
 }
 
 int block_barrier(int predicate, const char* file, int line) {
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) {
+        std::fflush(stdout);  // the program's own output before the report (abort drops it)
         std::fprintf(stderr, "cuemu: __syncthreads() (%s:%d) called outside a kernel\n", file, line);
         std::abort();
     }

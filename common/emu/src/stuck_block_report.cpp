@@ -51,6 +51,7 @@ fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* w
                           const char* hint, const char* on_a_gpu, const char* file, int line) {
     fiber_slot* s = tls_slot;
     if (!s) {
+        std::fflush(stdout);  // the program's own output before the report (abort drops it)
         std::fprintf(stderr, "cuemu: %s (%s:%d), outside a kernel\n", headline, file, line);
         std::abort();
     }

@@ -50,7 +50,7 @@ std::uint64_t mix_bytes(std::uint64_t h, const void* data, std::size_t n) {
 }
 }  // namespace
 
-std::uint64_t register_fingerprint(const void* signal_context) {
+std::uint64_t register_fingerprint(const void* signal_context, const char* stack_top) {
     if (!signal_context) return 0;
     std::uint64_t h = 0xcbf29ce484222325ull;
 #if defined(__linux__) && defined(__x86_64__)
@@ -59,13 +59,15 @@ std::uint64_t register_fingerprint(const void* signal_context) {
     if (kernel_pc_of(pc) != pc) return fingerprint_in_access_hook;
     for (int r = REG_R8; r <= REG_RCX; ++r)  // r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx
         h = mix_bytes(h, &uc->uc_mcontext.gregs[r], sizeof(greg_t));
-    h = mix_bytes(h, &uc->uc_mcontext.gregs[REG_RSP], sizeof(greg_t));
+    const greg_t depth = uc->uc_mcontext.gregs[REG_RSP] - reinterpret_cast<greg_t>(stack_top);
+    h = mix_bytes(h, &depth, sizeof depth);
     if (uc->uc_mcontext.fpregs)
         h = mix_bytes(h, uc->uc_mcontext.fpregs->_xmm, sizeof uc->uc_mcontext.fpregs->_xmm);
 #elif defined(__linux__) && defined(__aarch64__)
     const auto* uc = static_cast<const ucontext_t*>(signal_context);
     h = mix_bytes(h, uc->uc_mcontext.regs, sizeof uc->uc_mcontext.regs);
-    h = mix_bytes(h, &uc->uc_mcontext.sp, sizeof uc->uc_mcontext.sp);
+    const auto depth = uc->uc_mcontext.sp - reinterpret_cast<std::uintptr_t>(stack_top);
+    h = mix_bytes(h, &depth, sizeof depth);
 #else
     return 0;
 #endif

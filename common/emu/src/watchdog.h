@@ -24,8 +24,10 @@ constexpr double busy_limit_factor = 6;
 // few register states (a loop of two loads shows two: AddressSanitizer's
 // shadow byte, then the flag), so its fingerprints repeat; a thread that
 // computes keeps making new ones (a counter, an accumulator). Safe in a
-// signal handler; 0 where unknown.
-std::uint64_t register_fingerprint(const void* signal_context);
+// signal handler; 0 where unknown. The stack pointer counts relative to
+// stack_top, the top of the CUDA thread's fiber stack: lanes of a warp that
+// spin together, each on its own stack, then show the same states.
+std::uint64_t register_fingerprint(const void* signal_context, const char* stack_top);
 // What register_fingerprint gives when the thread was inside one of the race
 // check's access hooks (tsan_hooks.cpp): a spin loop that reads memory calls
 // one on every turn, and its registers there are not the loop's. Such a look

@@ -21,9 +21,13 @@
 // a caller-owned object and leaves destroying it to the caller, so the kernel
 // reads the bytes and nothing destroys them.
 //
+// A reference parameter (`__global__ void k(Record& r)`, as in the managed
+// memory examples) is passed as the address of the caller's object, as nvcc
+// passes it: the kernel works on the object itself, and no copy is made.
+//
 // The kernel_ref lambda gives the kernel's address when the argument types,
 // decayed, are exactly its parameter types (overloads and templates resolve
-// as for a call). Otherwise (a float* passed for a const float*, an int for
+// as for a call), or when they are with lvalues taken as references. Otherwise (a float* passed for a const float*, an int for
 // a size_t) the first lambda calls the kernel as C++ would: right for every
 // trivially copyable argument, which is all a mismatch can involve in
 // practice; only then a parameter's copy constructor and destructor run for
@@ -33,6 +37,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <tuple>
 #include <type_traits>
@@ -93,6 +98,12 @@ void screen_arguments(Tuple& args, const launch_site& site, std::index_sequence<
     (screen_argument(std::get<I>(args), static_cast<int>(I) + 1, site), ...);
 }
 
+// Runs destroy(ctx) now on a host thread; called on the device's own threads
+// (an engine letting go of a launch's arguments), later on the host thread
+// that next launches or waits for the device (queue.cpp). So the destructor
+// of a kernel argument never runs on the device: it may call cudaFree.
+void destroy_on_host(void* ctx, void (*destroy)(void*));
+
 // As enqueue_launch, returning the launch's own error instead of leaving it
 // for cudaGetLastError alone (cudaLaunchKernel, cudaLaunchCooperativeKernel;
 // src/cooperative.cpp). A cooperative launch is checked against what the
@@ -110,6 +121,13 @@ grid_wait grid_barrier_wait();
 template <class P>
 struct param_bytes {
     alignas(P) unsigned char bytes[sizeof(P)];
+};
+// A reference parameter (`__global__ void k(Record& r)`) is passed as the
+// address of the caller's object, as nvcc passes it: the kernel works on that
+// object itself (in managed memory, say), never on a copy.
+template <class T>
+struct param_bytes<T&> {
+    T* address;
 };
 
 // True when the ABI passes P itself in registers or on the stack: its
@@ -135,7 +153,9 @@ using abi_param_t = std::conditional_t<trivial_for_calls<P>, P, opaque_param<P>>
 
 template <class P>
 abi_param_t<P> param_from_bytes(const param_bytes<P>& b) {
-    if constexpr (trivial_for_calls<P>) {
+    if constexpr (std::is_reference_v<P>) {
+        return *b.address;
+    } else if constexpr (trivial_for_calls<P>) {
         // The bytes are a P: its copying is trivial (it may have no default
         // constructor, as a lambda has none).
         return *std::launder(reinterpret_cast<const P*>(&b));
@@ -150,11 +170,23 @@ void call_with_param_bytes(void (*kernel)(P...), const std::tuple<param_bytes<P>
     std::apply([call](const auto&... bytes) { call(param_from_bytes(bytes)...); }, params);
 }
 
+// The parameter memory of P from the host object at source.
+template <class P>
+void fill_param_bytes(param_bytes<P>& b, const void* source) {
+    if constexpr (std::is_reference_v<P>) {
+        b.address = static_cast<std::remove_reference_t<P>*>(const_cast<void*>(source));
+    } else {
+        std::memcpy(&b, source, sizeof(P));
+    }
+}
+
 // A pointer parameter is screened in parameter memory (pointers are trivially
-// copyable: their bytes are their value).
+// copyable: their bytes are their value); so is a reference's address.
 template <class P>
 void screen_param_bytes(param_bytes<P>& b, int argument, const launch_site& site) {
-    if constexpr (std::is_pointer_v<P>) {
+    if constexpr (std::is_reference_v<P>) {
+        screen_argument(b.address, argument, site);
+    } else if constexpr (std::is_pointer_v<P>) {
         P p;
         std::memcpy(&p, &b, sizeof p);
         screen_argument(p, argument, site);
@@ -173,7 +205,7 @@ cudaError_t launch_with_param_bytes(const launch_site& site, const launch_config
         std::tuple<param_bytes<P>...> params;
     };
     auto* ctx = new context{kernel, {}};
-    (std::memcpy(&std::get<I>(ctx->params), sources[I], sizeof(P)), ...);
+    (fill_param_bytes<P>(std::get<I>(ctx->params), sources[I]), ...);
     // Screened here, at the launch, so the report names the argument as the
     // program passed it.
     (screen_param_bytes(std::get<I>(ctx->params), static_cast<int>(I) + 1, site), ...);
@@ -264,16 +296,53 @@ void launch(const launch_site& site, const launch_config& config, Body body,
     launch(site, config, body, ref, std::forward<Args>(args)...);
 }
 
+// The host's copies of the by-value parameters, made with the arguments'
+// copy constructors, as nvcc's stub makes them, and destroyed on the host when
+// this returns; a reference parameter refers to the caller's object.
+template <class... P, class... Args>
+void launch_with_host_copies(const launch_site& site, const launch_config& config,
+                             void (*kernel)(P...), Args&&... args) {
+    std::tuple<P...> host_copies(std::forward<Args>(args)...);
+    const void* sources[sizeof...(P) + 1] = {};
+    std::apply(
+        [&](auto&... held) {
+            int i = 0;
+            ((sources[i++] = static_cast<const void*>(std::addressof(held))), ...);
+        },
+        host_copies);
+    launch_config named = config;
+    if (!named.kernel) named.kernel = reinterpret_cast<const void*>(kernel);
+    launch_with_param_bytes(site, named, kernel, false, sources, std::index_sequence_for<P...>{});
+}
+
+// The kernel's parameter types, tried in turn when the arguments' decayed
+// types are not them: a class lvalue for a reference parameter (T&, then
+// const T&), then any lvalue for one (`int& counter`).
+template <class A>
+using class_as_reference_t =
+    std::conditional_t<std::is_lvalue_reference_v<A> && std::is_class_v<std::remove_reference_t<A>>, A,
+                       std::decay_t<A>>;
+template <class A>
+using class_as_const_reference_t =
+    std::conditional_t<std::is_class_v<std::remove_reference_t<A>>, const std::remove_reference_t<A>&,
+                       std::decay_t<A>>;
+template <class A>
+using lvalue_as_reference_t = std::conditional_t<std::is_lvalue_reference_v<A>, A, std::decay_t<A>>;
+
 template <class Body, class Resolver, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
             kernel_ref<Resolver> ref, Args&&... args) {
     using pointer = void (*)(std::decay_t<Args>...);
+    using class_reference_pointer = void (*)(class_as_reference_t<Args&&>...);
+    using const_class_reference_pointer = void (*)(class_as_const_reference_t<Args&&>...);
+    using lvalue_reference_pointer = void (*)(lvalue_as_reference_t<Args&&>...);
+    constexpr bool by_value = std::is_invocable_r_v<pointer, Resolver, kernel_pointer_request<pointer>>;
     // Where every argument is trivial_for_calls, its bytes are its value, and
     // calling the kernel as C++ does (below) is the same as calling it with
     // parameter bytes; that way the kernel is called directly, not through
     // its address, and the loop over a block's threads can inline it.
     constexpr bool all_trivial = (trivial_for_calls<std::decay_t<Args>> && ...);
-    if constexpr (std::is_invocable_r_v<pointer, Resolver, kernel_pointer_request<pointer>>) {
+    if constexpr (by_value) {
         if (!config.kernel) {
             launch_config named = config;
             named.kernel = reinterpret_cast<const void*>(ref.resolve(kernel_pointer_request<pointer>{}));
@@ -281,20 +350,26 @@ void launch(const launch_site& site, const launch_config& config, Body body,
             return;
         }
     }
-    if constexpr (!all_trivial &&
-                  std::is_invocable_r_v<pointer, Resolver, kernel_pointer_request<pointer>>) {
-        // The host's copies, made with the arguments' copy constructors, as
-        // nvcc's stub makes them; destroyed on the host when this returns.
-        std::tuple<std::decay_t<Args>...> host_copies(std::forward<Args>(args)...);
-        const void* sources[sizeof...(Args) + 1] = {};
-        std::apply(
-            [&](const auto&... copies) {
-                int i = 0;
-                ((sources[i++] = static_cast<const void*>(&copies)), ...);
-            },
-            host_copies);
-        launch_with_param_bytes(site, config, ref.resolve(kernel_pointer_request<pointer>{}),
-                                false, sources, std::index_sequence_for<Args...>{});
+    if constexpr (by_value && !all_trivial) {
+        launch_with_host_copies(site, config, ref.resolve(kernel_pointer_request<pointer>{}),
+                                std::forward<Args>(args)...);
+    } else if constexpr (by_value) {
+        launch(site, config, body, std::forward<Args>(args)...);
+    } else if constexpr (std::is_invocable_r_v<class_reference_pointer, Resolver,
+                                               kernel_pointer_request<class_reference_pointer>>) {
+        launch_with_host_copies(site, config,
+                                ref.resolve(kernel_pointer_request<class_reference_pointer>{}),
+                                std::forward<Args>(args)...);
+    } else if constexpr (std::is_invocable_r_v<const_class_reference_pointer, Resolver,
+                                               kernel_pointer_request<const_class_reference_pointer>>) {
+        launch_with_host_copies(site, config,
+                                ref.resolve(kernel_pointer_request<const_class_reference_pointer>{}),
+                                std::forward<Args>(args)...);
+    } else if constexpr (std::is_invocable_r_v<lvalue_reference_pointer, Resolver,
+                                               kernel_pointer_request<lvalue_reference_pointer>>) {
+        launch_with_host_copies(site, config,
+                                ref.resolve(kernel_pointer_request<lvalue_reference_pointer>{}),
+                                std::forward<Args>(args)...);
     } else {
         launch(site, config, body, std::forward<Args>(args)...);
     }
@@ -341,7 +416,15 @@ void launch(const launch_site& site, const launch_config& config, Body body, Arg
                        auto* c = static_cast<context*>(p);
                        std::apply(c->body, c->args);
                    },
-                   ctx, [](void* p) { delete static_cast<context*>(p); });
+                   ctx, [](void* p) {
+                       // The engine that ran the kernel lets go of ctx; an
+                       // argument's destructor (cudaFree in it, say) runs on
+                       // the host, as a host copy's does on CUDA.
+                       if constexpr (std::is_trivially_destructible_v<context>)
+                           delete static_cast<context*>(p);
+                       else
+                           destroy_on_host(p, [](void* q) { delete static_cast<context*>(q); });
+                   });
 }
 
 }  // namespace cuemu
