@@ -55,8 +55,9 @@ global_functions() {
     nm -C --defined-only "$1" | awk '$2 ~ /^[TtWw]$/ { $1 = ""; $2 = ""; print }' |
         sed 's/^ *//; s/(.*//' | grep -v -e '::' -e '^operator' -e '^__cuemu' | sort -u
 }
-# What the C and C++ libraries define inline themselves (glibc's __bswap_16 ...) is not ours.
-printf '#include <cmath>\n#include <cstdlib>\n#include <cstring>\n#include <cstdio>\n#include <ctime>\n#include <math.h>\n#include <new>\n#include <tuple>\n' >"$work/libraries.cpp"
+# What the C and C++ libraries define inline themselves (glibc's __bswap_16, libstdc++'s
+# __gthread_* through <memory>, which launch.h includes ...) is not ours.
+printf '#include <cmath>\n#include <cstdlib>\n#include <cstring>\n#include <cstdio>\n#include <ctime>\n#include <math.h>\n#include <memory>\n#include <new>\n#include <tuple>\n' >"$work/libraries.cpp"
 "$CUEMU_CXX" -std=c++17 -w -fkeep-inline-functions -c "$work/libraries.cpp" -o "$work/libraries.o"
 defined=$(comm -23 <(global_functions "$work/all_headers.o") <(global_functions "$work/libraries.o"))
 missing=$(comm -23 <(printf '%s\n' "$defined") <(printf '%s\n' "$names"))
