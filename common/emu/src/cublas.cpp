@@ -103,13 +103,24 @@ cublasStatus_t submit(cublasHandle_t handle, const call_site& at, device_work wo
     return CUBLAS_STATUS_SUCCESS;
 }
 
+// An operation outside the enumeration (a program's mistake: 5) is read as
+// the number it is; loading it from memory as a cublasOperation_t would be
+// undefined behaviour (UBSan's enum check says so).
+cublasOperation_t op_as_stored(const cublasOperation_t& op) {
+    static_assert(sizeof(cublasOperation_t) == sizeof(int));
+    int value;
+    std::memcpy(&value, &op, sizeof value);
+    return static_cast<cublasOperation_t>(value);
+}
+
 bool valid_gemm_arguments(const call_site& at, const gemm_shape& s, const void* alpha,
                           const void* beta) {
-    if (valid_op(s.transa) && valid_op(s.transb) && s.m >= 0 && s.n >= 0 && s.k >= 0 &&
+    const cublasOperation_t transa = op_as_stored(s.transa), transb = op_as_stored(s.transb);
+    if (valid_op(transa) && valid_op(transb) && s.m >= 0 && s.n >= 0 && s.k >= 0 &&
         s.batch >= 0 && s.lda >= at_least_1(s.rows_a()) && s.ldb >= at_least_1(s.rows_b()) &&
         s.ldc >= at_least_1(s.m) && alpha && beta)
         return true;
-    explain_invalid_gemm(at, s.transa, s.transb, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.batch,
+    explain_invalid_gemm(at, transa, transb, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.batch,
                          !alpha || !beta);
     return false;
 }
