@@ -49,7 +49,9 @@ fi
 # is green exactly when the student's work is not.
 ctest_expect() {
     local assignment=$1 nn=$2 expect=$3 log=$work/logs/$2.ctest-$3.log
-    (cd "$assignment" && ctest --test-dir build) >"$log" 2>&1 || true
+    # Only the exercise's tests: lesson 11's export also registers its bug
+    # gallery, whose programs grading does not build.
+    (cd "$assignment" && ctest --test-dir build -R "^lesson$nn\\.exercise\\.") >"$log" 2>&1 || true
     if grep -q 'fails-as-shipped' "$log"; then
         tail -20 "$log"; echo "CI: export $nn: ctest runs the course's fails-as-shipped check"; return 1
     fi
