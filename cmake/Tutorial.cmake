@@ -45,6 +45,13 @@ set(TUTORIAL_TEST_TIMEOUT 300 CACHE STRING "Seconds before one test is stopped")
 # ctest treats this exit code as "skipped": an nvcc build with no usable GPU.
 set(TUTORIAL_SKIP_CODE 77)
 
+# Without a GPU the nvcc test programs cannot run: their tests only report
+# "skipped". A CI machine without one (.ci/run asks nvidia-smi) sets this OFF:
+# each lesson's nvcc program is still built, which proves nvcc compiles every
+# .cu, and its test reports why it is skipped instead of building a second
+# copy of the .cu (a fifth of CI's compile time went to these).
+option(TUTORIAL_NVCC_TEST_PROGRAMS "Build the nvcc test programs (OFF: a machine with no GPU to run them)" ON)
+
 # ./tutorial runs this nvcc-built probe before it chooses the GPU build, so a
 # machine with nvcc but no usable GPU (no driver, a broken one) falls back to
 # the emulator, and --gpu there fails instead of checking nothing.
@@ -217,14 +224,49 @@ function(_tutorial_test_main backend)
   endif()
 endfunction()
 
+# TUTORIAL_NVCC_TEST_PROGRAMS=OFF: the nvcc program alone (proof that nvcc
+# compiles the lesson), its bad-input test, and a test that says why it
+# skips. Reads the variables of _tutorial_lesson_backend.
+function(_tutorial_nvcc_program_only)
+  add_executable(${program} ${sources})
+  target_include_directories(${program} PRIVATE ${TUTORIAL_COMMON_DIR})
+  target_link_libraries(${program} PRIVATE CUDA::cudart)
+  foreach(library IN LISTS libraries)
+    if(library STREQUAL "nccl")
+      set(have_nccl 0)
+      if(TUTORIAL_NCCL_FOUND)
+        target_link_libraries(${program} PRIVATE tutorial_real_nccl)
+        set(have_nccl 1)
+      endif()
+      target_compile_definitions(${program} PRIVATE TUTORIAL_HAVE_NCCL=${have_nccl})
+    elseif(library STREQUAL "cublas" OR library STREQUAL "curand")
+      target_link_libraries(${program} PRIVATE CUDA::${library})
+    else()
+      target_link_libraries(${program} PRIVATE ${library})
+    endif()
+  endforeach()
+  set(name lesson${nn}.${variant}.nvcc${test_suffix})
+  add_test(NAME ${name} COMMAND sh -c "echo 'not built: this build has no nvcc test programs \
+(TUTORIAL_NVCC_TEST_PROGRAMS=OFF, chosen where no GPU can run them); ${program} shows that nvcc compiles the lesson'; exit ${TUTORIAL_SKIP_CODE}")
+  set_tests_properties(${name} PROPERTIES LABELS "lesson${nn};${variant};nvcc"
+                       SKIP_RETURN_CODE ${TUTORIAL_SKIP_CODE})
+  if(variant STREQUAL "solution")
+    _tutorial_register_bad_input_test(${program} ${nn} nvcc)
+  endif()
+endfunction()
+
 # One backend's build of a lesson: the program lessonNN_<variant>_<backend>,
 # its test executable, the test, and (for solutions) the bad-input test.
 # backend is cpu (plain C), emu or nvcc. Called from tutorial_lesson(), whose
 # variables (nn, variant, base, sources, libraries, test_sources, test_suffix) it reads.
 function(_tutorial_lesson_backend backend)
-  _tutorial_test_main(${backend})
   set(program ${base}_${backend})
   set(test test_${base}_${backend})
+  if(backend STREQUAL "nvcc" AND NOT TUTORIAL_NVCC_TEST_PROGRAMS)
+    _tutorial_nvcc_program_only()
+    return()
+  endif()
+  _tutorial_test_main(${backend})
   if(backend STREQUAL "emu")
     cuemu_add_executable(${program} SOURCES ${sources})
     cuemu_add_executable(${test} SOURCES ${test_sources})

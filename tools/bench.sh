@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh [--out DIR] [--gpu-model NAME] - run as ./tutorial [--gpu|--emu] bench [...]
+# bench.sh [--out DIR] [--gpu-model NAME] [--no-estimate] - run as ./tutorial [--gpu|--emu] bench [...]
 #
 # Reproduces the source articles' tables on whatever machine runs it, from
 # the lessons' own --bench modes (the solutions of lessons 05, 08 and 09):
@@ -16,7 +16,8 @@
 # emulator's profiler on (CUEMU_PROFILE, CUEMU_GPU=NAME, default H100) and adds
 # the GFLOP/s that cuemu's model ESTIMATES for that GPU, in tables and plots of
 # their own (bench/estimated.py, docs/profiler.md): never on the same axis as the
-# CPU-measured times. An emulator without the profiler skips this with one line.
+# CPU-measured times. An emulator without the profiler skips this with one line;
+# --no-estimate skips it on purpose (CI: the estimate has tests of its own).
 set -euo pipefail
 ROOT=${TUTORIAL_ROOT:?run this as ./tutorial bench}
 TUTORIAL=${TUTORIAL_SCRIPT:?run this as ./tutorial bench}
@@ -24,12 +25,13 @@ BACKEND=${TUTORIAL_CHOSEN_BACKEND:?run this as ./tutorial bench}
 BUILD=${TUTORIAL_BUILD:?run this as ./tutorial bench}
 die() { printf 'tutorial: %s\n' "$*" >&2; exit 2; }
 
-out="" gpu_model=H100
+out="" gpu_model=H100 estimate=1
 while [ $# -gt 0 ]; do
     case "$1" in
+        --no-estimate) estimate=0; shift ;;
         --out) [ $# -ge 2 ] || die "bench: --out needs a folder"; out=$2; shift 2 ;;
         --gpu-model) [ $# -ge 2 ] || die "bench: --gpu-model needs a name"; gpu_model=$2; shift 2 ;;
-        *) die "bench: unknown argument '$1' (usage: ./tutorial bench [--out DIR] [--gpu-model NAME])" ;;
+        *) die "bench: unknown argument '$1' (usage: ./tutorial bench [--out DIR] [--gpu-model NAME] [--no-estimate])" ;;
     esac
 done
 # Debian's python3-matplotlib belongs to /usr/bin/python3, which another
@@ -93,5 +95,5 @@ estimate_on_gpu_model() {
     "$python" "$ROOT/tools/bench/estimated.py" --profiles "$profiles" --out "$out" --date "$stamp" ||
         printf 'tutorial: bench: no estimated GFLOP/s: tools/bench/estimated.py failed\n' >&2
 }
-if [ "$BACKEND" = emu ]; then estimate_on_gpu_model; fi
+if [ "$BACKEND" = emu ] && [ "$estimate" -eq 1 ]; then estimate_on_gpu_model; fi
 printf 'tutorial: bench: done in %d s; tables and plots in %s\n' "$((SECONDS - start))" "$out" >&2
