@@ -34,8 +34,6 @@ refused graph-child-node "cuemu does not emulate cudaGraphAddChildGraphNode" \
     'cudaGraph_t g; cudaGraphCreate(&g, 0); cudaGraphNode_t n; cudaGraphAddChildGraphNode(&n, g, nullptr, 0, g);'
 refused texture-objects "cuemu does not emulate cudaCreateTextureObject" \
     'cudaCreateTextureObject(nullptr, nullptr, nullptr, nullptr);'
-refused launch-through-void-pointer "cuemu cannot launch a kernel through a void pointer" \
-    'int* p = nullptr; void* args[] = {&p}; cudaLaunchKernel((const void*)k, dim3(1), dim3(1), args, 0, 0);'
 refused driver-api "cuMemAlloc" \
     'cuMemAlloc(nullptr, 4);'
 # cuBLAS calls outside the emulator's subset, and the cuBLAS headers it does not have.

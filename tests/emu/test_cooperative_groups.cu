@@ -1,6 +1,7 @@
 // test_cooperative_groups.cu - cooperative groups on the emulator, checked
 // against what CUDA specifies: the block, fixed-size tiles (also of a tile),
-// dynamic partitions, coalesced groups, cg::reduce with every operator, the
+// dynamic partitions, coalesced groups, labeled and binary partitions,
+// cg::reduce with every operator, the
 // grid's ranks, and the report for grid.sync() without a cooperative launch.
 // Inputs are fresh random data, outputs are poisoned, and block sizes leave a
 // partial last warp. The same file compiles with nvcc (tests/emu/CMakeLists.txt).
@@ -393,6 +394,110 @@ TEST_CASE("cg::reduce on tiles: plus, less, greater, bit_and, bit_or, bit_xor") 
     check_tile_reductions<8>(72);
     check_tile_reductions<4>(36);
     check_tile_reductions<1>(5);
+}
+
+// ---- partitions by label ------------------------------------------------------------
+struct labeled_record {
+    unsigned rank, size, meta_rank, meta_size;
+    int sum;  // cg::reduce over the partition: only its own members' values
+    unsigned binary_rank, binary_size, binary_meta_rank, binary_meta_size;
+    unsigned by_pointer_size, by_pointer_meta_size;
+};
+
+// Labels are the input mod `kinds`; the binary split is the input's low bit,
+// and the pointer labels are the address of one of two anchors by that bit.
+__device__ int label_anchors[2];
+
+template <class Parent>
+__device__ labeled_record partition_by(const Parent& parent, int value, int label) {
+    cg::coalesced_group by_label = cg::labeled_partition(parent, label);
+    cg::coalesced_group split = cg::binary_partition(parent, (value & 1) != 0);
+    cg::coalesced_group by_pointer = cg::labeled_partition(parent, &label_anchors[value & 1]);
+    labeled_record rec;
+    rec.rank = by_label.thread_rank();
+    rec.size = by_label.size();
+    rec.meta_rank = by_label.meta_group_rank();
+    rec.meta_size = by_label.meta_group_size();
+    rec.sum = cg::reduce(by_label, value, cg::plus<int>());
+    rec.binary_rank = split.thread_rank();
+    rec.binary_size = split.size();
+    rec.binary_meta_rank = split.meta_group_rank();
+    rec.binary_meta_size = split.meta_group_size();
+    rec.by_pointer_size = by_pointer.size();
+    rec.by_pointer_meta_size = by_pointer.meta_group_size();
+    return rec;
+}
+
+// from_tile: the parent is a 32-thread tile (full warps), else coalesced_threads().
+__global__ void labeled_groups(const int* in, labeled_record* out, int kinds, bool from_tile) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int value = in[t];
+    const int label = ((value % kinds) + kinds) % kinds;
+    out[t] = from_tile ? partition_by(cg::tiled_partition<32>(cg::this_thread_block()), value, label)
+                       : partition_by(cg::coalesced_threads(), value, label);
+}
+
+// What CUDA specifies, worked out on the CPU for one warp's lanes [first, first + n).
+void check_labeled_warp(const std::vector<int>& in, const std::vector<labeled_record>& out, int first, int n,
+                        int kinds) {
+    auto label_of = [&](int t) { return ((in[t] % kinds) + kinds) % kinds; };
+    std::vector<int> group_order;  // labels by their lowest lane
+    for (int k = 0; k < n; ++k)
+        if (std::find(group_order.begin(), group_order.end(), label_of(first + k)) == group_order.end())
+            group_order.push_back(label_of(first + k));
+    int odd = 0;
+    for (int k = 0; k < n; ++k) odd += in[first + k] & 1;
+    for (int k = 0; k < n; ++k) {
+        const int t = first + k;
+        CAPTURE(t);
+        const labeled_record& r = out[t];
+        unsigned rank = 0, size = 0, same_bit_rank = 0, same_bit = 0;
+        int sum = 0;
+        for (int j = 0; j < n; ++j) {
+            if (label_of(first + j) == label_of(t)) {
+                ++size;
+                rank += j < k;
+                sum = static_cast<int>(static_cast<unsigned>(sum) + static_cast<unsigned>(in[first + j]));
+            }
+            if ((in[first + j] & 1) == (in[t] & 1)) {
+                ++same_bit;
+                same_bit_rank += j < k;
+            }
+        }
+        const auto meta = std::find(group_order.begin(), group_order.end(), label_of(t)) - group_order.begin();
+        CHECK(r.rank == rank);
+        CHECK(r.size == size);
+        CHECK(r.meta_rank == static_cast<unsigned>(meta));
+        CHECK(r.meta_size == group_order.size());
+        CHECK(r.sum == sum);
+        const bool one_side = odd == 0 || odd == n;  // every lane passed the same bool
+        CHECK(r.binary_rank == same_bit_rank);
+        CHECK(r.binary_size == same_bit);
+        CHECK(r.binary_meta_rank == (one_side ? 0u : static_cast<unsigned>(in[t] & 1)));
+        CHECK(r.binary_meta_size == (one_side ? 1u : 2u));
+        CHECK(r.by_pointer_size == same_bit);
+        CHECK(r.by_pointer_meta_size == (one_side ? 1u : 2u));
+    }
+}
+
+TEST_CASE("labeled_partition and binary_partition: groups by value, ordered by their lowest lane") {
+    for (const bool from_tile : {false, true}) {
+        for (const int kinds : {1, 3, 7}) {
+            CAPTURE(from_tile);
+            CAPTURE(kinds);
+            // Tiles of 32 need whole warps; coalesced groups get a partial one.
+            const int threads = from_tile ? 64 : 45;
+            std::vector<int> in = random_ints(threads, -1000, 1000);
+            device_buffer<int> d_in(threads);
+            device_buffer<labeled_record> d_out(threads);
+            d_in.write(in);
+            labeled_groups<<<1, threads>>>(d_in.ptr, d_out.ptr, kinds, from_tile);
+            REQUIRE(cudaGetLastError() == cudaSuccess);
+            const std::vector<labeled_record> out = d_out.read();
+            for (int first = 0; first < threads; first += 32)
+                check_labeled_warp(in, out, first, std::min(32, threads - first), kinds);
+        }
+    }
 }
 
 // ---- the grid ---------------------------------------------------------------------

@@ -220,11 +220,33 @@ TEST_CASE("extern __shared__ at file scope names the launch's dynamic shared mem
     }
 }
 
+TEST_CASE("extern __shared__ rows of a known width become a pointer to rows") {
+    CHECK(body("void k() { extern __shared__ half tile[][N]; }") ==
+          "void k() { half (*tile)[N] = reinterpret_cast<half (*)[N]>(::cuemu::dynamic_shared_memory()); }");
+    CHECK(body("void k() { extern __shared__ __align__(16) float cube[][4][W + 1]; }") ==
+          "void k() { float (*cube)[4][W + 1] = "
+          "reinterpret_cast<float (*)[4][W + 1]>(::cuemu::dynamic_shared_memory()); }");
+    SUBCASE("at file scope: the macro is that pointer") {
+        CHECK(contains(body("extern __shared__ int rows[][8];\n"),
+                       "#define rows (reinterpret_cast<int (*)[8]>(::cuemu::dynamic_shared_memory()))"));
+    }
+    SUBCASE("redeclared with other rows: an error naming both") {
+        const auto errors =
+            errors_of("extern __shared__ int s[][8];\n__global__ void k() {\n  extern __shared__ int s[][4];\n}\n");
+        REQUIRE(errors.size() == 1);
+        CHECK(contains(errors[0].message, "int (*)[8]"));
+        CHECK(contains(errors[0].message, "int (*)[4]"));
+    }
+}
+
 TEST_CASE("extern __shared__ that is not an unsized array is an error") {
     const auto errors = errors_of("void k() {\n  extern __shared__ float s[32];\n}\n");
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].line == 2);
     CHECK(contains(errors[0].message, "extern __shared__ float buffer[];"));
+    // Something after the dimensions, or a dimension left open.
+    CHECK(errors_of("void k() { extern __shared__ float s[][4] x; }").size() == 1);
+    CHECK(errors_of("void k() { extern __shared__ float s[][4; }").size() == 1);
 }
 
 TEST_CASE("other extern declarations are left alone") {

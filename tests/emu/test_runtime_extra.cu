@@ -12,6 +12,8 @@
 #include <doctest/doctest.h>
 #include <driver_types.h>
 
+#include "stderr_capture.h"
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -407,6 +409,78 @@ TEST_CASE("cudaLaunchKernel with void** arguments, and its launch errors") {
     CHECK(cudaFree(y) == cudaSuccess);
 }
 
+// NVIDIA's samples launch through the C API's void*: the kernel is found by
+// its address, its arguments read with its own parameter types.
+template <class T>
+__global__ void scale_template(T* data, T factor, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] *= factor;
+}
+
+TEST_CASE("cudaLaunchKernel((void*)kernel, ...) finds the kernel by its address") {
+    const int n = 300;
+    float *x = nullptr, *y = nullptr;
+    REQUIRE(cudaMallocManaged(&x, n * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMallocManaged(&y, n * sizeof(float)) == cudaSuccess);
+    for (int i = 0; i < n; ++i) x[i] = static_cast<float>(i), y[i] = 0.5f;
+    float a = 3.0f;
+    const float* cx = x;
+    int count = n;
+    void* args[] = {&a, &cx, &y, &count};
+    REQUIRE(cudaLaunchKernel((const void*)axpy, dim3(3), dim3(128), args, 0, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    for (int i : {0, 1, 127, 128, 299}) CHECK(y[i] == 0.5f + 3.0f * static_cast<float>(i));
+    // A launch error is the call's own, and recorded, as with the typed form.
+    CHECK(cudaLaunchKernel((void*)axpy, dim3(1), dim3(2048), args, 0, 0) ==
+          cudaErrorInvalidConfiguration);
+    CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+
+    SUBCASE("an address that is no kernel the emulator registered") {
+        // A template's instantiation is not registered (kernel_registry.h);
+        // a host function's address is no kernel at all.
+        float factor = 2.0f;
+        void* scale_args[] = {&y, &factor, &count};
+        stderr_capture capture;
+        const cudaError_t templated =
+            cudaLaunchKernel((const void*)scale_template<float>, dim3(1), dim3(32), scale_args, 0, 0);
+        const cudaError_t host = cudaLaunchKernel((const void*)&std::strlen, dim3(1), dim3(32), args, 0, 0);
+        const std::string said = capture.finish();
+        CHECK(templated == cudaErrorInvalidDeviceFunction);
+        CHECK(host == cudaErrorInvalidDeviceFunction);
+        CHECK(cudaGetLastError() == cudaErrorInvalidDeviceFunction);
+        CHECK(said.find("cudaLaunchKernel: ") != std::string::npos);
+        CHECK(said.find("is no kernel the emulator knows by its address") != std::string::npos);
+        // Refused before anything ran: y is as the first launch left it.
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK(y[1] == 3.5f);
+    }
+    CHECK(cudaFree(x) == cudaSuccess);
+    CHECK(cudaFree(y) == cudaSuccess);
+}
+
+// nvcc's version macros, and a __grid_constant__ parameter (CUDA 11.7+).
+static_assert(__CUDACC_VER_MAJOR__ == 13 && __CUDACC_VER_MINOR__ >= 0, "nvcc 13's version macros");
+struct scale_params {
+    float factor;
+    int n;
+};
+__global__ void scale_by_params(const __grid_constant__ scale_params params, float* data) {
+    const scale_params* p = &params;  // its address may be taken
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < p->n) data[i] *= p->factor;
+}
+
+TEST_CASE("a __grid_constant__ parameter") {
+    float* data = nullptr;
+    REQUIRE(cudaMallocManaged(&data, 70 * sizeof(float)) == cudaSuccess);
+    for (int i = 0; i < 70; ++i) data[i] = static_cast<float>(i);
+    scale_by_params<<<3, 32>>>(scale_params{-2.0f, 65}, data);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(data[64] == -128.0f);
+    CHECK(data[65] == 65.0f);
+    CHECK(cudaFree(data) == cudaSuccess);
+}
+
 // ---- cooperative launches ---------------------------------------------------------------------
 // Each block sums its part; after grid.sync() block 0 adds the partial sums.
 __global__ void grid_sum(const int* in, int n, int* partial, int* total) {
@@ -449,6 +523,14 @@ TEST_CASE("cudaLaunchCooperativeKernel: grid.sync() waits for every block") {
     CHECK(cudaLaunchCooperativeKernel(grid_sum, dim3(blocks + 1), dim3(128), args, 0, 0) ==
           cudaErrorCooperativeLaunchTooLarge);
     CHECK(cudaGetLastError() == cudaErrorCooperativeLaunchTooLarge);
+    // The samples' form, through the C API's void*.
+    *total = 0;
+    REQUIRE(cudaLaunchCooperativeKernel((void*)grid_sum, dim3(blocks), dim3(128), args, 0, 0) ==
+            cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(*total == expected);
+    CHECK(cudaLaunchCooperativeKernel((void*)grid_sum, dim3(blocks + 1), dim3(128), args, 0, 0) ==
+          cudaErrorCooperativeLaunchTooLarge);
     CHECK(cudaFree(in) == cudaSuccess);
     CHECK(cudaFree(partial) == cudaSuccess);
     CHECK(cudaFree(total) == cudaSuccess);

@@ -10,8 +10,9 @@
 //
 // What is here: thread_block (this_thread_block), thread_block_tile<N> for N a
 // power of two up to 32 (tiled_partition<N>, also of a tile), the dynamic
-// tiled_partition(group, n), coalesced_group (coalesced_threads), grid_group
-// (this_grid) without sync, and cg::reduce in <cooperative_groups/reduce.h>.
+// tiled_partition(group, n), coalesced_group (coalesced_threads),
+// labeled_partition and binary_partition, grid_group (this_grid), and
+// cg::reduce in <cooperative_groups/reduce.h>.
 // What is not: see "What it does not do" in common/emu/README.md; each such use
 // is a compile error or a loud report, never a silent guess.
 #ifndef CUEMU_COOPERATIVE_GROUPS_H
@@ -463,6 +464,56 @@ inline coalesced_group tiled_partition(const coalesced_group& parent, unsigned t
     if (!details::valid_tile_size(tile_size)) details::bad_partition_size(CUEMU_CG_SITE_ARGS);
     return group_access::coalesced(details::tile_of(group_access::mask(parent), tile_size),
                                    parent.thread_rank() / tile_size, (parent.size() + tile_size - 1) / tile_size);
+}
+
+// ---- partitions by a value each thread passes ------------------------------------------
+// labeled_partition(parent, label): the parent's members (a coalesced group or
+// a tile of up to 32) that pass the same label form one coalesced_group. Its
+// meta_group_size is the number of groups the labels made; its
+// meta_group_rank orders the groups by their lowest lane. A pointer label
+// compares as its address; a bool label is binary_partition(parent, label):
+// false and true lanes apart (meta ranks 0 and 1 of 2), or, where every member
+// passed the same value, the parent's members again (meta rank 0 of 1). Each
+// is a warp collective of the parent's members, as on a GPU.
+namespace details {
+inline coalesced_group split_in_two(unsigned parent_mask, bool pred, const char* file, int line) {
+    const unsigned passed_true = __ballot_sync(parent_mask, pred, file, line);
+    if (passed_true == 0 || passed_true == parent_mask) return group_access::coalesced(parent_mask, 0, 1);
+    return pred ? group_access::coalesced(passed_true, 1, 2)
+                : group_access::coalesced(parent_mask & ~passed_true, 0, 2);
+}
+template <class Label>
+coalesced_group split_by_label(unsigned parent_mask, Label label, const char* file, int line) {
+    if constexpr (std::is_same_v<Label, bool>) {
+        return split_in_two(parent_mask, label, file, line);
+    } else if constexpr (std::is_pointer_v<Label>) {
+        return split_by_label(parent_mask, reinterpret_cast<unsigned long long>(label), file, line);
+    } else {
+        static_assert(std::is_integral_v<Label> || std::is_enum_v<Label>,
+                      "labeled_partition: the label must be an integer or a pointer");
+        const unsigned same = __match_any_sync(parent_mask, static_cast<unsigned long long>(label), file, line);
+        const unsigned leader = same & (0u - same);  // the group's lowest lane
+        const unsigned leaders = __ballot_sync(parent_mask, (1u << lane()) == leader, file, line);
+        return group_access::coalesced(same, static_cast<unsigned>(__builtin_popcount(leaders & (leader - 1u))),
+                                       static_cast<unsigned>(__builtin_popcount(leaders)));
+    }
+}
+}  // namespace details
+
+template <class Label>
+coalesced_group labeled_partition(const coalesced_group& parent, Label label, CUEMU_CG_SITE) {
+    return details::split_by_label(details::group_access::mask(parent), label, CUEMU_CG_SITE_ARGS);
+}
+template <class Label, unsigned Size, class ParentT>
+coalesced_group labeled_partition(const thread_block_tile<Size, ParentT>& parent, Label label, CUEMU_CG_SITE) {
+    return details::split_by_label(details::group_access::mask(parent), label, CUEMU_CG_SITE_ARGS);
+}
+inline coalesced_group binary_partition(const coalesced_group& parent, bool pred, CUEMU_CG_SITE) {
+    return details::split_in_two(details::group_access::mask(parent), pred, CUEMU_CG_SITE_ARGS);
+}
+template <unsigned Size, class ParentT>
+coalesced_group binary_partition(const thread_block_tile<Size, ParentT>& parent, bool pred, CUEMU_CG_SITE) {
+    return details::split_in_two(details::group_access::mask(parent), pred, CUEMU_CG_SITE_ARGS);
 }
 
 // ---- free functions ------------------------------------------------------------------

@@ -261,16 +261,24 @@ Parsed<Launch> parse_configuration(const Source& src, Launch launch) {
     return result;
 }
 
-// extern __shared__ TYPE NAME[];  ->  the parts that matter.
+// extern __shared__ TYPE NAME[];  ->  the parts that matter. TYPE NAME[][N]
+// (rows of N, the further dimensions known) has extents "[N]".
 struct DynamicShared {
     std::string type;
     std::string name;
+    std::string extents;
     std::size_t semicolon;
+    // The pointer the array becomes, and that pointer's type.
+    std::string pointer_type() const { return extents.empty() ? type + "*" : type + " (*)" + extents; }
+    std::string declarator() const {
+        return extents.empty() ? type + "* " + name : type + " (*" + name + ")" + extents;
+    }
 };
 
 const char* const kDynamicSharedShape =
     "extern __shared__ must declare an array without a size, like "
-    "'extern __shared__ float buffer[];' (the size comes from the launch)";
+    "'extern __shared__ float buffer[];' or 'extern __shared__ float rows[][16];' "
+    "(the size comes from the launch)";
 
 // Called at an 'extern'. No value and no error: not an extern __shared__.
 Parsed<DynamicShared> parse_dynamic_shared(const Source& src, std::size_t extern_token) {
@@ -309,18 +317,42 @@ Parsed<DynamicShared> parse_dynamic_shared(const Source& src, std::size_t extern
         kept.push_back(tok);
     }
     const std::size_t m = kept.size();
-    if (m < 4 || !src.is_ident(kept[m - 3]) || !src.is_punct(kept[m - 2], '[') ||
-        !src.is_punct(kept[m - 1], ']')) {
+    // The name is the identifier just before the first "[]"; after it come
+    // only whole [...] groups, the further dimensions.
+    std::size_t name_at = 0;
+    for (std::size_t k = 1; k + 2 < m && !name_at; ++k)
+        if (src.is_ident(kept[k]) && src.is_punct(kept[k + 1], '[') && src.is_punct(kept[k + 2], ']'))
+            name_at = k;
+    if (!name_at) {
+        result.error = kDynamicSharedShape;
+        return result;
+    }
+    // Tokens that touched in the source stay together (my::T), others get one space.
+    auto spell = [&](std::size_t from, std::size_t to) {
+        std::string text;
+        for (std::size_t k = from; k < to; ++k) {
+            if (k > from && src[kept[k - 1]].end != src[kept[k]].begin) text += ' ';
+            text += src.spelling(kept[k]);
+        }
+        return text;
+    };
+    int depth = 0;
+    for (std::size_t k = name_at + 3; k < m; ++k) {
+        if (depth == 0 && !src.is_punct(kept[k], '[')) {
+            result.error = kDynamicSharedShape;
+            return result;
+        }
+        if (src.is_punct(kept[k], '[')) ++depth;
+        if (src.is_punct(kept[k], ']')) --depth;
+    }
+    if (depth != 0) {
         result.error = kDynamicSharedShape;
         return result;
     }
     DynamicShared decl;
-    for (std::size_t k = 0; k + 3 < m; ++k) {
-        // Tokens that touched in the source stay together (my::T), others get one space.
-        if (k > 0 && src[kept[k - 1]].end != src[kept[k]].begin) decl.type += ' ';
-        decl.type += src.spelling(kept[k]);
-    }
-    decl.name = src.spelling(kept[m - 3]);
+    decl.type = spell(0, name_at);
+    decl.name = src.spelling(kept[name_at]);
+    decl.extents = spell(name_at + 3, m);
     decl.semicolon = t;
     result.value = decl;
     return result;
@@ -667,7 +699,7 @@ private:
         const bool in_directive = src_[at].in_directive;
         const DynamicShared& decl = *parsed.value;
         const std::string pointer =
-            "reinterpret_cast<" + decl.type + "*>(::cuemu::dynamic_shared_memory())";
+            "reinterpret_cast<" + decl.pointer_type() + ">(::cuemu::dynamic_shared_memory())";
         const bool file_scope =
             !in_directive && std::all_of(scopes_.begin(), scopes_.end(), [](bool ns) { return ns; });
         if (file_scope) {
@@ -676,23 +708,23 @@ private:
                            "of its own");
                 return 0;
             }
-            file_scope_shared_[decl.name] = decl.type;
+            file_scope_shared_[decl.name] = decl.pointer_type();
             out += "#define " + decl.name + " (" + pointer + ")";
             out += newlines(src_.newlines_between(at, decl.semicolon), true);
             return decl.semicolon + 1;
         }
         if (const auto earlier = file_scope_shared_.find(decl.name); earlier != file_scope_shared_.end()) {
             // The same array again, inside a kernel: the file-scope one already names it.
-            if (earlier->second != decl.type) {
-                report(at, "extern __shared__ " + decl.name + " was declared at file scope with type " +
-                               earlier->second + "; the emulator cannot redeclare it here as " + decl.type +
-                               " (give this one another name)");
+            if (earlier->second != decl.pointer_type()) {
+                report(at, "extern __shared__ " + decl.name + " was declared at file scope as " +
+                               earlier->second + "; the emulator cannot redeclare it here as " +
+                               decl.pointer_type() + " (give this one another name)");
                 return 0;
             }
             out += newlines(src_.newlines_between(at, decl.semicolon), in_directive);
             return decl.semicolon + 1;
         }
-        out += decl.type + "* " + decl.name + " = " + pointer + ";";
+        out += decl.declarator() + " = " + pointer + ";";
         out += newlines(src_.newlines_between(at, decl.semicolon), in_directive);
         return decl.semicolon + 1;
     }

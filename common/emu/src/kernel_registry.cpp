@@ -1,11 +1,15 @@
 // kernel_registry.cpp - the kernels known by address (cuemu/kernel_registry.h):
 // filled at static initialization by the rewritten program's
-// CUEMU_KNOWN_KERNEL lines, read when a graph's kernel node names a kernel
-// by its void* address.
+// CUEMU_KNOWN_KERNEL lines, read when a kernel is named by its void* address
+// (a graph's kernel node, cudaLaunchKernel((void*)kernel, ...)).
+#include <cstdio>
 #include <mutex>
 #include <unordered_map>
 
 #include "cuemu/kernel_registry.h"
+#include "cuemu/runtime.h"
+#include "cuemu/runtime_extra.h"
+#include "internal.h"
 
 namespace cuemu {
 namespace {
@@ -33,6 +37,22 @@ bool find_kernel(const void* address, known_kernel* out) {
     if (it == known_kernels().end()) return false;
     *out = it->second;
     return true;
+}
+
+// cudaLaunchKernel((void*)kernel, ...) and the cooperative form.
+cudaError_t launch_by_address(const char* api, const void* func, const launch_config& config,
+                              void** args, const char* file, int line) {
+    known_kernel kernel;
+    if (!func || !find_kernel(func, &kernel)) {
+        std::fprintf(stderr,
+                     "cuemu: %s:%d: %s: %p is no kernel the emulator knows by its address: "
+                     "only kernels defined once, not as templates, at namespace scope of a file "
+                     "built for the emulator are; pass a template kernel's instantiation itself "
+                     "(%s(kernel<T>, ...)), whose type says its parameters\n",
+                     file, line, api, func, api);
+        return detail::record(cudaErrorInvalidDeviceFunction);
+    }
+    return kernel.launch(launch_site{kernel.name, file, line}, config, func, args);
 }
 
 }  // namespace cuemu

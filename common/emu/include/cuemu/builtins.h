@@ -60,6 +60,9 @@ constexpr int warpSize = 32;
 #define __forceinline__ inline __attribute__((always_inline))
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
+// A const kernel parameter the kernel may take the address of without a copy
+// (CUDA 11.7+): every parameter is already a copy of its own here.
+#define __grid_constant__
 // __noinline__ cannot be a macro (libstdc++ spells an attribute that way);
 // cuemu-rewrite replaces it in .cu files.
 

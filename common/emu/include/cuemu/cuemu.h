@@ -43,6 +43,13 @@
 #define __DRIVER_TYPES_H__
 #define CUDART_VERSION 13000
 #define __CUDART_API_VERSION CUDART_VERSION
+// nvcc's own version, which programs test beside __CUDA_ARCH__ (llm.c): the
+// emulator follows CUDA 13.0 (nvcc 13.0.88).
+#ifndef __CUDACC_VER_MAJOR__
+#define __CUDACC_VER_MAJOR__ 13
+#define __CUDACC_VER_MINOR__ 0
+#define __CUDACC_VER_BUILD__ 88
+#endif
 
 // Thrust's device system is the emulator's own (common/emu/thrust): Thrust
 // looks for it in <thrust/system/cuemu/...>. A program that chooses another

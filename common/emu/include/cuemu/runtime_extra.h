@@ -269,22 +269,33 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(Params...), dim3 gri
                              cuemu_line},
         config, func, args);
 }
-// The C API's form, cudaLaunchKernel((void*)kernel, ...), hides the kernel's
-// parameter types, which the emulator needs to read args: a build error.
+// The C API's form, cudaLaunchKernel((void*)kernel, ...), as NVIDIA's samples
+// write it: the address has lost the kernel's parameter types, so the kernel
+// is found by its address among those cuemu-rewrite registered
+// (kernel_registry.h: every kernel defined once, not as a template, at
+// namespace scope of a file built for the emulator). Any other address
+// returns cudaErrorInvalidDeviceFunction, as a GPU does for an address that is
+// no kernel, with a line saying why (src/kernel_registry.cpp).
+namespace cuemu {
+cudaError_t launch_by_address(const char* api, const void* func, const launch_config& config,
+                              void** args, const char* file, int line);
+}  // namespace cuemu
 template <class T, class = std::enable_if_t<std::is_void_v<T>>>
-inline cudaError_t cudaLaunchKernel(const T*, dim3, dim3, void**, size_t = 0, cudaStream_t = 0) {
-    static_assert(!std::is_void_v<T>,
-                  "cuemu cannot launch a kernel through a void pointer: pass the kernel itself, "
-                  "cudaLaunchKernel(kernel, grid, block, args, shmem, stream)");
-    return cudaErrorInvalidDeviceFunction;
+inline cudaError_t cudaLaunchKernel(const T* func, dim3 grid, dim3 block, void** args,
+                                    size_t shared_bytes = 0, cudaStream_t stream = 0,
+                                    CUEMU_CALLER) {
+    ::cuemu::launch_config config(grid, block, shared_bytes, stream);
+    return ::cuemu::launch_by_address("cudaLaunchKernel", func, config, args, cuemu_file,
+                                      cuemu_line);
 }
 template <class T, class = std::enable_if_t<std::is_void_v<T>>>
-inline cudaError_t cudaLaunchCooperativeKernel(const T*, dim3, dim3, void**, size_t = 0,
-                                               cudaStream_t = 0) {
-    static_assert(!std::is_void_v<T>,
-                  "cuemu cannot launch a kernel through a void pointer: pass the kernel itself, "
-                  "cudaLaunchCooperativeKernel(kernel, grid, block, args, shmem, stream)");
-    return cudaErrorInvalidDeviceFunction;
+inline cudaError_t cudaLaunchCooperativeKernel(const T* func, dim3 grid, dim3 block, void** args,
+                                               size_t shared_bytes = 0, cudaStream_t stream = 0,
+                                               CUEMU_CALLER) {
+    ::cuemu::launch_config config(grid, block, shared_bytes, stream);
+    config.cooperative = true;
+    return ::cuemu::launch_by_address("cudaLaunchCooperativeKernel", func, config, args,
+                                      cuemu_file, cuemu_line);
 }
 
 #undef CUEMU_CALLER
