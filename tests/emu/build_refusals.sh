@@ -39,10 +39,10 @@ refused driver-api "cuMemAlloc" \
 # cuBLAS calls outside the emulator's subset, and the cuBLAS headers it does not have.
 refused cublas-hgemm "cuemu's cuBLAS does not have cublasHgemm" \
     'cublasHandle_t h; cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, nullptr, nullptr, 1, nullptr, 1, nullptr, nullptr, 1);'
-refused cublas-gemm-batched "cuemu's cuBLAS does not have cublasSgemmBatched.*cublasSgemmStridedBatched is emulated" \
-    'cublasHandle_t h; cublasSgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1);'
+refused cublas-gemm-batched-ex "cuemu's cuBLAS does not have cublasGemmBatchedEx.*cublasGemmStridedBatchedEx is emulated" \
+    'cublasHandle_t h; cublasGemmBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1);'
 refused cublas-isamax "cuemu's cuBLAS does not have cublasIsamax" 'cublasHandle_t h; int i; cublasIsamax(h, 1, nullptr, 1, &i);'
-refused cublas-set-matrix "cuemu's cuBLAS does not have cublasSetMatrix.*cudaMemcpy" 'cublasSetMatrix(1, 1, 4, nullptr, 1, nullptr, 1);'
+refused cublas-scopy "cuemu's cuBLAS does not have cublasScopy.*vector copies" 'cublasHandle_t h; cublasScopy(h, 1, nullptr, 1, nullptr, 1);'
 refused cublas-lt "cuemu does not emulate cuBLASLt" '}
 #include <cublasLt.h>
 int unused() {'

@@ -2,7 +2,8 @@
 // against plain CPU loops: every transpose combination, odd sizes, leading
 // dimensions larger than the matrix, alpha and beta (beta = 0 with a
 // NaN-poisoned C, which must not be read), strided batches, the level-1 and
-// level-2 calls, pointer modes, statuses and their strings, argument checks,
+// level-2 calls, batches of pointers, the Set/Get copies, the version,
+// pointer modes, statuses and their strings, argument checks,
 // stream order, and the report for a host pointer; cublasGemmEx and its
 // strided batches for each type combination done, against an FP64 loop.
 // Test cases named "process: ..." end with a sticky error and run as processes of their own.
@@ -14,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <random>
 #include <string>
@@ -202,6 +204,142 @@ TEST_CASE("SgemmStridedBatched: each matrix of the batch, strides beyond the mat
                                               batch) == CUBLAS_STATUS_SUCCESS);
             require_close(dC.read(), want, 1e-4);
         }
+}
+
+TEST_CASE("SgemmBatched and DgemmBatched: arrays of device pointers, filled earlier on the stream") {
+    handle_guard g;
+    const int m = 6, n = 5, k = 7, batch = 3;
+    for (cublasOperation_t tb : {CUBLAS_OP_N, CUBLAS_OP_T}) {
+        CAPTURE(op_text(tb));
+        const int lda = m + 1, ldb = (tb == CUBLAS_OP_N ? k : n) + 2, ldc = m + 3;
+        const size_t a_size = size_t(lda) * k, b_size = size_t(ldb) * (tb == CUBLAS_OP_N ? n : k),
+                     c_size = size_t(ldc) * n;
+        std::vector<std::vector<float>> A, B, want;
+        std::deque<device_buffer<float>> dA, dB, dC;  // never moved: each owns its memory
+        std::vector<const float*> a_ptrs, b_ptrs;
+        std::vector<float*> c_ptrs;
+        const float alpha = 1.5f, beta = -0.5f;
+        for (int i = 0; i < batch; ++i) {
+            A.push_back(random_values<float>(a_size));
+            B.push_back(random_values<float>(b_size));
+            std::vector<float> C = random_values<float>(c_size);
+            dA.emplace_back(a_size);
+            dB.emplace_back(b_size);
+            dC.emplace_back(c_size);
+            dA[i].write(A[i]);
+            dB[i].write(B[i]);
+            dC[i].write(C);
+            cpu_gemm(CUBLAS_OP_N, tb, m, n, k, alpha, A[i], lda, B[i], ldb, beta, C, ldc);
+            want.push_back(C);
+        }
+        // The matrices in reverse order: the arrays decide which is which.
+        for (int i = batch - 1; i >= 0; --i) {
+            a_ptrs.push_back(dA[i].ptr);
+            b_ptrs.push_back(dB[i].ptr);
+            c_ptrs.push_back(dC[i].ptr);
+        }
+        device_buffer<const float*> d_a_ptrs(batch), d_b_ptrs(batch);
+        device_buffer<float*> d_c_ptrs(batch);
+        d_a_ptrs.write(a_ptrs);
+        d_b_ptrs.write(b_ptrs);
+        d_c_ptrs.write(c_ptrs);
+        REQUIRE(cublasSgemmBatched(g.h, CUBLAS_OP_N, tb, m, n, k, &alpha, d_a_ptrs.ptr, lda, d_b_ptrs.ptr,
+                                   ldb, &beta, d_c_ptrs.ptr, ldc, batch) == CUBLAS_STATUS_SUCCESS);
+        for (int i = 0; i < batch; ++i) require_close(dC[i].read(), want[i], 1e-4);
+    }
+    SUBCASE("double, and the pointer array copied in just before, asynchronously") {
+        const int mm = 3, nn = 4, kk = 5;
+        std::vector<double> A = random_values<double>(mm * kk), B = random_values<double>(kk * nn);
+        std::vector<double> C(mm * nn, 0.0), want = C;
+        cpu_gemm(CUBLAS_OP_N, CUBLAS_OP_N, mm, nn, kk, 1.0, A, mm, B, kk, 0.0, want, mm);
+        device_buffer<double> dA(A.size()), dB(B.size()), dC(C.size());
+        dA.write(A);
+        dB.write(B);
+        const double* h_a[] = {dA.ptr};
+        const double* h_b[] = {dB.ptr};
+        double* h_c[] = {dC.ptr};
+        device_buffer<const double*> pa(1), pb(1);
+        device_buffer<double*> pc(1);
+        REQUIRE(cudaMemcpyAsync(pa.ptr, h_a, sizeof h_a, cudaMemcpyHostToDevice, 0) == cudaSuccess);
+        REQUIRE(cudaMemcpyAsync(pb.ptr, h_b, sizeof h_b, cudaMemcpyHostToDevice, 0) == cudaSuccess);
+        REQUIRE(cudaMemcpyAsync(pc.ptr, h_c, sizeof h_c, cudaMemcpyHostToDevice, 0) == cudaSuccess);
+        const double one = 1.0, zero = 0.0;
+        REQUIRE(cublasDgemmBatched(g.h, CUBLAS_OP_N, CUBLAS_OP_N, mm, nn, kk, &one, pa.ptr, mm, pb.ptr, kk,
+                                   &zero, pc.ptr, mm, 1) == CUBLAS_STATUS_SUCCESS);
+        require_close(dC.read(), want, 1e-12);
+    }
+}
+
+TEST_CASE("Set/GetVector and Set/GetMatrix: strided copies, and cuBLAS's statuses") {
+    const int rows = 5, cols = 4, lda = 7, ldb = 6;
+    std::vector<float> host = random_values<float>(size_t(lda) * cols);
+    device_buffer<float> d(size_t(ldb) * cols);
+    std::vector<float> poison(size_t(ldb) * cols, nan_f);
+    d.write(poison);
+    REQUIRE(cublasSetMatrix(rows, cols, sizeof(float), host.data(), lda, d.ptr, ldb) == CUBLAS_STATUS_SUCCESS);
+    std::vector<float> on_device = d.read();
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < ldb; ++i) {
+            CAPTURE(i);
+            CAPTURE(j);
+            if (i < rows)
+                CHECK(on_device[i + j * ldb] == host[i + j * lda]);
+            else
+                CHECK(std::isnan(on_device[i + j * ldb]));  // between columns: untouched
+        }
+    std::vector<float> back(size_t(lda) * cols, -1.0f);
+    REQUIRE(cublasGetMatrix(rows, cols, sizeof(float), d.ptr, ldb, back.data(), lda) == CUBLAS_STATUS_SUCCESS);
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < lda; ++i) CHECK(back[i + j * lda] == (i < rows ? host[i + j * lda] : -1.0f));
+
+    // Vectors: every third host element into every second device element.
+    const int n = 6;
+    std::vector<double> x = random_values<double>(3 * n);
+    device_buffer<double> dy(2 * n);
+    std::vector<double> zeros(2 * n, 0.0);
+    dy.write(zeros);
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    REQUIRE(cublasSetVectorAsync(n, sizeof(double), x.data(), 3, dy.ptr, 2, stream) == CUBLAS_STATUS_SUCCESS);
+    std::vector<double> y(n, 0.0);
+    REQUIRE(cublasGetVectorAsync(n, sizeof(double), dy.ptr, 2, y.data(), 1, stream) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    for (int i = 0; i < n; ++i) CHECK(y[i] == x[3 * i]);
+    CHECK(dy.read()[1] == 0.0);  // the elements between were not written
+    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+
+    // libcublas's answers (measured with the toolkit's library, which checks
+    // its arguments without a GPU): invalid values first, then the copy.
+    stderr_capture capture;
+    CHECK(cublasSetMatrix(-1, cols, 4, host.data(), lda, d.ptr, ldb) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSetMatrix(rows, cols, 0, host.data(), lda, d.ptr, ldb) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasGetMatrix(rows, cols, 4, d.ptr, 0, back.data(), lda) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSetVector(n, 8, x.data(), 0, dy.ptr, 1) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSetVector(n, 8, x.data(), -1, dy.ptr, 1) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSetMatrix(0, cols, 4, host.data(), lda, d.ptr, ldb) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasSetVector(0, 8, x.data(), 1, dy.ptr, 1) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasSetVector(-1, 8, x.data(), 1, dy.ptr, 1) == CUBLAS_STATUS_MAPPING_ERROR);
+    CHECK(cublasSetMatrix(rows, cols, 4, host.data(), rows - 1, d.ptr, ldb) == CUBLAS_STATUS_MAPPING_ERROR);
+    (void)cudaGetLastError();  // the failed copy's error, left for cudaGetLastError as cuBLAS leaves it
+    const std::string said = capture.finish();
+    CHECK(said.find("cublasSetMatrix at ") != std::string::npos);
+    CHECK(said.find("returns CUBLAS_STATUS_INVALID_VALUE") != std::string::npos);
+    CHECK(said.find("returns CUBLAS_STATUS_MAPPING_ERROR") != std::string::npos);
+}
+
+TEST_CASE("cublasGetVersion, cublasGetProperty and CUBLAS_API_H_") {
+#ifndef CUBLAS_API_H_
+    FAIL("CUBLAS_API_H_ is not defined");
+#endif
+    handle_guard g;
+    int version = 0, major = -1, minor = -1, patch = -1;
+    CHECK(cublasGetVersion(g.h, &version) == CUBLAS_STATUS_SUCCESS);
+    CHECK(version == CUBLAS_VERSION);
+    CHECK(cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS);
+    CHECK(major * 10000 + minor * 100 + patch == CUBLAS_VERSION);
+    CHECK(cublasGetVersion(nullptr, &version) == CUBLAS_STATUS_NOT_INITIALIZED);
 }
 
 TEST_CASE("Sgemv: both orientations, increments, beta = 0 with a poisoned y") {
@@ -445,6 +583,34 @@ TEST_CASE("process: host pointer") {
                       ": the matrix A (4 x 2 elements, leading dimension 4) is " + pointer +
                       ", host memory, not device memory") != std::string::npos);
     CHECK(report.find("cudaMemcpy the data into it") != std::string::npos);
+    check_sticky(cudaErrorIllegalAddress);
+}
+
+// A batch's array naming host memory: found when the work reads the array.
+TEST_CASE("process: host pointer in a batch") {
+    handle_guard g;
+    const int m = 2, n = 2, k = 2;
+    std::vector<float> h_a(m * k, 1.0f);
+    float *b = device_floats(k * n), *c = device_floats(m * n);
+    const float* a_list[] = {b, h_a.data()};  // the second matrix is the host array
+    const float* b_list[] = {b, b};
+    float* c_list[] = {c, c};
+    const float **d_a_list = nullptr, **d_b_list = nullptr;
+    float** d_c_list = nullptr;
+    REQUIRE(cudaMalloc(&d_a_list, sizeof a_list) == cudaSuccess);
+    REQUIRE(cudaMalloc(&d_b_list, sizeof b_list) == cudaSuccess);
+    REQUIRE(cudaMalloc(&d_c_list, sizeof c_list) == cudaSuccess);
+    REQUIRE(cudaMemcpy(d_a_list, a_list, sizeof a_list, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(d_b_list, b_list, sizeof b_list, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(d_c_list, c_list, sizeof c_list, cudaMemcpyHostToDevice) == cudaSuccess);
+    const float one = 1, zero = 0;
+    stderr_capture capture(capture_until::device_idle);
+    CHECK(cublasSgemmBatched(g.h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, d_a_list, m, d_b_list, k, &zero,
+                             d_c_list, m, 2) == CUBLAS_STATUS_SUCCESS);
+    const std::string report = capture.finish();
+    CHECK(report.find("cuemu: cublasSgemmBatched at " + std::string(__FILE__)) != std::string::npos);
+    CHECK(report.find("Aarray[1]") != std::string::npos);
+    CHECK(report.find("host memory, not device memory") != std::string::npos);
     check_sticky(cudaErrorIllegalAddress);
 }
 

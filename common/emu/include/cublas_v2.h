@@ -18,6 +18,9 @@
 #define CUBLAS_VER_PATCH 0
 #define CUBLAS_VER_BUILD 3
 #define CUBLAS_VERSION (CUBLAS_VER_MAJOR * 10000 + CUBLAS_VER_MINOR * 100 + CUBLAS_VER_PATCH)
+// The real <cublas_api.h>'s guard, which helper headers test before they
+// define their cuBLAS error strings (the CUDA samples' helper_cuda.h).
+#define CUBLAS_API_H_
 
 typedef enum {
     CUBLAS_STATUS_SUCCESS = 0,
@@ -143,6 +146,7 @@ typedef struct cublasContext* cublasHandle_t;
 #define cublasSdot cublasSdot_v2
 #define cublasSnrm2 cublasSnrm2_v2
 #define cublasSscal cublasSscal_v2
+#define cublasGetVersion cublasGetVersion_v2
 
 #define CUEMU_CUBLAS_CALLER const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE()
 
@@ -159,6 +163,30 @@ cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode, CUEMU
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode, CUEMU_CUBLAS_CALLER);
 const char* cublasGetStatusName(cublasStatus_t status);
 const char* cublasGetStatusString(cublasStatus_t status);
+cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int* version, CUEMU_CUBLAS_CALLER);
+cublasStatus_t cublasGetProperty(libraryPropertyType type, int* value, CUEMU_CUBLAS_CALLER);
+
+// ---- copies between host and device (src/cublas_copies.cpp) ---------------------------
+// Strided copies, as cudaMemcpy2D (cudaMemcpy2DAsync on the stream given):
+// a vector of n elements, inc elements apart; a matrix of cols columns of
+// rows elements, leading dimension ld. x and A are the source, y and B the
+// destination (device for Set, host for Get).
+cublasStatus_t cublasSetVector(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                               CUEMU_CUBLAS_CALLER);
+cublasStatus_t cublasGetVector(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                               CUEMU_CUBLAS_CALLER);
+cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B,
+                               int ldb, CUEMU_CUBLAS_CALLER);
+cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void* A, int lda, void* B,
+                               int ldb, CUEMU_CUBLAS_CALLER);
+cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                                    cudaStream_t stream, CUEMU_CUBLAS_CALLER);
+cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void* x, int incx, void* y, int incy,
+                                    cudaStream_t stream, CUEMU_CUBLAS_CALLER);
+cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void* A, int lda,
+                                    void* B, int ldb, cudaStream_t stream, CUEMU_CUBLAS_CALLER);
+cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void* A, int lda,
+                                    void* B, int ldb, cudaStream_t stream, CUEMU_CUBLAS_CALLER);
 
 // ---- level 3: matrix products (column-major, as every BLAS) ---------------------------
 cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
@@ -176,6 +204,26 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long int strideB, const float* beta, float* C,
                                          int ldc, long long int strideC, int batchCount,
                                          CUEMU_CUBLAS_CALLER);
+
+cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const double* alpha, const double* A, int lda,
+                                         long long int strideA, const double* B, int ldb,
+                                         long long int strideB, const double* beta, double* C,
+                                         int ldc, long long int strideC, int batchCount,
+                                         CUEMU_CUBLAS_CALLER);
+// Batches named by arrays of device pointers, themselves in device memory:
+// read when the work runs, in stream order, each matrix checked then.
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k, const float* alpha,
+                                  const float* const Aarray[], int lda, const float* const Barray[],
+                                  int ldb, const float* beta, float* const Carray[], int ldc,
+                                  int batchCount, CUEMU_CUBLAS_CALLER);
+cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k, const double* alpha,
+                                  const double* const Aarray[], int lda, const double* const Barray[],
+                                  int ldb, const double* beta, double* const Carray[], int ldc,
+                                  int batchCount, CUEMU_CUBLAS_CALLER);
 
 // Mixed precision (src/cublas_gemm_ex.cpp): A, B and C of the types named, the
 // sums of computeType; alpha and beta are float for the CUBLAS_COMPUTE_32F

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_set>
 
 #include "cublas_internal.h"
@@ -180,6 +181,55 @@ cublasStatus_t gemm(const call_site& at, cublasHandle_t handle, const gemm_shape
             blas_gemm(s.transa, s.transb, s.m, s.n, s.k, a, A + i * s.stride_a, s.lda,
                       B + i * s.stride_b, s.ldb, b, c, s.ldc);
             note_matrix_written(c, sizeof(T), s.m, s.n, s.ldc);
+        }
+        return cudaSuccess;
+    });
+}
+
+// SgemmBatched, DgemmBatched: the batch's matrices are named by arrays of
+// device pointers in device memory. A program may still be filling the arrays
+// earlier on the stream, so they are read when the work runs, and each matrix
+// is checked there, as a kernel's loads would be.
+template <class T>
+cublasStatus_t gemm_batched(const call_site& at, cublasHandle_t handle, const gemm_shape& s,
+                            const T* alpha, const T* const* A, const T* const* B, const T* beta,
+                            T* const* C) {
+    if (cublasStatus_t status = check_handle(handle, at)) return status;
+    if (!valid_gemm_arguments(at, s, alpha, beta)) return CUBLAS_STATUS_INVALID_VALUE;
+    if (s.empty()) return CUBLAS_STATUS_SUCCESS;
+    operand_checks checks(at);
+    scalar_arg<T> a_scalar, b_scalar;
+    const bool reads_ab = s.k > 0;
+    const std::size_t bytes = sizeof(void*) * static_cast<std::size_t>(s.batch);
+    const std::string shape = std::to_string(s.batch) + " pointers (batchCount)";
+    const bool fine =
+        take_scalar(handle, alpha, "alpha", checks, &a_scalar) &&
+        take_scalar(handle, beta, "beta", checks, &b_scalar) &&
+        (!reads_ab || checks.device("Aarray", "array of pointers", A, bytes, shape)) &&
+        (!reads_ab || checks.device("Barray", "array of pointers", B, bytes, shape)) &&
+        checks.device("Carray", "array of pointers", C, bytes, shape);
+    if (!fine) return submit(handle, at, checks.failed_work());
+    return submit(handle, at, [=](std::uint64_t seq) {
+        const T a = a_scalar.get(), b = b_scalar.get();
+        gemm_shape one = s;
+        one.batch = 1;
+        for (int i = 0; i < s.batch; ++i) {
+            const T* a_i = reads_ab ? A[i] : nullptr;
+            const T* b_i = reads_ab ? B[i] : nullptr;
+            T* c_i = C[i];
+            operand_checks matrix_checks(at);
+            const std::string index = "[" + std::to_string(i) + "]";
+            const std::string a_name = "Aarray" + index, b_name = "Barray" + index,
+                              c_name = "Carray" + index;
+            const bool on_device =
+                (!reads_ab || matrix_checks.matrix(a_name.c_str(), a_i, sizeof(T), s.rows_a(),
+                                                   s.cols_a(), s.lda, 0, 1)) &&
+                (!reads_ab || matrix_checks.matrix(b_name.c_str(), b_i, sizeof(T), s.rows_b(),
+                                                   s.cols_b(), s.ldb, 0, 1)) &&
+                matrix_checks.matrix(c_name.c_str(), c_i, sizeof(T), s.m, s.n, s.ldc, 0, 1);
+            if (!on_device) return matrix_checks.failed_work()(seq);
+            blas_gemm(s.transa, s.transb, s.m, s.n, s.k, a, a_i, s.lda, b_i, s.ldb, b, c_i, s.ldc);
+            note_matrix_written(c_i, sizeof(T), s.m, s.n, s.ldc);
         }
         return cudaSuccess;
     });
@@ -362,6 +412,38 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
     return gemm<float>({"cublasSgemmStridedBatched", file, line}, handle,
                        {transa, transb, m, n, k, lda, ldb, ldc, strideA, strideB, strideC, batchCount},
                        alpha, A, B, beta, C);
+}
+
+cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const double* alpha, const double* A, int lda,
+                                         long long int strideA, const double* B, int ldb,
+                                         long long int strideB, const double* beta, double* C,
+                                         int ldc, long long int strideC, int batchCount,
+                                         const char* file, int line) {
+    return gemm<double>({"cublasDgemmStridedBatched", file, line}, handle,
+                        {transa, transb, m, n, k, lda, ldb, ldc, strideA, strideB, strideC, batchCount},
+                        alpha, A, B, beta, C);
+}
+
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k, const float* alpha,
+                                  const float* const Aarray[], int lda, const float* const Barray[],
+                                  int ldb, const float* beta, float* const Carray[], int ldc,
+                                  int batchCount, const char* file, int line) {
+    return gemm_batched<float>({"cublasSgemmBatched", file, line}, handle,
+                               {transa, transb, m, n, k, lda, ldb, ldc, 0, 0, 0, batchCount}, alpha,
+                               Aarray, Barray, beta, Carray);
+}
+
+cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k, const double* alpha,
+                                  const double* const Aarray[], int lda, const double* const Barray[],
+                                  int ldb, const double* beta, double* const Carray[], int ldc,
+                                  int batchCount, const char* file, int line) {
+    return gemm_batched<double>({"cublasDgemmBatched", file, line}, handle,
+                                {transa, transb, m, n, k, lda, ldb, ldc, 0, 0, 0, batchCount}, alpha,
+                                Aarray, Barray, beta, Carray);
 }
 
 // ---- level 2 -----------------------------------------------------------------------------
