@@ -481,6 +481,126 @@ TEST_CASE("a __grid_constant__ parameter") {
     CHECK(cudaFree(data) == cudaSuccess);
 }
 
+// ---- stream-ordered allocation and memory pools ----------------------------------------------
+__global__ void fill_index(int* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = i * 3;
+}
+
+std::uint64_t pool_bytes(cudaMemPool_t pool, cudaMemPoolAttr attr) {
+    std::uint64_t value = 12345;
+    REQUIRE(cudaMemPoolGetAttribute(pool, attr, &value) == cudaSuccess);
+    return value;
+}
+
+TEST_CASE("cudaMallocAsync and cudaFreeAsync: stream order, and the pool's counts") {
+    int supported = 0;
+    REQUIRE(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, 0) == cudaSuccess);
+    CHECK(supported == 1);
+    cudaMemPool_t pool = nullptr, current = nullptr;
+    REQUIRE(cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceGetMemPool(&current, 0) == cudaSuccess);
+    CHECK(pool == current);
+    const std::uint64_t before = pool_bytes(pool, cudaMemPoolAttrUsedMemCurrent);
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    const int n = 1000;
+    int* d = nullptr;
+    REQUIRE(cudaMallocAsync(&d, n * sizeof(int), stream) == cudaSuccess);
+    REQUIRE(d != nullptr);
+    CHECK(pool_bytes(pool, cudaMemPoolAttrUsedMemCurrent) == before + n * sizeof(int));
+    CHECK(pool_bytes(pool, cudaMemPoolAttrReservedMemCurrent) == before + n * sizeof(int));
+    cudaPointerAttributes attributes;
+    REQUIRE(cudaPointerGetAttributes(&attributes, d) == cudaSuccess);
+    CHECK(attributes.type == cudaMemoryTypeDevice);
+    fill_index<<<(n + 127) / 128, 128, 0, stream>>>(d, n);
+    std::vector<int> host(n, -1);
+    REQUIRE(cudaMemcpyAsync(host.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost, stream) == cudaSuccess);
+    REQUIRE(cudaFreeAsync(d, stream) == cudaSuccess);
+    {
+        // A second free of the same buffer, queued before the first ran or after: refused.
+        stderr_capture capture;
+        CHECK(cudaFreeAsync(d, stream) == cudaErrorInvalidValue);
+        CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+        CHECK(capture.finish().find("cudaFreeAsync") != std::string::npos);
+    }
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    for (int i : {0, 1, 500, 999}) CHECK(host[i] == 3 * i);
+    CHECK(pool_bytes(pool, cudaMemPoolAttrUsedMemCurrent) == before);
+    CHECK(pool_bytes(pool, cudaMemPoolAttrUsedMemHigh) >= before + n * sizeof(int));
+
+    SUBCASE("cudaFree of stream-ordered memory, and the high mark reset") {
+        void* p = nullptr;
+        REQUIRE(cudaMallocAsync(&p, 256, 0) == cudaSuccess);
+        CHECK(pool_bytes(pool, cudaMemPoolAttrUsedMemCurrent) == before + 256);
+        REQUIRE(cudaFree(p) == cudaSuccess);
+        CHECK(pool_bytes(pool, cudaMemPoolAttrUsedMemCurrent) == before);
+        std::uint64_t zero = 0, nonzero = 7;
+        CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero) == cudaSuccess);
+        CHECK(pool_bytes(pool, cudaMemPoolAttrUsedMemHigh) == before);
+        CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &nonzero) == cudaErrorInvalidValue);
+        CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &zero) == cudaErrorInvalidValue);
+        (void)cudaGetLastError();
+    }
+    SUBCASE("a pool of the program's own, made current, destroyed with memory still out") {
+        cudaMemPoolProps props = {};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = 0;
+        cudaMemPool_t mine = nullptr;
+        REQUIRE(cudaMemPoolCreate(&mine, &props) == cudaSuccess);
+        std::uint64_t threshold = UINT64_MAX;
+        REQUIRE(cudaMemPoolSetAttribute(mine, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess);
+        CHECK(pool_bytes(mine, cudaMemPoolAttrReleaseThreshold) == UINT64_MAX);
+        float* f = nullptr;
+        REQUIRE(cudaMallocAsync(&f, 64 * sizeof(float), mine, stream) == cudaSuccess);  // C++ API: from a pool
+        CHECK(pool_bytes(mine, cudaMemPoolAttrUsedMemCurrent) == 64 * sizeof(float));
+        CHECK(pool_bytes(pool, cudaMemPoolAttrUsedMemCurrent) == before);
+        REQUIRE(cudaDeviceSetMemPool(0, mine) == cudaSuccess);
+        void* g = nullptr;
+        REQUIRE(cudaMallocAsync(&g, 32, stream) == cudaSuccess);  // from the current pool: mine
+        CHECK(pool_bytes(mine, cudaMemPoolAttrUsedMemCurrent) == 64 * sizeof(float) + 32);
+        cudaMemAccessFlags flags = cudaMemAccessFlagsProtNone;
+        cudaMemLocation here = {cudaMemLocationTypeDevice, 0};
+        CHECK(cudaMemPoolGetAccess(&flags, mine, &here) == cudaSuccess);
+        CHECK(flags == cudaMemAccessFlagsProtReadWrite);
+        CHECK(cudaMemPoolTrimTo(mine, 0) == cudaSuccess);
+        REQUIRE(cudaMemPoolDestroy(mine) == cudaSuccess);
+        REQUIRE(cudaDeviceGetMemPool(&current, 0) == cudaSuccess);
+        CHECK(current == pool);  // the default pool is current again
+        fill_index<<<1, 64, 0, stream>>>(reinterpret_cast<int*>(f), 64);  // still valid memory
+        REQUIRE(cudaFreeAsync(f, stream) == cudaSuccess);
+        REQUIRE(cudaFreeAsync(g, stream) == cudaSuccess);
+        REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+        CHECK(cudaMemPoolDestroy(pool) == cudaErrorInvalidValue);  // a default pool stays
+        (void)cudaGetLastError();
+    }
+    SUBCASE("what a pool refuses") {
+        cudaMemPoolProps props = {};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeHost;
+        cudaMemPool_t bad = nullptr;
+        CHECK(cudaMemPoolCreate(&bad, &props) == cudaErrorInvalidValue);
+        CHECK(cudaMallocAsync(nullptr, 16, stream) == cudaErrorInvalidValue);
+        int value = 0;
+        CHECK(cudaMemPoolGetAttribute(nullptr, cudaMemPoolAttrUsedMemCurrent, &value) == cudaErrorInvalidValue);
+        (void)cudaGetLastError();
+    }
+    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+// The stream reaches the free before the kernel that still reads the buffer.
+TEST_CASE("process: a kernel after cudaFreeAsync uses freed memory") {
+    int* d = nullptr;
+    REQUIRE(cudaMallocAsync(&d, 64 * sizeof(int), 0) == cudaSuccess);
+    REQUIRE(cudaFreeAsync(d, 0) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    fill_index<<<1, 64>>>(d, 64);
+    const std::string report = capture.finish();
+    CHECK(report.find("cudaFreeAsync") != std::string::npos);
+    check_sticky(cudaErrorIllegalAddress);
+}
+
 // ---- cooperative launches ---------------------------------------------------------------------
 // Each block sums its part; after grid.sync() block 0 adds the partial sums.
 __global__ void grid_sum(const int* in, int n, int* partial, int* total) {

@@ -95,6 +95,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->unifiedAddressing = 1;
     prop->managedMemory = 1;
     prop->concurrentManagedAccess = 1;
+    prop->memoryPoolsSupported = 1;  // memory_pools.cpp
     fill_more_properties(*prop);  // the rest: attributes.cpp
     // Several devices: each on a PCI location of its own, as GPUs are.
     prop->pciDeviceID = device;

@@ -411,7 +411,7 @@ bool report_host_fault(int signal_number, const void* address, const void* pc, i
     if (signal_number != SIGSEGV && signal_number != SIGBUS) return false;
     allocation_info alloc;
     if (!find_allocation_in_signal(address, &alloc)) return false;
-    if (std::strcmp(alloc.how, "cudaMalloc") != 0) return false;
+    if (!is_device_only_kind(alloc.how)) return false;
     std::fflush(stdout);
     std::string line = source_line_of(pc);
     if (alloc.freed)
@@ -520,23 +520,24 @@ void report_device_thread_fault(int signal_number, const void* address, const vo
     std::fflush(stderr);
 }
 
-void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line) {
+void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line,
+                      const char* call) {
     if (known && known->freed && known->begin == p)
         std::fprintf(stderr,
-                     "cuemu: cudaFree at %s:%d frees %s a second time\n"
-                     "  (it was freed by %s); cudaFree returns cudaErrorInvalidValue\n",
-                     file, line, buffer_words(*known).c_str(), freed_words(*known).c_str());
+                     "cuemu: %s at %s:%d frees %s a second time\n"
+                     "  (it was freed by %s); %s returns cudaErrorInvalidValue\n",
+                     call, file, line, buffer_words(*known).c_str(), freed_words(*known).c_str(), call);
     else if (known)
         std::fprintf(stderr,
-                     "cuemu: cudaFree at %s:%d was given %p, which is not the start of a live "
-                     "buffer:\n  %s\n  cudaFree returns cudaErrorInvalidValue\n",
-                     file, line, p, where_in_buffer(static_cast<const char*>(p), *known).c_str());
+                     "cuemu: %s at %s:%d was given %p, which is not the start of a live "
+                     "buffer:\n  %s\n  %s returns cudaErrorInvalidValue\n",
+                     call, file, line, p, where_in_buffer(static_cast<const char*>(p), *known).c_str(), call);
     else
         std::fprintf(stderr,
-                     "cuemu: cudaFree at %s:%d was given %p, which did not come from cudaMalloc\n"
-                     "  (host memory is freed with free or delete); cudaFree returns "
+                     "cuemu: %s at %s:%d was given %p, which did not come from cudaMalloc\n"
+                     "  (host memory is freed with free or delete); %s returns "
                      "cudaErrorInvalidValue\n",
-                     file, line, p);
+                     call, file, line, p, call);
 }
 
 void explain_bad_copy(const char* call, const char* role, const char* kind_name, const void* p,

@@ -82,7 +82,8 @@ std::string source_line_of(const void* pc);
 std::string function_name_of(const void* function);
 
 // Refused calls: a line saying why, before the error code is returned.
-void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line);
+void explain_bad_free(const void* p, const allocation_info* known, const char* file, int line,
+                      const char* call = "cudaFree");
 void explain_bad_copy(const char* call, const char* role, const char* kind_name, const void* p,
                       std::size_t count, const allocation_info* known, const char* file, int line);
 // An allocation refused with cudaErrorMemoryAllocation: more than the device

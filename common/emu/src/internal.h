@@ -71,6 +71,21 @@ struct allocation_info {
     int free_line = 0;
     int device = 0;  // the device current when it was allocated
 };
+// Memory only the device may touch: cudaMalloc's, and the stream-ordered
+// allocator's (cudaMallocAsync, cudaMallocFromPoolAsync), which differ only
+// in when they are allocated and freed. Not managed memory.
+bool is_device_only_kind(const char* how);
+// cudaMallocAsync's and cudaMallocFromPoolAsync's (memory_pools.cpp).
+bool is_stream_ordered_kind(const char* how);
+void forget_stream_ordered_allocation(const void* p);
+// For the stream-ordered allocator (memory_pools.cpp): allocates as cudaMalloc
+// does, recorded as `how`; releases the live allocation that starts at p
+// (false when there is none) without waiting for the device; the size of the
+// live allocation starting at p, 0 when there is none.
+cudaError_t allocate_device_memory(void** out, std::size_t size, const char* how, const char* file,
+                                   int line);
+bool release_device_memory(void* p, const char* freed_by, const char* file, int line);
+std::size_t live_allocation_size(const void* p);
 // The allocation whose buffer or guard page holds addr, live or freed.
 bool find_allocation(const void* addr, allocation_info* out);
 // The same for a signal handler: false, instead of waiting, when the registry

@@ -156,7 +156,7 @@ void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
         if (in_device_address_range(p)) {
             const mapping* m = live_mapping_at(p);
             const int launch_device = current_device();
-            if (!m || std::strcmp(m->info.how, "cudaMalloc") != 0 ||
+            if (!m || !is_device_only_kind(m->info.how) ||
                 peer_access_enabled(launch_device, m->info.device))
                 return p;
             return alias_locked(p, argument, site, m->info.device, launch_device);

@@ -174,7 +174,7 @@ cudaError_t allocate(void** out, std::size_t size, const char* how, const char* 
     m.info.line = line;
     m.info.how = how;
     m.info.device = device;
-    if (check_uninit() && std::strcmp(how, "cudaMalloc") == 0) {
+    if (check_uninit() && is_device_only_kind(how)) {
         m.written.assign(size, 0);
         m.page_open.assign(body / page, 0);
     }
@@ -198,6 +198,32 @@ const mapping* mapping_for_report(const void* addr) {
 }
 
 }  // namespace
+
+bool is_stream_ordered_kind(const char* how) {
+    return std::strcmp(how, "cudaMallocAsync") == 0 || std::strcmp(how, "cudaMallocFromPoolAsync") == 0;
+}
+bool is_device_only_kind(const char* how) {
+    return std::strcmp(how, "cudaMalloc") == 0 || is_stream_ordered_kind(how);
+}
+
+// The stream-ordered allocator's (memory_pools.cpp): an allocation of its
+// kind, and a free when the stream reaches it, on whichever thread runs it.
+cudaError_t allocate_device_memory(void** out, std::size_t size, const char* how, const char* file,
+                                   int line) {
+    return allocate(out, size, how, file, line);
+}
+bool release_device_memory(void* p, const char* freed_by, const char* file, int line) {
+    std::unique_lock<std::mutex> lock(registry_mutex);
+    auto it = live.find(static_cast<const char*>(p));
+    if (it == live.end()) return false;
+    release_locked(it, freed_by, file, line);
+    return true;
+}
+std::size_t live_allocation_size(const void* p) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto it = live.find(static_cast<const char*>(p));
+    return it == live.end() ? 0 : by_base[it->second].info.size;
+}
 
 bool find_allocation(const void* addr, allocation_info* out) {
     std::lock_guard<std::mutex> lock(registry_mutex);
@@ -245,7 +271,9 @@ void free_all_allocations(int device) {
     std::lock_guard<std::mutex> lock(registry_mutex);
     for (auto it = live.begin(); it != live.end();) {
         auto next = std::next(it);
-        if (by_base[it->second].info.device == device)
+        // Stream-ordered allocations outlive a reset, as CUDA documents.
+        const allocation_info& info = by_base[it->second].info;
+        if (info.device == device && !is_stream_ordered_kind(info.how))
             release_locked(it, "cudaDeviceReset", nullptr, 0);
         it = next;
     }
@@ -285,7 +313,10 @@ cudaError_t cudaFree(void* dev_ptr, const char* file, int line) {
         explain_bad_free(dev_ptr, m ? &info : nullptr, file, line);
         return record(cudaErrorInvalidValue);
     }
+    const bool stream_ordered = is_stream_ordered_kind(by_base[it->second].info.how);
     release_locked(it, "cudaFree", file, line);
+    lock.unlock();
+    if (stream_ordered) forget_stream_ordered_allocation(dev_ptr);  // its pool's count
     return cudaSuccess;
 }
 

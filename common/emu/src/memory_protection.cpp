@@ -42,7 +42,7 @@ bool kernel_view = false;
 // Applies the access rule to one live cudaMalloc buffer. Managed memory is
 // always open: the host may use it, as on a GPU system.
 void protect(mapping& m) {
-    if (m.info.freed || std::strcmp(m.info.how, "cudaMalloc") != 0) return;
+    if (m.info.freed || !is_device_only_kind(m.info.how)) return;
     const bool device_open = opened[m.info.device] > 0;
     if (!device_open || !kernel_view || !tracks_writes(m)) {
         mprotect(m.body, m.body_length, device_open ? PROT_READ | PROT_WRITE : PROT_NONE);

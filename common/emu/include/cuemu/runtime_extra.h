@@ -241,6 +241,89 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* b
                                                        dynamic_smem_size, block_size_limit, 0);
 }
 
+// ---- stream-ordered allocation and memory pools (src/memory_pools.cpp) -------------
+// cudaMallocAsync hands back device memory at once (as cudaMalloc's, with the
+// same checks); cudaFreeAsync frees it when the stream reaches the free. A
+// pool counts what is allocated from it; it keeps no freed memory for later,
+// so its reserved bytes are its used bytes and its release threshold and
+// reuse settings are kept and given back without effect.
+typedef struct CUmemPoolHandle_st* cudaMemPool_t;
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 0x1,
+    cudaMemPoolReuseAllowOpportunistic = 0x2,
+    cudaMemPoolReuseAllowInternalDependencies = 0x3,
+    cudaMemPoolAttrReleaseThreshold = 0x4,
+    cudaMemPoolAttrReservedMemCurrent = 0x5,
+    cudaMemPoolAttrReservedMemHigh = 0x6,
+    cudaMemPoolAttrUsedMemCurrent = 0x7,
+    cudaMemPoolAttrUsedMemHigh = 0x8
+};
+enum cudaMemAllocationType {
+    cudaMemAllocationTypeInvalid = 0x0,
+    cudaMemAllocationTypePinned = 0x1,
+    cudaMemAllocationTypeManaged = 0x2,
+    cudaMemAllocationTypeMax = 0x7FFFFFFF
+};
+enum cudaMemAllocationHandleType {
+    cudaMemHandleTypeNone = 0x0,
+    cudaMemHandleTypePosixFileDescriptor = 0x1,
+    cudaMemHandleTypeWin32 = 0x2,
+    cudaMemHandleTypeWin32Kmt = 0x4,
+    cudaMemHandleTypeFabric = 0x8
+};
+struct cudaMemPoolProps {
+    enum cudaMemAllocationType allocType;
+    enum cudaMemAllocationHandleType handleTypes;
+    struct cudaMemLocation location;
+    void* win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+};
+enum cudaMemAccessFlags {
+    cudaMemAccessFlagsProtNone = 0,
+    cudaMemAccessFlagsProtRead = 1,
+    cudaMemAccessFlagsProtReadWrite = 3
+};
+struct cudaMemAccessDesc {
+    struct cudaMemLocation location;
+    enum cudaMemAccessFlags flags;
+};
+
+cudaError_t cudaMallocAsync(void** dev_ptr, size_t size, cudaStream_t stream, CUEMU_CALLER);
+cudaError_t cudaMallocFromPoolAsync(void** dev_ptr, size_t size, cudaMemPool_t pool,
+                                    cudaStream_t stream, CUEMU_CALLER);
+cudaError_t cudaFreeAsync(void* dev_ptr, cudaStream_t stream, CUEMU_CALLER);
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool);
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const struct cudaMemPoolProps* props);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep);
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const struct cudaMemAccessDesc* desc_list,
+                                 size_t count);
+cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags* flags, cudaMemPool_t pool,
+                                 struct cudaMemLocation* location);
+// The C++ API's typed forms, and cudaMallocAsync from a pool.
+template <class T>
+inline cudaError_t cudaMallocAsync(T** dev_ptr, size_t size, cudaStream_t stream, CUEMU_CALLER) {
+    return cudaMallocAsync(reinterpret_cast<void**>(dev_ptr), size, stream, cuemu_file, cuemu_line);
+}
+template <class T>
+inline cudaError_t cudaMallocAsync(T** dev_ptr, size_t size, cudaMemPool_t pool,
+                                   cudaStream_t stream, CUEMU_CALLER) {
+    return cudaMallocFromPoolAsync(reinterpret_cast<void**>(dev_ptr), size, pool, stream,
+                                   cuemu_file, cuemu_line);
+}
+template <class T>
+inline cudaError_t cudaMallocFromPoolAsync(T** dev_ptr, size_t size, cudaMemPool_t pool,
+                                           cudaStream_t stream, CUEMU_CALLER) {
+    return cudaMallocFromPoolAsync(reinterpret_cast<void**>(dev_ptr), size, pool, stream,
+                                   cuemu_file, cuemu_line);
+}
+
 // ---- launches without <<<...>>> ---------------------------------------------------------
 // cudaLaunchKernel(func, grid, block, args, shmem, stream): args[i] points at
 // the i-th argument, as in CUDA. The kernel's parameter types say how many
