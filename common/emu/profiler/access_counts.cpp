@@ -156,6 +156,12 @@ struct worker_profile {
     std::vector<unsigned char> variable_touched;  // [variable]
     std::uintptr_t dynamic_begin = 0, dynamic_end = 0;
     std::uintptr_t device_low = 0, device_high = 0;  // device memory, read at each block's start
+    // Addresses inside the __shared__ variables' span that belong to no
+    // variable (thread-locals between them): a kernel reads the same few
+    // again and again, and each would otherwise cost a search of the variables.
+    static constexpr unsigned not_shared_slots = 8;
+    std::uintptr_t not_shared[not_shared_slots] = {};
+    unsigned next_not_shared = 0;
     bool block_open = false;
     std::uint64_t block = 0;  // the block running, numbered in launch order
 };
@@ -357,11 +363,16 @@ void profile_access(const void* p, std::size_t size, profile_op op, const void* 
         space = space_shared;
     } else if (a >= w.layout.begin && a < w.layout.end) {
         // Inside the __shared__ variables' section: which variable, if any
-        // (the gaps hold other thread-locals).
+        // (the gaps hold other thread-locals, such as threadIdx itself).
+        for (std::uintptr_t known : w.not_shared)
+            if (known == a) return;
         const auto& vars = w.layout.variables;
         auto it = std::upper_bound(vars.begin(), vars.end(), a,
                                    [](std::uintptr_t x, const shared_layout::range& r) { return x < r.begin; });
-        if (it == vars.begin() || a >= std::prev(it)->end) return;
+        if (it == vars.begin() || a >= std::prev(it)->end) {
+            w.not_shared[w.next_not_shared++ % worker_profile::not_shared_slots] = a;
+            return;
+        }
         w.variable_touched[static_cast<std::size_t>(std::prev(it) - vars.begin())] = 1;
         space = space_shared;
     } else {
