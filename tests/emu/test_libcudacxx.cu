@@ -40,6 +40,13 @@
 
 namespace cg = cooperative_groups;
 
+// nvcc warns that a __shared__ cuda::pipeline_shared_state has a constructor
+// it will not run; the pipeline sets the state up itself (the CUDA samples
+// silence the warning the same way).
+#ifdef __NVCC__
+#pragma nv_diag_suppress static_var_with_dynamic_init
+#endif
+
 namespace {
 
 // ---- atomics with thread scopes --------------------------------------------------------
