@@ -153,6 +153,31 @@ TEST_CASE("atomics:atomic-ref-on-shared-and-global-memory") {
     CHECK(d_bins.read() == expected);
 }
 
+// wait() and notify_all() within one block: thread 0 waits for a value a
+// thread of another warp stores later (in forward order thread 0 runs first,
+// so its wait must let the others run).
+__global__ void wait_for_flag(int* seen) {
+    __shared__ cuda::atomic<int, cuda::thread_scope_block> flag;
+    if (threadIdx.x == 0) flag.store(0, cuda::std::memory_order_relaxed);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        flag.wait(0, cuda::std::memory_order_acquire);
+        seen[blockIdx.x] = flag.load(cuda::std::memory_order_relaxed);
+    } else if (threadIdx.x == blockDim.x - 1) {
+        flag.store(static_cast<int>(blockIdx.x) + 1, cuda::std::memory_order_release);
+        flag.notify_all();
+    }
+}
+
+TEST_CASE("atomics:wait-and-notify-in-a-block") {
+    const int blocks = 4;
+    device_buffer<int> d_seen(blocks);
+    wait_for_flag<<<blocks, 64>>>(d_seen.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<int> seen = d_seen.read();
+    for (int b = 0; b < blocks; ++b) CHECK(seen[b] == b + 1);
+}
+
 // ---- cuda::barrier -----------------------------------------------------------------------
 // Counts the phases a barrier completes (its completion function runs once per phase).
 struct count_phases {

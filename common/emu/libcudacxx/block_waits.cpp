@@ -4,7 +4,9 @@
 // scheduler itself is not changed: a waiting CUDA thread uses the same
 // "let every other thread of my block run first" point as a volatile shared
 // access, and a completed block-scope phase starts a new interval of the race
-// check as a __syncthreads() does.
+// check as a __syncthreads() does. Also the two functions libcu++'s atomic
+// wait() calls between polls (cuemu/cuemu.h says libcu++ that a thread
+// library supplies them).
 #include "cuemu/libcudacxx_waits.h"
 
 #include <thread>
@@ -36,3 +38,25 @@ void note_block_arrival() { ++arrivals_on_this_worker; }
 unsigned long long block_arrivals() { return arrivals_on_this_worker; }
 
 }  // namespace cuemu::libcudacxx
+
+#if __has_include(<cuda/std/chrono>)
+#define _LIBCUDACXX_HAS_THREAD_LIBRARY_EXTERNAL  // as cuemu/cuemu.h has it for programs
+#define _LIBCUDACXX_HAS_NO_THREAD_CONTENTION_TABLE
+#include <cuda/std/atomic>
+#include <cuda/std/chrono>
+
+_LIBCUDACXX_BEGIN_NAMESPACE_STD
+
+void __libcpp_thread_yield() { ::cuemu::libcudacxx::let_others_run(); }
+
+// A CUDA thread that waits lets its block run instead of sleeping: the value
+// it waits for can only come from a thread that gets to run.
+void __libcpp_thread_sleep_for(chrono::nanoseconds duration) {
+    if (::cuemu::in_device_code())
+        ::cuemu::libcudacxx::let_others_run();
+    else
+        ::std::this_thread::sleep_for(::std::chrono::nanoseconds(duration.count()));
+}
+
+_LIBCUDACXX_END_NAMESPACE_STD
+#endif
