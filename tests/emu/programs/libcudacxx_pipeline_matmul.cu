@@ -45,8 +45,9 @@ constexpr int STAGES = 2;
 // One thread per element of C; n need not be a multiple of TILE (the tiles
 // are read from zero-padded copies of A and B, whose side is padded).
 __global__ void matmulPipelined(const float* A, const float* B, float* C, int n, int padded) {
-    __shared__ float As[STAGES][TILE][TILE];
-    __shared__ float Bs[STAGES][TILE][TILE];
+    // Aligned for wide copies, spelled as the samples spell it.
+    __shared__ alignas(alignof(float4)) float As[STAGES][TILE][TILE];
+    __shared__ alignas(alignof(float4)) float Bs[STAGES][TILE][TILE];
     __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> pipeState;
     cg::thread_block cta = cg::this_thread_block();
     auto pipe = cuda::make_pipeline(cta, &pipeState);
