@@ -9,9 +9,12 @@
 // library supplies them).
 #include "cuemu/libcudacxx_waits.h"
 
+#include <atomic>
+#include <cstdint>
 #include <thread>
 
 #include "cuemu/builtins.h"
+#include "cuemu/thread_loop.h"
 #include "../src/race_detector.h"
 
 namespace cuemu::libcudacxx {
@@ -35,7 +38,10 @@ thread_local unsigned long long arrivals_on_this_worker = 0;
 
 void note_block_arrival() { ++arrivals_on_this_worker; }
 
-unsigned long long block_arrivals() { return arrivals_on_this_worker; }
+unsigned long long block_activity() {
+    const std::atomic<std::uint64_t>* progress = ::cuemu::tls_thread_cursor.progress;
+    return arrivals_on_this_worker + (progress ? progress->load(std::memory_order_relaxed) : 0);
+}
 
 }  // namespace cuemu::libcudacxx
 

@@ -16,7 +16,11 @@ void block_phase_completed(const char* file, int line);
 // block, counted here rather than in the header: a thread_local variable in a
 // kernel's translation unit would look like a __shared__ one to the race check.
 void note_block_arrival();
-unsigned long long block_arrivals();
+// A count that grows while the block's threads get anywhere: arrivals, and
+// the scheduler's own progress count (threads finished, barriers passed, warp
+// functions completed). A waiter that sees it stand still for many looks
+// waits for something no thread will do.
+unsigned long long block_activity();
 }  // namespace cuemu::libcudacxx
 
 #endif
