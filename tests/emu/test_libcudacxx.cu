@@ -308,6 +308,43 @@ TEST_CASE("barrier:memcpy-async-tile") {
     }
 }
 
+// The samples' LargeChunkAWBarrier shape: a quarter of the threads each copy
+// one float4 of a 16 x 16 tile (typed memcpy_async with a barrier), then every
+// thread reads a column of it.
+__global__ void column_sums_float4_chunks(const float* in, float* sums) {
+    constexpr int side = 16;
+    __shared__ __align__(16) float tile[side][side];
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    if (threadIdx.x == 0 && threadIdx.y == 0) init(&bar, blockDim.x * blockDim.y);
+    __syncthreads();
+    const int t4x = threadIdx.x * 4;
+    if (t4x < side) {
+        float4* const to = reinterpret_cast<float4*>(&tile[threadIdx.y][t4x]);
+        const float4* const from = reinterpret_cast<const float4*>(&in[threadIdx.y * side + t4x]);
+        cuda::memcpy_async(to, from, sizeof(float4), bar);
+    }
+    bar.arrive_and_wait();
+    if (threadIdx.y == 0) {
+        float sum = 0;
+        for (int r = 0; r < side; ++r) sum += tile[r][threadIdx.x];
+        sums[threadIdx.x] = sum;
+    }
+}
+
+TEST_CASE("barrier:memcpy-async-float4-chunks") {
+    const std::vector<float> in = small_floats(16 * 16);
+    device_buffer<float> d_in(in.size()), d_sums(16);
+    d_in.write(in);
+    column_sums_float4_chunks<<<1, dim3(16, 16)>>>(d_in.ptr, d_sums.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<float> sums = d_sums.read();
+    for (int c = 0; c < 16; ++c) {
+        float expected = 0;
+        for (int r = 0; r < 16; ++r) expected += in[r * 16 + c];
+        CHECK(sums[c] == expected);
+    }
+}
+
 // ---- cuda::pipeline ----------------------------------------------------------------------
 // The samples' globalToShmemAsyncCopy shape: a block-scope pipeline of two
 // stages, tiles copied one ahead of the one being summed. Each thread sums
