@@ -554,6 +554,7 @@ __global__ void read_tile_before_pipeline_wait(const float* in, float* out) {
     pipe.consumer_release();
 }
 constexpr int early_pipeline_read_line = __LINE__ - 5;
+constexpr int pipeline_copy_line = __LINE__ - 8;
 
 // The same with a barrier: the tile is read between arrive() and wait().
 __global__ void read_tile_before_barrier_wait(const float* in, float* out) {
@@ -568,6 +569,7 @@ __global__ void read_tile_before_barrier_wait(const float* in, float* out) {
     out[threadIdx.x] = early + tile[threadIdx.x];
 }
 constexpr int early_barrier_read_line = __LINE__ - 4;
+constexpr int barrier_copy_line = __LINE__ - 7;
 
 std::string race_report_of_launch(void (*kernel)(const float*, float*)) {
     float *in = nullptr, *out = nullptr;  // never freed: the report makes the error sticky
@@ -584,9 +586,10 @@ std::string race_report_of_launch(void (*kernel)(const float*, float*)) {
     return text;
 }
 
-// True when the report has the line "    read  by thread ... at <path>/test_libcudacxx.cu:<line>".
-bool names_read_at(const std::string& text, int line) {
-    const std::string head = "    read  by thread ", tail = "/test_libcudacxx.cu:" + std::to_string(line);
+// True when the report has the line "    <kind> by thread ... at <path>/test_libcudacxx.cu:<line>"
+// (kind "read " or "write"): the copy's write is named at its memcpy_async call.
+bool names_access_at(const std::string& text, const std::string& kind, int line) {
+    const std::string head = "    " + kind + " by thread ", tail = "/test_libcudacxx.cu:" + std::to_string(line);
     const std::size_t at = text.find(head);
     if (at == std::string::npos) return false;
     const std::size_t end = text.find('\n', at);
@@ -595,12 +598,14 @@ bool names_read_at(const std::string& text, int line) {
 
 TEST_CASE("race:read-before-pipeline-wait") {
     const std::string text = race_report_of_launch(read_tile_before_pipeline_wait);
-    CHECK(names_read_at(text, early_pipeline_read_line));
+    CHECK(names_access_at(text, "read ", early_pipeline_read_line));
+    CHECK(names_access_at(text, "write", pipeline_copy_line));
 }
 
 TEST_CASE("race:read-before-barrier-wait") {
     const std::string text = race_report_of_launch(read_tile_before_barrier_wait);
-    CHECK(names_read_at(text, early_barrier_read_line));
+    CHECK(names_access_at(text, "read ", early_barrier_read_line));
+    CHECK(names_access_at(text, "write", barrier_copy_line));
 }
 
 // ---- a barrier that can never complete (a process of its own: sticky) ------------------

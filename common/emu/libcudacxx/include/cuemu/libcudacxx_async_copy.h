@@ -43,20 +43,27 @@ namespace cuemu::libcudacxx {
 
 // The calling thread's share of a copy its group makes together: words
 // rank, rank + count, rank + 2*count ... (one thread alone: all of them).
-// Kept a loop (not turned into a call of memcpy), so the race check's
-// instrumentation sees each store.
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) inline void copy_share(
-    void* destination, const void* source, std::size_t size, std::size_t rank, std::size_t count) {
+// Inlined into the program's kernel, so a race report names the line of its
+// memcpy_async call; the empty asm keeps it a loop of stores the race check
+// sees, which the compiler would otherwise turn into a call of memcpy.
+__attribute__((always_inline)) inline void copy_share(void* destination, const void* source, std::size_t size,
+                                                      std::size_t rank, std::size_t count) {
     const auto d = reinterpret_cast<std::uintptr_t>(destination);
     const auto s = reinterpret_cast<std::uintptr_t>(source);
     if (((d | s | size) & 3) == 0) {
         auto* to = static_cast<std::uint32_t*>(destination);
         const auto* from = static_cast<const std::uint32_t*>(source);
-        for (std::size_t i = rank; i < size / 4; i += count) to[i] = from[i];
+        for (std::size_t i = rank; i < size / 4; i += count) {
+            to[i] = from[i];
+            __asm__ volatile("" ::: "memory");
+        }
     } else {
         auto* to = static_cast<unsigned char*>(destination);
         const auto* from = static_cast<const unsigned char*>(source);
-        for (std::size_t i = rank; i < size; i += count) to[i] = from[i];
+        for (std::size_t i = rank; i < size; i += count) {
+            to[i] = from[i];
+            __asm__ volatile("" ::: "memory");
+        }
     }
 }
 
@@ -67,7 +74,7 @@ struct one_thread_group {
 };
 
 template <class Group>
-inline void group_copy(const Group& group, void* destination, const void* source, std::size_t size) {
+__attribute__((always_inline)) inline void group_copy(const Group& group, void* destination, const void* source, std::size_t size) {
     copy_share(destination, source, size, static_cast<std::size_t>(group.thread_rank()),
                static_cast<std::size_t>(group.size()));
 }
@@ -80,6 +87,15 @@ constexpr void require_trivially_copyable() {
 
 template <class Size>
 constexpr std::size_t byte_count(Size size) { return static_cast<std::size_t>(size); }
+
+// The call site of a function whose callers a report names (hidden
+// argument: its default is evaluated where the function is called). Explicit,
+// so no argument of the caller's converts to it by mistake.
+struct call_site {
+    const char* file;
+    int line;
+    explicit constexpr call_site(const char* f = __builtin_FILE(), int l = __builtin_LINE()) : file(f), line(l) {}
+};
 
 }  // namespace cuemu::libcudacxx
 
