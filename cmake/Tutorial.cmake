@@ -87,6 +87,18 @@ elseif(TUTORIAL_HAVE_NVCC)
   endif()
 endif()
 
+# Stops the configure when `source` includes <prefix...> and the library's
+# headers were not found (dir_var), naming the package that has them.
+function(cuemu_require_library_headers source shown prefix dir_var name version package)
+  if(NOT ${dir_var} AND EXISTS ${source})
+    file(STRINGS ${source} library_includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]${prefix}")
+    if(library_includes)
+      message(FATAL_ERROR "${shown} includes ${name}: the emulator needs ${version} headers, "
+                          "which are not installed (Debian/Ubuntu: sudo apt-get install ${package})")
+    endif()
+  endif()
+endfunction()
+
 function(cuemu_add_executable target)
   # CUEMU_KERNEL_FLAGS (common/emu/CMakeLists.txt): the race check's instrumentation.
   # The rewritten source is regenerated when the .cu changes; the flags are
@@ -101,15 +113,12 @@ function(cuemu_add_executable target)
       get_filename_component(src_dir ${abs} DIRECTORY)
       set(out ${CMAKE_CURRENT_BINARY_DIR}/${target}.emu/${name}.cpp)
       file(RELATIVE_PATH shown ${CMAKE_SOURCE_DIR} ${abs})
-      # Thrust's headers are the system's (common/emu/CMakeLists.txt finds
-      # them). A source generated at build time is not read here.
-      if(NOT CUEMU_THRUST_INCLUDE_DIR AND EXISTS ${abs})
-        file(STRINGS ${abs} thrust_includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]thrust/")
-        if(thrust_includes)
-          message(FATAL_ERROR "${shown} includes Thrust: the emulator needs Thrust 1.x headers, "
-                              "which are not installed (Debian/Ubuntu: sudo apt-get install libthrust-dev)")
-        endif()
-      endif()
+      # Thrust's and libcu++'s headers are the system's (common/emu/CMakeLists.txt
+      # finds them; the emulator's own <cuda/barrier> and <cuda/pipeline> need
+      # libcu++'s). A source generated at build time is not read here.
+      cuemu_require_library_headers(${abs} ${shown} thrust/ CUEMU_THRUST_INCLUDE_DIR "Thrust" "Thrust 1.x" libthrust-dev)
+      cuemu_require_library_headers(${abs} ${shown} cuda/ CUEMU_LIBCUDACXX_INCLUDE_DIR "libcu++ (<cuda/...>)"
+                                    "libcu++ 1.x" libcu++-dev)
       # The headers of the project that the .cu includes are rewritten too,
       # into ${out}.headers; the depfile lists them, so editing a header
       # reruns the rewrite. The target's include folders and definitions
@@ -122,6 +131,7 @@ function(cuemu_add_executable target)
       add_custom_command(
         OUTPUT ${out}
         COMMAND cuemu-rewrite -isystem ${CMAKE_SOURCE_DIR}/common/emu/include
+                -isystem ${CMAKE_SOURCE_DIR}/common/emu/libcudacxx/include
                 "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
                 "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>"
                 --depfile ${out}.d ${abs} ${out}

@@ -266,6 +266,19 @@ TEST_CASE("static next to __shared__ is dropped; plain __shared__ stays") {
     CHECK(line_of(out, "int after") == 4);
 }
 
+TEST_CASE("alignas after __shared__ moves in front of it, keeping the lines") {
+    CHECK(body("void k() { __shared__ alignas(16) float t[4]; }") ==
+          "void k() { alignas(16) __shared__ float t[4]; }");
+    CHECK(body("void k() { __shared__ alignas(alignof(float4)) float t[4]; }") ==
+          "void k() { alignas(alignof(float4)) __shared__ float t[4]; }");
+    CHECK(body("void k() { alignas(8) __shared__ int n; __shared__ int m; }") ==
+          "void k() { alignas(8) __shared__ int n; __shared__ int m; }");
+    const std::string split = "void k() {\n  __shared__ alignas(\n    alignof(float4)) float t[4];\n  int after;\n}\n";
+    const std::string out = body(split);
+    CHECK(line_of(out, "__shared__ float t") == 3);
+    CHECK(line_of(out, "int after") == 4);
+}
+
 TEST_CASE("__noinline__ becomes a GNU attribute") {
     CHECK(body("__noinline__ __device__ int f();") == "__attribute__((noinline)) __device__ int f();");
     CHECK(body("const char* s = \"__noinline__\"; int __noinline__x;") ==

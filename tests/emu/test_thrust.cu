@@ -5,7 +5,8 @@
 // multiples of anything (1, 1000, 1023, 100003). Genuine Thrust code: it also
 // compiles with nvcc (emu_tests_nvcc_compile_check, with --extended-lambda),
 // and uses two things of CUDA 13's Thrust that Debian's 1.17 lacks
-// (inclusive_scan with an initial value, structured bindings of a tuple).
+// (inclusive_scan with an initial value, structured bindings of a tuple) and
+// two its headers bring in (cuda::std::plus, cuda::proclaim_return_type).
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 #include <thrust/copy.h>
@@ -209,6 +210,26 @@ TEST_CASE("transform with a functor and a __device__ lambda, sequence and fill")
 
         thrust::fill(out.begin(), out.end(), 11);
         CHECK(to_std(out) == std::vector<int>(n, 11));
+    }
+}
+
+// CUDA 13's Thrust brings in libcu++'s function objects and
+// cuda::proclaim_return_type (a __device__ lambda's result type told to Thrust).
+TEST_CASE("cuda::std function objects and cuda::proclaim_return_type with Thrust") {
+    for (int n : sizes) {
+        CAPTURE(n);
+        std::vector<int> input = random_ints(n);
+        thrust::device_vector<int> d(input.begin(), input.end());
+        thrust::device_vector<float> halves(n);
+        thrust::transform(d.begin(), d.end(), halves.begin(),
+                          cuda::proclaim_return_type<float>([] __device__(int x) { return 0.5f * x; }));
+        std::vector<float> expected(n);
+        for (int i = 0; i < n; ++i) expected[i] = 0.5f * input[i];
+        thrust::host_vector<float> got = halves;
+        CHECK(std::vector<float>(got.begin(), got.end()) == expected);
+        long long sum = 0;
+        for (int x : input) sum += x;
+        CHECK(thrust::reduce(d.begin(), d.end(), 0LL, cuda::std::plus<long long>()) == sum);
     }
 }
 

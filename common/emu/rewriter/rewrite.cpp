@@ -620,6 +620,12 @@ private:
                     continue;
                 }
             }
+            if (src_.is_ident(i, "__shared__") && !token.in_directive) {
+                if (const std::size_t after = emit_shared_alignas(i, out)) {
+                    i = after;
+                    continue;
+                }
+            }
             if (src_.is_ident(i, "__noinline__")) {
                 // Not a macro in the header: libstdc++ writes
                 // __attribute__((__noinline__)) and a macro would break it.
@@ -633,6 +639,29 @@ private:
             ++i;
         }
         if (end == src_.size()) track_twins(end, out);
+    }
+
+    // __shared__ alignas(N) T x;  ->  alignas(N) __shared__ T x;
+    // __shared__ is 'static thread_local' here, and C++ allows alignas before
+    // the decl-specifiers, not among them (nvcc takes both orders; the CUDA
+    // samples write the first). Returns the token after the alignas(...), or 0
+    // when no alignas follows. Newlines stay where they were.
+    std::size_t emit_shared_alignas(std::size_t shared, std::string& out) {
+        const std::size_t alignas_at = src_.next_code(shared + 1);
+        if (!src_.is_ident(alignas_at, "alignas")) return 0;
+        const std::size_t open = src_.next_code(alignas_at + 1);
+        if (!src_.is_punct(open, '(')) return 0;
+        std::size_t close = open;
+        for (int depth = 0; close < src_.size(); ++close) {
+            if (src_.is_punct(close, '(')) ++depth;
+            if (src_.is_punct(close, ')') && --depth == 0) break;
+        }
+        if (close >= src_.size()) return 0;
+        const std::string& text = src_.text();
+        out.append(text, src_[alignas_at].begin, src_[close].end - src_[alignas_at].begin);
+        out.append(text, src_[shared].end, src_[alignas_at].begin - src_[shared].end);  // the space between
+        out += "__shared__";
+        return close + 1;
     }
 
     // The file name of an #include of a project header points at its rewritten copy.

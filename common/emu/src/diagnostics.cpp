@@ -45,7 +45,10 @@ std::string run_command(const std::string& command) {
 // headers (the launch wrapper, the builtins) and the system's (std::apply).
 bool is_library_file(const std::string& file) {
     static const std::string emulator_headers = CUEMU_INCLUDE_DIR "/";
+    // The emulator's own libcu++ headers (cuda::memcpy_async's copy loop).
+    static const std::string libcudacxx_headers = CUEMU_LIBCUDACXX_HEADER_DIR "/";
     return file.compare(0, emulator_headers.size(), emulator_headers) == 0 ||
+           file.compare(0, libcudacxx_headers.size(), libcudacxx_headers) == 0 ||
            file.compare(0, 5, "/usr/") == 0;
 }
 

@@ -59,6 +59,13 @@
 #define __THRUST_DEVICE_SYSTEM_NAMESPACE cuemu
 #endif
 
+// libcu++ (common/emu/libcudacxx): cuda::std::atomic<T>::wait polls, and
+// between polls calls two functions libcu++ lets a thread library supply;
+// the emulator's (libcudacxx/block_waits.cpp) let the other CUDA threads of
+// the block run, where libcu++'s own would sleep or futex-wait the worker.
+#define _LIBCUDACXX_HAS_THREAD_LIBRARY_EXTERNAL
+#define _LIBCUDACXX_HAS_NO_THREAD_CONTENTION_TABLE
+
 #include "types.h"
 #include "runtime.h"
 #include "builtins.h"

@@ -17,6 +17,13 @@
 #include <thrust/system/cpp/detail/execution_policy.h>
 // Here because every program that uses Thrust's device system reaches this header.
 #include <thrust/system/cuemu/detail/tuple_bindings.h>
+// So are libcu++'s function objects (cuda::std::plus ...) and
+// cuda::proclaim_return_type, which CUDA 13's <thrust/functional.h> brings in
+// (common/emu/libcudacxx; README, "libcu++").
+#if __has_include(<cuda/std/functional>)
+#include <cuda/std/functional>
+#endif
+#include <cuda/functional>
 
 THRUST_NAMESPACE_BEGIN
 namespace system::cuemu {
