@@ -303,11 +303,16 @@ TEST_CASE("block:load-store") {
 template <int BX, int BY>
 __global__ void block_sort_kernel(int* keys, int* pair_keys, int* pair_values, float* float_keys) {
     constexpr int ITEMS = 4, THREADS = BX * BY, TILE = THREADS * ITEMS;
-    using Sort = cub::BlockRadixSort<int, BX, ITEMS, int, 4, true, cub::BLOCK_SCAN_WARP_SCANS,
+    using Sort = cub::BlockRadixSort<int, BX, ITEMS, cub::NullType, 4, true, cub::BLOCK_SCAN_WARP_SCANS,
                                      cudaSharedMemBankSizeFourByte, BY>;
+    using PairSort = cub::BlockRadixSort<int, BX, ITEMS, int, 4, true, cub::BLOCK_SCAN_WARP_SCANS,
+                                         cudaSharedMemBankSizeFourByte, BY>;
     using FloatSort = cub::BlockRadixSort<float, BX, ITEMS, cub::NullType, 4, true, cub::BLOCK_SCAN_WARP_SCANS,
                                           cudaSharedMemBankSizeFourByte, BY>;
-    __shared__ typename Sort::TempStorage temp;
+    __shared__ union {
+        typename Sort::TempStorage keys;
+        typename PairSort::TempStorage pairs;
+    } temp;
     __shared__ typename FloatSort::TempStorage float_temp;
     const int tid = threadIdx.x + threadIdx.y * BX, base = blockIdx.x * TILE + tid * ITEMS;
     int k[ITEMS], pk[ITEMS], pv[ITEMS];
@@ -318,9 +323,9 @@ __global__ void block_sort_kernel(int* keys, int* pair_keys, int* pair_values, f
         pv[i] = pair_values[base + i];
         fk[i] = float_keys[base + i];
     }
-    Sort(temp).Sort(k);
+    Sort(temp.keys).Sort(k);
     __syncthreads();
-    Sort(temp).SortDescendingBlockedToStriped(pk, pv, 4, 12);
+    PairSort(temp.pairs).SortDescendingBlockedToStriped(pk, pv, 4, 12);
     FloatSort(float_temp).Sort(fk);
     for (int i = 0; i < ITEMS; ++i) {
         keys[base + i] = k[i];

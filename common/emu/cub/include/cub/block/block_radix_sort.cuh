@@ -71,17 +71,25 @@ private:
         }
     }
 
+    // As CUB: a sort declared with a value type sorts pairs only.
+    static __device__ void keys_only_check() {
+        static_assert(KEYS_ONLY, "this cub::BlockRadixSort has a ValueT: sort keys with their values, "
+                                 "Sort(keys, values), or declare it without a ValueT to sort keys alone");
+    }
+
 public:
     __device__ BlockRadixSort() {}  // with a TempStorage of its own
     __device__ BlockRadixSort(TempStorage& temp_storage) : ctx_(temp_storage) {}
 
     __device__ void Sort(KeyT (&keys)[N], int begin_bit = 0, int end_bit = sizeof(KeyT) * 8) {
+        keys_only_check();
         sort<false>(keys, nullptr, begin_bit, end_bit, false);
     }
     __device__ void Sort(KeyT (&keys)[N], ValueT (&values)[N], int begin_bit = 0, int end_bit = sizeof(KeyT) * 8) {
         sort<false>(keys, values, begin_bit, end_bit, false);
     }
     __device__ void SortDescending(KeyT (&keys)[N], int begin_bit = 0, int end_bit = sizeof(KeyT) * 8) {
+        keys_only_check();
         sort<false>(keys, nullptr, begin_bit, end_bit, true);
     }
     __device__ void SortDescending(KeyT (&keys)[N], ValueT (&values)[N], int begin_bit = 0,
@@ -89,6 +97,7 @@ public:
         sort<false>(keys, values, begin_bit, end_bit, true);
     }
     __device__ void SortBlockedToStriped(KeyT (&keys)[N], int begin_bit = 0, int end_bit = sizeof(KeyT) * 8) {
+        keys_only_check();
         sort<true>(keys, nullptr, begin_bit, end_bit, false);
     }
     __device__ void SortBlockedToStriped(KeyT (&keys)[N], ValueT (&values)[N], int begin_bit = 0,
@@ -96,6 +105,7 @@ public:
         sort<true>(keys, values, begin_bit, end_bit, false);
     }
     __device__ void SortDescendingBlockedToStriped(KeyT (&keys)[N], int begin_bit = 0, int end_bit = sizeof(KeyT) * 8) {
+        keys_only_check();
         sort<true>(keys, nullptr, begin_bit, end_bit, true);
     }
     __device__ void SortDescendingBlockedToStriped(KeyT (&keys)[N], ValueT (&values)[N], int begin_bit = 0,
