@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -204,6 +205,52 @@ TEST_CASE("block:scan") {
             }
         }
     }
+}
+
+// ---- the other forms: default-constructed primitives (their own TempStorage),
+// ExclusiveScan without an initial value, prefix callbacks on sums, WarpScan's
+// Scan and Broadcast.
+__global__ void other_forms_kernel(const int* in, int* block_sum, int* exclusive_max, int* callback_sums,
+                                   int* warp_inclusive, int* warp_exclusive, int* broadcast) {
+    const int t = threadIdx.x, x = in[t];
+    const int sum = cub::BlockReduce<int, 64>().Sum(x);
+    if (t == 0) *block_sum = sum;
+    int out = -1;
+    cub::BlockScan<int, 64>().ExclusiveScan(x, out, max_op());
+    if (t > 0) exclusive_max[t] = out;  // thread 0's is undefined in CUB
+    __syncthreads();
+    running_prefix prefix{1000};
+    cub::BlockScan<int, 64>().InclusiveSum(x, out, prefix);
+    callback_sums[t] = out;
+    using WarpScan = cub::WarpScan<int, 8>;
+    __shared__ typename WarpScan::TempStorage warp_temp[8];
+    int inclusive, exclusive = -1;
+    WarpScan(warp_temp[t / 8]).Scan(x, inclusive, exclusive, 5, plus_op());
+    warp_inclusive[t] = inclusive;
+    warp_exclusive[t] = exclusive;
+    broadcast[t] = WarpScan(warp_temp[t / 8]).Broadcast(x, 3);
+}
+
+TEST_CASE("block:other-forms") {
+    const std::vector<int> h = random_ints(64, -1000, 1000);
+    device_buffer<int> in(64), sum(1), excl_max(64), callback(64), w_incl(64), w_excl(64), bcast(64);
+    in.write(h);
+    other_forms_kernel<<<1, 64>>>(in.ptr, sum.ptr, excl_max.ptr, callback.ptr, w_incl.ptr, w_excl.ptr, bcast.ptr);
+    const std::vector<int> e = excl_max.read(), c = callback.read(), wi = w_incl.read(), we = w_excl.read(),
+                           b = bcast.read();
+    int total = 0, biggest = h[0];
+    for (int t = 0; t < 64; ++t) {
+        if (t > 0) CHECK(e[t] == biggest);
+        biggest = std::max(biggest, h[t]);
+        total += h[t];
+        CHECK(c[t] == 1000 + total);
+        int in_group = 5;  // logical warps of 8 lanes, seeded with 5
+        for (int l = t / 8 * 8; l < t; ++l) in_group += h[l];
+        CHECK(we[t] == in_group);
+        CHECK(wi[t] == in_group + h[t]);
+        CHECK(b[t] == h[t / 8 * 8 + 3]);
+    }
+    CHECK(sum.read()[0] == total);
 }
 
 // ---- WarpReduce, WarpScan ----------------------------------------------------
@@ -557,7 +604,62 @@ TEST_CASE("device:radix-sort") {
         REQUIRE(cudaMemcpy(result.data(), kb.Current(), n * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
         std::reverse(sorted.begin(), sorted.end());
         CHECK(result == sorted);
+        // DoubleBuffer keys alone, ascending, from where the last sort left them.
+        CHECK(with_temp_storage([&](void* t, size_t& b) { return cub::DeviceRadixSort::SortKeys(t, b, kb, n); }) == cudaSuccess);
+        REQUIRE(cudaMemcpy(result.data(), kb.Current(), n * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+        std::reverse(sorted.begin(), sorted.end());
+        CHECK(result == sorted);
     }
+}
+
+// Stream order: a kernel fills the input on a stream, the scan follows it
+// there, a kernel reads the scan's output; no host wait in between. Fresh
+// cudaMalloc memory throughout, so under CUEMU_CHECK=uninit (emu.cub.uninit)
+// the scan's output must count as written.
+__global__ void fill_index(int* data, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] = i % 7;
+}
+__global__ void double_each(const int* in, int* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 2 * in[i];
+}
+
+TEST_CASE("device:stream-order") {
+    const int n = 100003;
+    int *in, *scanned, *doubled;
+    void* temp = nullptr;
+    size_t bytes = 0;
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    REQUIRE(cudaMalloc(&in, n * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&scanned, n * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&doubled, n * sizeof(int)) == cudaSuccess);
+    REQUIRE(cub::DeviceScan::InclusiveSum(temp, bytes, in, scanned, n, stream) == cudaSuccess);
+    REQUIRE(cudaMalloc(&temp, bytes) == cudaSuccess);
+    fill_index<<<(n + 255) / 256, 256, 0, stream>>>(in, n);
+    CHECK(cub::DeviceScan::InclusiveSum(temp, bytes, in, scanned, n, stream) == cudaSuccess);
+    double_each<<<(n + 255) / 256, 256, 0, stream>>>(scanned, doubled, n);
+    std::vector<int> h(n);
+    CHECK(cudaMemcpyAsync(h.data(), doubled, n * sizeof(int), cudaMemcpyDeviceToHost, stream) == cudaSuccess);
+    CHECK(cudaStreamSynchronize(stream) == cudaSuccess);
+    long long sum = 0;
+    for (int i = 0; i < n; ++i) {
+        sum += i % 7;
+        REQUIRE(h[i] == 2 * sum);
+    }
+    // An empty input: Sum writes 0, Max the type's lowest value.
+    CHECK(cub::DeviceReduce::Sum(temp, bytes, in, doubled, 0, stream) == cudaSuccess);
+    CHECK(cub::DeviceReduce::Max(temp, bytes, in, doubled + 1, 0, stream) == cudaSuccess);
+    CHECK(cudaMemcpyAsync(h.data(), doubled, 2 * sizeof(int), cudaMemcpyDeviceToHost, stream) == cudaSuccess);
+    CHECK(cudaStreamSynchronize(stream) == cudaSuccess);
+    CHECK(h[0] == 0);
+    CHECK(h[1] == std::numeric_limits<int>::lowest());
+    CHECK(cudaFree(temp) == cudaSuccess);
+    CHECK(cudaFree(in) == cudaSuccess);
+    CHECK(cudaFree(scanned) == cudaSuccess);
+    CHECK(cudaFree(doubled) == cudaSuccess);
+    CHECK(cudaStreamDestroy(stream) == cudaSuccess);
 }
 
 struct is_even {
