@@ -662,6 +662,30 @@ TEST_CASE("device:stream-order") {
     CHECK(cudaStreamDestroy(stream) == cudaSuccess);
 }
 
+// CUB's examples allocate through a CachingDeviceAllocator.
+TEST_CASE("device:caching-allocator") {
+    cub::CachingDeviceAllocator allocator(true);
+    const int n = 1000;
+    const std::vector<int> h = random_ints(n, -1000, 1000);
+    int *in = nullptr, *out = nullptr;
+    REQUIRE(allocator.DeviceAllocate(reinterpret_cast<void**>(&in), n * sizeof(int)) == cudaSuccess);
+    REQUIRE(allocator.DeviceAllocate(reinterpret_cast<void**>(&out), sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMemcpy(in, h.data(), n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+    void* temp = nullptr;
+    size_t bytes = 0;
+    REQUIRE(cub::DeviceReduce::Sum(temp, bytes, in, out, n) == cudaSuccess);
+    REQUIRE(allocator.DeviceAllocate(&temp, bytes) == cudaSuccess);
+    CHECK(cub::DeviceReduce::Sum(temp, bytes, in, out, n) == cudaSuccess);
+    int sum = 0;
+    REQUIRE(cudaMemcpy(&sum, out, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+    int expected = 0;
+    for (int x : h) expected += x;
+    CHECK(sum == expected);
+    CHECK(allocator.DeviceFree(temp) == cudaSuccess);
+    CHECK(allocator.DeviceFree(in) == cudaSuccess);
+    CHECK(allocator.DeviceFree(out) == cudaSuccess);
+}
+
 struct is_even {
     __host__ __device__ bool operator()(int x) const { return x % 2 == 0; }
 };
