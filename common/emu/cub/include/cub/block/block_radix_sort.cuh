@@ -2,13 +2,17 @@
 // block holds, ITEMS_PER_THREAD per thread in a blocked arrangement, by the
 // bits [begin_bit, end_bit) of their radix order (detail/radix_order.cuh),
 // stably, ascending or descending; the result is blocked (Sort) or striped
-// (SortBlockedToStriped). Each item's place is counted rather than found
-// digit by digit as a GPU does (the same stable order): every thread writes
-// its items to TempStorage, a barrier, each counts the items that go before
-// its own, a barrier, each writes its items to their places, a barrier, each
-// reads its result. As in CUB, no barrier follows the last reads.
+// (SortBlockedToStriped). The tile is not ranked digit by digit as on a GPU
+// (the same stable order, for far more steps on one CPU): every thread
+// writes its items to TempStorage, a barrier, thread 0 puts the tile in
+// order there, a barrier, each thread reads its result. As in CUB, no
+// barrier follows the last reads.
 // RADIX_BITS and the tuning parameters are accepted and do not change the result.
 #pragma once
+
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 #include <cub/block/block_scan.cuh>
 #include <cub/detail/emu_common.cuh>
@@ -16,8 +20,6 @@
 #include <cub/util_type.cuh>
 
 namespace cub {
-
-enum BlockScanAlgorithm;  // from block_scan.cuh, for the parameter below
 
 template <typename KeyT, int BLOCK_DIM_X, int ITEMS_PER_THREAD, typename ValueT = NullType, int RADIX_BITS = 4,
           bool MEMOIZE_OUTER_SCAN = true, BlockScanAlgorithm INNER_SCAN_ALGORITHM = BLOCK_SCAN_WARP_SCANS,
@@ -45,23 +47,22 @@ private:
     __device__ void sort(KeyT (&keys)[N], ValueT* values, int begin_bit, int end_bit, bool descending) {
         KeyT* shared_keys = storage_.keys.get();
         ValueT* shared_values = storage_.values.get();
-        for (int i = 0; i < N; ++i) shared_keys[tid_ * N + i] = keys[i];
-        __syncthreads();
-        int rank[N];
         for (int i = 0; i < N; ++i) {
-            const int mine = tid_ * N + i;
-            const std::uint64_t digit = order::digit(keys[i], begin_bit, end_bit, descending);
-            int before = 0;
-            for (int j = 0; j < TILE; ++j) {
-                const std::uint64_t other = order::digit(shared_keys[j], begin_bit, end_bit, descending);
-                before += other < digit || (other == digit && j < mine);
-            }
-            rank[i] = before;
+            shared_keys[tid_ * N + i] = keys[i];
+            if (!KEYS_ONLY && values) shared_values[tid_ * N + i] = values[i];
         }
         __syncthreads();
-        for (int i = 0; i < N; ++i) {
-            shared_keys[rank[i]] = keys[i];
-            if (!KEYS_ONLY && values) shared_values[rank[i]] = values[i];
+        if (tid_ == 0) {  // the tile in order, one thread: the same work as the block's, far fewer steps here
+            std::vector<std::pair<std::uint64_t, int>> order(TILE);
+            for (int j = 0; j < TILE; ++j) order[j] = {order::digit(shared_keys[j], begin_bit, end_bit, descending), j};
+            std::stable_sort(order.begin(), order.end(),
+                             [](const auto& a, const auto& b) { return a.first < b.first; });
+            const std::vector<KeyT> unsorted_keys(shared_keys, shared_keys + TILE);
+            for (int j = 0; j < TILE; ++j) shared_keys[j] = unsorted_keys[order[j].second];
+            if (!KEYS_ONLY && values) {
+                const std::vector<ValueT> unsorted_values(shared_values, shared_values + TILE);
+                for (int j = 0; j < TILE; ++j) shared_values[j] = unsorted_values[order[j].second];
+            }
         }
         __syncthreads();
         for (int i = 0; i < N; ++i) {
