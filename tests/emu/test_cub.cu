@@ -744,6 +744,19 @@ TEST_CASE("device:histogram") {
         }
         CHECK(even.read() == expect_even);
         CHECK(range.read() == expect_range);
+        // Integer samples, 7 bins over [0, 100): sample s is in bin b when
+        // b * 100 / 7 <= s < (b + 1) * 100 / 7, as exact fractions.
+        const std::vector<int> hi = random_ints(n, -10, 110);
+        device_buffer<int> int_samples(n), int_even(7);
+        int_samples.write(hi);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceHistogram::HistogramEven(t, b, int_samples.ptr, int_even.ptr, 8, 0, 100, n);
+              }) == cudaSuccess);
+        std::vector<int> expect_int(7, 0);
+        for (int x : hi)
+            for (int b = 0; b < 7; ++b)
+                if (b * 100 <= 7 * x && 7 * x < (b + 1) * 100) expect_int[b]++;
+        CHECK(int_even.read() == expect_int);
     }
 }
 
