@@ -441,6 +441,8 @@ __global__ void reduce_twice(const int* in, int* out) {
         out[1] = second;
     }
 }
+constexpr int reuse_first_call_line = __LINE__ - 8;  // the report names the program's lines
+constexpr int reuse_second_call_line = __LINE__ - 7;
 
 TEST_CASE("block:reuse-with-barrier") {
     const std::vector<int> h = random_ints(128, -1000, 1000);
@@ -466,6 +468,11 @@ TEST_CASE("race:reuse-without-barrier") {
     const std::string text = capture.finish();
     CHECK(text.find("cuemu: race on shared memory (CUEMU_CHECK=race)") != std::string::npos);
     CHECK(text.find("'temp'") != std::string::npos);
+    CHECK(text.find("write-after-read hazard") != std::string::npos);
+    CHECK(text.find("test_cub.cu:" + std::to_string(reuse_first_call_line) + "\n") != std::string::npos);
+    CHECK(text.find("test_cub.cu:" + std::to_string(reuse_second_call_line) + "\n") != std::string::npos);
+    CHECK(text.find("hint: add a __syncthreads() after line " + std::to_string(reuse_first_call_line) +
+                    " and before line " + std::to_string(reuse_second_call_line)) != std::string::npos);
     check_sticky(cudaErrorLaunchFailure);
 }
 
