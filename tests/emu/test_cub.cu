@@ -728,6 +728,55 @@ TEST_CASE("device:select") {
     }
 }
 
+TEST_CASE("device:runs") {
+    for (int n : device_sizes) {
+        CAPTURE(n);
+        const std::vector<int> keys = random_ints(n, 0, 3);  // small keys: runs of several
+        const std::vector<int> values = random_ints(n, -1000, 1000);
+        device_buffer<int> d_keys(n), d_values(n), unique(n), counts(n), offsets(n), lengths(n), sums(n), unique2(n),
+            num_runs(3);
+        d_keys.write(keys);
+        d_values.write(values);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceRunLengthEncode::Encode(t, b, d_keys.ptr, unique.ptr, counts.ptr, num_runs.ptr, n);
+              }) == cudaSuccess);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceRunLengthEncode::NonTrivialRuns(t, b, d_keys.ptr, offsets.ptr, lengths.ptr,
+                                                                    num_runs.ptr + 1, n);
+              }) == cudaSuccess);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceReduce::ReduceByKey(t, b, d_keys.ptr, unique2.ptr, d_values.ptr, sums.ptr,
+                                                        num_runs.ptr + 2, plus_op(), n);
+              }) == cudaSuccess);
+        std::vector<int> run_keys, run_lengths, run_sums, long_offsets, long_lengths;
+        for (int i = 0; i < n; ++i) {
+            if (i == 0 || keys[i] != keys[i - 1]) {
+                run_keys.push_back(keys[i]);
+                run_lengths.push_back(0);
+                run_sums.push_back(0);
+            }
+            run_lengths.back()++;
+            run_sums.back() += values[i];
+        }
+        for (int i = 0, r = 0; r < static_cast<int>(run_lengths.size()); i += run_lengths[r++])
+            if (run_lengths[r] > 1) {
+                long_offsets.push_back(i);
+                long_lengths.push_back(run_lengths[r]);
+            }
+        const std::vector<int> runs = num_runs.read(), u = unique.read(), c = counts.read(), o = offsets.read(),
+                               l = lengths.read(), s = sums.read(), u2 = unique2.read();
+        REQUIRE(runs[0] == static_cast<int>(run_keys.size()));
+        REQUIRE(runs[1] == static_cast<int>(long_offsets.size()));
+        REQUIRE(runs[2] == static_cast<int>(run_keys.size()));
+        CHECK(std::equal(run_keys.begin(), run_keys.end(), u.begin()));
+        CHECK(std::equal(run_lengths.begin(), run_lengths.end(), c.begin()));
+        CHECK(std::equal(long_offsets.begin(), long_offsets.end(), o.begin()));
+        CHECK(std::equal(long_lengths.begin(), long_lengths.end(), l.begin()));
+        CHECK(std::equal(run_keys.begin(), run_keys.end(), u2.begin()));
+        CHECK(std::equal(run_sums.begin(), run_sums.end(), s.begin()));
+    }
+}
+
 TEST_CASE("device:histogram") {
     for (int n : device_sizes) {
         CAPTURE(n);

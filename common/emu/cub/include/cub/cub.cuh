@@ -10,6 +10,7 @@
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_select.cuh>

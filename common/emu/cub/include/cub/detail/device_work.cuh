@@ -109,3 +109,18 @@ template <typename Output, typename Fallback>
 using output_value_t = std::conditional_t<std::is_void<value_of<Output>>::value, Fallback, value_of<Output>>;
 
 }  // namespace cub::emu
+
+namespace cub::emu {
+
+// Calls run(begin, end) for each run of equal neighbours among keys[0, n), in order.
+template <typename Keys, typename Run>
+void for_each_run(Keys keys, long long n, Run run) {
+    long long begin = 0;
+    for (long long i = 1; i <= n; ++i)
+        if (i == n || !(keys[i] == keys[begin])) {
+            run(begin, i);
+            begin = i;
+        }
+}
+
+}  // namespace cub::emu

@@ -4,7 +4,7 @@
 // are combined left to right: a float sum may differ in its last bits from a
 // GPU's, which adds in a tree. An empty input gives the initial value (Sum:
 // 0; Max: the type's lowest value; Min: its largest; ArgMax/ArgMin: index 1
-// with that value, as CUB documents).
+// with that value, as CUB documents). ReduceByKey reduces each run of equal keys.
 #pragma once
 
 #include <limits>
@@ -67,6 +67,40 @@ struct DeviceReduce {
                               cudaStream_t stream = 0, CUB_EMU_CALLER) {
         return arg_extremum_split(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out,
                                   num_items, false, stream);
+    }
+
+    // Each run of equal neighbours among the keys: its key to d_unique_out, its
+    // values reduced (left to right) to d_aggregates_out; the run count to d_num_runs_out.
+    template <typename KeysInputIteratorT, typename UniqueOutputIteratorT, typename ValuesInputIteratorT,
+              typename AggregatesOutputIteratorT, typename NumRunsOutputIteratorT, typename ReductionOpT,
+              typename NumItemsT>
+    static cudaError_t ReduceByKey(void* d_temp_storage, size_t& temp_storage_bytes, KeysInputIteratorT d_keys_in,
+                                   UniqueOutputIteratorT d_unique_out, ValuesInputIteratorT d_values_in,
+                                   AggregatesOutputIteratorT d_aggregates_out, NumRunsOutputIteratorT d_num_runs_out,
+                                   ReductionOpT reduction_op, NumItemsT num_items, cudaStream_t stream = 0,
+                                   CUB_EMU_CALLER) {
+        const emu::call_site at = CUB_EMU_SITE;
+        cudaError_t result;
+        bool ok;
+        if (!emu::temp_storage_ready(at, family, d_temp_storage, temp_storage_bytes, emu::small_temp_bytes, &result, &ok))
+            return result;
+        const long long n = static_cast<long long>(num_items);
+        ok = ok && emu::operand(at, family, "d_keys_in", d_keys_in, n) &&
+             emu::operand(at, family, "d_unique_out", d_unique_out, 0) &&
+             emu::operand(at, family, "d_values_in", d_values_in, n) &&
+             emu::operand(at, family, "d_aggregates_out", d_aggregates_out, 0) &&
+             emu::operand(at, family, "d_num_runs_out", d_num_runs_out, 1);
+        return emu::queue(stream, at, family, ok, [=] {
+            long long runs = 0;
+            emu::for_each_run(d_keys_in, n, [&](long long begin, long long end) {
+                emu::value_of<ValuesInputIteratorT> total = d_values_in[begin];
+                for (long long i = begin + 1; i < end; ++i) total = reduction_op(total, d_values_in[i]);
+                d_unique_out[runs] = d_keys_in[begin];
+                d_aggregates_out[runs] = total;
+                ++runs;
+            });
+            *d_num_runs_out = runs;
+        });
     }
 
 private:
