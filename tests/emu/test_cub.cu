@@ -777,6 +777,53 @@ TEST_CASE("device:runs") {
     }
 }
 
+struct larger_magnitude {  // a comparator of the program's own: |a| > |b|
+    __host__ __device__ bool operator()(int a, int b) const { return (a < 0 ? -a : a) > (b < 0 ? -b : b); }
+};
+
+TEST_CASE("device:merge-sort-and-partition") {
+    for (int n : device_sizes) {
+        CAPTURE(n);
+        const std::vector<int> h = random_ints(n, -1000, 1000);
+        std::vector<int> index(n);
+        for (int i = 0; i < n; ++i) index[i] = i;
+        device_buffer<int> keys(n), items(n), keys_copy(n), items_copy(n), only_keys(n), parted(n), count(1);
+        keys.write(h);
+        items.write(index);
+        only_keys.write(h);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceMergeSort::SortPairsCopy(t, b, keys.ptr, items.ptr, keys_copy.ptr, items_copy.ptr, n,
+                                                             larger_magnitude());
+              }) == cudaSuccess);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceMergeSort::SortPairs(t, b, keys.ptr, items.ptr, n, larger_magnitude());
+              }) == cudaSuccess);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceMergeSort::StableSortKeys(t, b, only_keys.ptr, n, larger_magnitude());
+              }) == cudaSuccess);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DevicePartition::If(t, b, only_keys.ptr, parted.ptr, count.ptr, n, is_even());
+              }) == cudaSuccess);
+        std::vector<int> order = index;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return larger_magnitude()(h[a], h[b]); });
+        std::vector<int> sorted(n);
+        for (int i = 0; i < n; ++i) sorted[i] = h[order[i]];
+        CHECK(keys.read() == sorted);
+        CHECK(items.read() == order);
+        CHECK(keys_copy.read() == sorted);
+        CHECK(items_copy.read() == order);
+        CHECK(only_keys.read() == sorted);
+        std::vector<int> expect_parted;
+        for (int x : sorted)
+            if (x % 2 == 0) expect_parted.push_back(x);
+        const int selected = static_cast<int>(expect_parted.size());
+        for (int i = n - 1; i >= 0; --i)  // the rejected ones at the back, in reverse order
+            if (sorted[i] % 2 != 0) expect_parted.push_back(sorted[i]);
+        CHECK(count.read()[0] == selected);
+        CHECK(parted.read() == expect_parted);
+    }
+}
+
 TEST_CASE("device:histogram") {
     for (int n : device_sizes) {
         CAPTURE(n);

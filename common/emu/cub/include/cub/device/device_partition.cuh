@@ -1,2 +1,12 @@
-// Not emulated: the emulator's CUB has the subset listed in common/emu/README.md ("CUB").
-#error "<cub/device/device_partition.cuh> is not part of the emulator's CUB (common/emu/README.md, section CUB, lists what is)"
+// device_partition.cuh - cub::DevicePartition: If and Flagged put the picked
+// items, in order, at the front of d_out and the others, in reverse order, at
+// its back (detail/selection.cuh).
+#pragma once
+
+#include <cub/detail/selection.cuh>
+
+namespace cub {
+
+struct DevicePartition : emu::selection<true> {};
+
+}  // namespace cub
