@@ -688,7 +688,8 @@ TEST_CASE("device:caching-allocator") {
     int expected = 0;
     for (int x : h) expected += x;
     CHECK(sum == expected);
-    CHECK(allocator.DeviceFree(temp) == cudaSuccess);
+    CHECK(CubDebug(allocator.DeviceFree(temp)) == cudaSuccess);
+    CHECK(CubDebug(cudaErrorInvalidValue) == cudaErrorInvalidValue);
     CHECK(allocator.DeviceFree(in) == cudaSuccess);
     CHECK(allocator.DeviceFree(out) == cudaSuccess);
 }

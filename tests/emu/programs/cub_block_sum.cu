@@ -2,8 +2,10 @@
 // test emu.driver.cub_block_sum: each block sums its tile with
 // cub::BlockReduce (TempStorage in shared memory), then cub::DeviceReduce
 // adds the block sums (the two-call temporary-storage protocol) and
-// cub::DeviceRadixSort sorts the input; both are checked against the CPU.
+// cub::DeviceRadixSort sorts the input (with a CachingDeviceAllocator and
+// CubDebugExit, as CUB's examples); both are checked against the CPU.
 //   cub_block_sum N
+#define CUB_STDERR  // CubDebugExit prints a failure before it exits
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -59,11 +61,13 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cub::DeviceReduce::Sum(d_temp, temp_bytes, d_block_sums, d_total, blocks));
     CHECK_CUDA(cudaFree(d_temp));
 
+    // As CUB's own examples do: a caching allocator and CubDebugExit.
+    cub::CachingDeviceAllocator allocator(true);
     d_temp = nullptr;
-    CHECK_CUDA(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_in, d_sorted, n));
-    CHECK_CUDA(cudaMalloc(&d_temp, temp_bytes));
-    CHECK_CUDA(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_in, d_sorted, n));
-    CHECK_CUDA(cudaFree(d_temp));
+    CubDebugExit(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_in, d_sorted, n));
+    CubDebugExit(allocator.DeviceAllocate(&d_temp, temp_bytes));
+    CubDebugExit(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_in, d_sorted, n));
+    CubDebugExit(allocator.DeviceFree(d_temp));
 
     long long total = 0;
     std::vector<int> sorted(n);

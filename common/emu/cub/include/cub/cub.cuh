@@ -20,6 +20,7 @@
 #include <cub/iterator/transform_input_iterator.cuh>
 #include <cub/thread/thread_operators.cuh>
 #include <cub/util_allocator.cuh>
+#include <cub/util_debug.cuh>
 #include <cub/util_ptx.cuh>
 #include <cub/util_type.cuh>
 #include <cub/warp/warp_reduce.cuh>
