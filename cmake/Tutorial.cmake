@@ -132,6 +132,7 @@ function(cuemu_add_executable target)
         OUTPUT ${out}
         COMMAND cuemu-rewrite -isystem ${CMAKE_SOURCE_DIR}/common/emu/include
                 -isystem ${CMAKE_SOURCE_DIR}/common/emu/libcudacxx/include
+                -isystem ${CMAKE_SOURCE_DIR}/common/emu/cub/include  # the emulator's CUB is not the user's
                 "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
                 "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>"
                 --depfile ${out}.d ${abs} ${out}

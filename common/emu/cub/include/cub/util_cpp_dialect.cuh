@@ -1,0 +1,2 @@
+// Not emulated: the emulator's CUB has the subset listed in common/emu/README.md ("CUB").
+#error "<cub/util_cpp_dialect.cuh> is not part of the emulator's CUB (common/emu/README.md, section CUB, lists what is)"
