@@ -261,6 +261,7 @@ void all_reduce_nccl(Collectives& c, const MlpTensors& grads) {
 #if TUTORIAL_HAVE_NCCL
     float* tensors[] = {grads.w1, grads.b1, grads.w2, grads.b2};
     const size_t counts[] = {kMlpW1Count, kMlpB1Count, kMlpW2Count, kMlpB2Count};
+    // [snippet: nccl-group]
     NCCL_CHECK(ncclGroupStart());
     for (int t = 0; t < 4; ++t) {
         float* g = tensors[t];
@@ -269,6 +270,7 @@ void all_reduce_nccl(Collectives& c, const MlpTensors& grads) {
         (void)g;
     }
     NCCL_CHECK(ncclGroupEnd());
+    // [end snippet]
 #else
     (void)c;
     (void)grads;
