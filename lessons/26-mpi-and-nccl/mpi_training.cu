@@ -264,10 +264,10 @@ void all_reduce_nccl(Collectives& c, const MlpTensors& grads) {
     // [snippet: nccl-group]
     NCCL_CHECK(ncclGroupStart());
     for (int t = 0; t < 4; ++t) {
-        float* g = tensors[t];
-        // TODO(26.3): sum tensor g (counts[t] floats) over the ranks, in
+        // TODO(26.3): sum tensors[t] (counts[t] floats) over the ranks, in
         // place, queued on c.stream, with the communicator c.nccl.
-        (void)g;
+        (void)tensors[t];
+        (void)counts[t];
     }
     NCCL_CHECK(ncclGroupEnd());
     // [end snippet]

@@ -259,8 +259,8 @@ void all_reduce_nccl(Collectives& c, const MlpTensors& grads) {
     // [snippet: nccl-group]
     NCCL_CHECK(ncclGroupStart());
     for (int t = 0; t < 4; ++t) {
-        float* g = tensors[t];
-        NCCL_CHECK(ncclAllReduce(g, g, counts[t], ncclFloat, ncclSum, c.nccl, c.stream));
+        NCCL_CHECK(ncclAllReduce(tensors[t], tensors[t], counts[t], ncclFloat, ncclSum,
+                                 c.nccl, c.stream));
     }
     NCCL_CHECK(ncclGroupEnd());
     // [end snippet]
