@@ -187,7 +187,8 @@ endfunction()
 
 # A test program run as a job of `ranks` ranks under the mpirun CMake found.
 # Open MPI refuses to start as root, and more ranks than cores, unless told
-# (CI runs as root on 2 cores); other MPIs ignore these variables. Open MPI
+# (CI runs as root on 2 cores), and without its own dozen lines when a rank
+# fails (as ./tutorial runs it); other MPIs ignore these variables. Open MPI
 # gives its ranks a terminal, where doctest would colour "Status: FAILURE!". One
 # emulator worker per rank: the ranks already share the cores.
 function(_tutorial_register_mpi_test name target ranks)
@@ -196,7 +197,7 @@ function(_tutorial_register_mpi_test name target ranks)
                    $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} --no-colors)
   _tutorial_check_environment(environment)
   list(APPEND environment OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-       OMPI_MCA_rmaps_base_oversubscribe=1 CUEMU_WORKERS=1)
+       OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_orte_execute_quiet=1 CUEMU_WORKERS=1)
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${environment}")
 endfunction()
 

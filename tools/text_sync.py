@@ -234,14 +234,15 @@ def lesson_launch(nn, extra_env):
     """What ./tutorial puts before a lesson program that runs as several
     processes (a line "// tutorial: mpirun ranks N" in its source): mpirun
     with N ranks (TUTORIAL_RANKS=N chooses), the emulator devices the source
-    names, and Open MPI's permission to run as root and with more ranks than
-    cores. Returns (command prefix, environment to add); nothing for others."""
+    names, and Open MPI's settings (run as root, more ranks than cores, quiet
+    when a rank fails), as the tutorial script's mpi_launcher_for. Returns
+    (command prefix, environment to add); nothing for others."""
     sources = ''.join(p.read_text() for d in (ROOT / 'lessons').glob(f'{nn}-*') for p in d.glob('*.cu'))
     ranks = re.search(r'^// tutorial: mpirun ranks (\d+)$', sources, re.M)
     if not ranks:
         return '', {}
     env = {'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1',
-           'OMPI_MCA_rmaps_base_oversubscribe': '1'}
+           'OMPI_MCA_rmaps_base_oversubscribe': '1', 'OMPI_MCA_orte_execute_quiet': '1'}
     devices = re.search(r'^// tutorial: emulator devices (\d+)$', sources, re.M)
     if devices and 'CUEMU_DEVICES' not in extra_env:
         env['CUEMU_DEVICES'] = devices.group(1)
