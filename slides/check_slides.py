@@ -47,6 +47,7 @@ DIAGRAMS = {
     "23": "img/curand-subsequences.svg",  # one seed: a subsequence per thread, or one shared by all
     "24": "img/wmma-tile-loop.svg",      # one warp per 16 x 16 tile of C, the tiles of A and B sliding along k
     "25": "img/launch-overhead.svg",     # a launch per kernel against one graph launch per step
+    "26": "img/ranks-and-all-reduces.svg",  # ranks on 2 nodes, and the three ways to sum the gradients
 }
 
 # Marp directives may also sit in HTML comments; those are not notes.

@@ -213,10 +213,40 @@ LIBRARY_OF_TARGET = {'PNG::PNG': 'png', 'ZLIB::ZLIB': 'z'}
 
 def lesson_libraries(folder):
     """-lNAME for each library the lesson's CMakeLists.txt names in
-    tutorial_lesson(... LIBRARIES NAME ...), as its own build links them."""
+    tutorial_lesson(... LIBRARIES NAME ...), as its own build links them;
+    for mpi, the flags of MPI's compiler wrapper (mpicxx --showme)."""
     cmake = folder / 'CMakeLists.txt'
-    m = re.search(r'LIBRARIES\s+([^)]*)\)', cmake.read_text()) if cmake.is_file() else None
-    return ['-l' + LIBRARY_OF_TARGET.get(name, name) for name in m.group(1).split()] if m else []
+    m = re.search(r'LIBRARIES\s+([^)]*?)\s*(?:MPI_RANKS[^)]*)?\)', cmake.read_text()) if cmake.is_file() else None
+    flags = []
+    for name in (m.group(1).split() if m else []):
+        if name == 'mpi':
+            for part in ('compile', 'link'):
+                shown = subprocess.run(['mpicxx', '--showme:' + part], capture_output=True, text=True)
+                if shown.returncode != 0:
+                    raise LookupError('the lesson calls MPI, and mpicxx --showme does not answer here')
+                flags += shlex.split(shown.stdout)
+        else:
+            flags.append('-l' + LIBRARY_OF_TARGET.get(name, name))
+    return flags
+
+
+def lesson_launch(nn, extra_env):
+    """What ./tutorial puts before a lesson program that runs as several
+    processes (a line "// tutorial: mpirun ranks N" in its source): mpirun
+    with N ranks (TUTORIAL_RANKS=N chooses), the emulator devices the source
+    names, and Open MPI's settings (run as root, more ranks than cores, quiet
+    when a rank fails), as the tutorial script's mpi_launcher_for. Returns
+    (command prefix, environment to add); nothing for others."""
+    sources = ''.join(p.read_text() for d in (ROOT / 'lessons').glob(f'{nn}-*') for p in d.glob('*.cu'))
+    ranks = re.search(r'^// tutorial: mpirun ranks (\d+)$', sources, re.M)
+    if not ranks:
+        return '', {}
+    env = {'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1',
+           'OMPI_MCA_rmaps_base_oversubscribe': '1', 'OMPI_MCA_orte_execute_quiet': '1'}
+    devices = re.search(r'^// tutorial: emulator devices (\d+)$', sources, re.M)
+    if devices and 'CUEMU_DEVICES' not in extra_env:
+        env['CUEMU_DEVICES'] = devices.group(1)
+    return f'mpirun -np {int(extra_env.get("TUTORIAL_RANKS", ranks.group(1)))} ', env
 
 
 class Runner:
@@ -375,7 +405,10 @@ class Runner:
         else:
             # stdbuf: stdout line by line, as in a terminal, so the program's lines and the
             # emulator's reports (stderr) come out in the order a student sees them.
-            line = 'stdbuf -oL ' + ' '.join(shlex.quote(w) for w in [str(exe)] + words[3:]) + ' 2>&1'
+            launch, launch_env = lesson_launch(nn, extra_env)
+            extra_env = dict(launch_env, **extra_env)
+            line = (launch + 'stdbuf -oL ' + ' '.join(shlex.quote(w) for w in [str(exe)] + words[3:])
+                    + ' 2>&1')
         if filters.strip():
             line += ' | ' + filters.strip()
         env = dict(os.environ, CUEMU_WORKERS='2', TUTORIAL_SEED='1')

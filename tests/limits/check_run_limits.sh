@@ -55,6 +55,9 @@ expect_refusal "lesson 12, 2^28 elements" "$too_long" none -- lesson12_solution_
 # Training: every device's step and every picture cost time, before any data is read.
 expect_refusal "lesson 21, 100 epochs of 60000 pictures" "$too_long" none -- \
     lesson21_solution_emu --train 60000 --epochs 100
+# Lesson 26 refuses before it joins an MPI job: started alone, as here, too.
+expect_refusal "lesson 26, 100 epochs of 60000 pictures" "$too_long" none -- \
+    lesson26_solution_emu --train 60000 --epochs 100
 # A transpose is linear in its size, but 16384 x 16384 is still minutes of emulator.
 expect_refusal "lesson 15, 16384 x 16384" "$too_long|$memory" none -- lesson15_solution_emu --rows 16384 --cols 16384
 # Monte Carlo is linear in its points, but 2^31 of them (and the host API's
