@@ -42,16 +42,10 @@ std::string run_command(const std::string& command) {
 }
 
 // True for a source file the learner did not write: the emulator's own
-// headers (the launch wrapper, the builtins, its CUB) and the system's (std::apply).
+// headers (the launch wrapper, the builtins, its libcu++ and CUB: header_dirs.cpp)
+// and the system's (std::apply).
 bool is_library_file(const std::string& file) {
-    static const std::string emulator_headers = CUEMU_INCLUDE_DIR "/";
-    // The emulator's own libcu++ and CUB headers (cuda::memcpy_async's copy
-    // loop, a block primitive's barrier).
-    static const std::string libcudacxx_headers = CUEMU_LIBCUDACXX_HEADER_DIR "/";
-    static const std::string cub_headers = CUEMU_CUB_INCLUDE_DIR "/";
-    return file.compare(0, emulator_headers.size(), emulator_headers) == 0 ||
-           file.compare(0, libcudacxx_headers.size(), libcudacxx_headers) == 0 ||
-           file.compare(0, cub_headers.size(), cub_headers) == 0 || file.compare(0, 5, "/usr/") == 0;
+    return is_emulator_header(file) || file.compare(0, 5, "/usr/") == 0;
 }
 
 }  // namespace

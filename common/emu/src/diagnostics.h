@@ -46,6 +46,9 @@ cudaError_t report_kernel_problem(const launch_site& site, const std::string& he
                                   const std::string& body, const char* hint,
                                   const char* on_a_gpu, cudaError_t error);
 
+// True for a file in the emulator's own header folders (header_dirs.cpp).
+bool is_emulator_header(const std::string& file);
+
 // CUEMU_ON_FAULT=continue: a faulting CUDA thread is ended and reported, the
 // rest of the launch runs, and no error is set. The default (stop) is a GPU's
 // behaviour: the launch stops and the error is sticky.
