@@ -364,8 +364,9 @@ int main(int argc, char** argv) {
               options, 4);
     if (k > n) k = n;
     // Host: the inputs, their copies back and the references (about 40 bytes
-    // an element); device: the inputs and the pipeline's arrays (about 30).
-    run_limits_require_memory(40.0 * n, 30.0 * n);
+    // an element); device: the inputs and the pipeline's arrays (about 30),
+    // and --bench's outputs and temporaries (about 20 more).
+    run_limits_require_memory(40.0 * n, (bench_flag ? 50.0 : 30.0) * n);
     const int count = (int)n;
 
     std::vector<float> h_x((size_t)count);
