@@ -44,6 +44,7 @@ DIAGRAMS = {
     "19": "img/register-tile.svg",       # one thread's 8 x 8 outer product
     "20": "img/backward-data-flow.svg",  # the backward pass: buffers and the kernel between them
     "21": "img/ring-all-reduce.svg",     # reduce-scatter then all-gather round a ring of 3 GPUs
+    "22": "img/top-k-pipeline.svg",      # transform, sequence, sort_by_key, copy_n; copy_if over a counting iterator
     "23": "img/curand-subsequences.svg",  # one seed: a subsequence per thread, or one shared by all
     "24": "img/wmma-tile-loop.svg",      # one warp per 16 x 16 tile of C, the tiles of A and B sliding along k
     "25": "img/launch-overhead.svg",     # a launch per kernel against one graph launch per step
