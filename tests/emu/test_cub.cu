@@ -16,10 +16,17 @@
 #include <doctest/doctest.h>
 
 #include <cub/cub.cuh>
+#include <cuda/functional>
+#if __has_include(<cuda/std/functional>)
+#include <cuda/std/functional>
+#endif
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -894,32 +901,70 @@ TEST_CASE("device:segmented-reduce") {
     }
 }
 
-#ifdef CUEMU
-// Emulator-only: names CUDA 13's CUB removed (cub::Sum, CountingInputIterator,
-// TransformInputIterator: nvcc 13 refuses them), and the emulator's reports.
-struct square {
-    __host__ __device__ long long operator()(int x) const { return 1LL * x * x; }
+// What CUDA 13 offers instead of the names its CUB removed (cub::Sum, Max,
+// Min, CountingInputIterator: detail/removed_in_cuda_13.cuh): libcu++'s
+// function objects, and any iterator, here a hand-made counting one.
+struct counting_from {
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = long long;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const long long*;
+    using reference = long long;
+    long long first;
+    __host__ __device__ long long operator*() const { return first; }
+    __host__ __device__ long long operator[](difference_type i) const { return first + i; }
+    __host__ __device__ counting_from operator+(difference_type i) const { return {first + i}; }
 };
 
-TEST_CASE("device:iterators") {
-    const int n = 1000;
-    const std::vector<int> h = random_ints(n, -1000, 1000);
-    device_buffer<int> in(n);
-    device_buffer<long long> out(2);
-    in.write(h);
-    cub::CountingInputIterator<long long> count(5);
-    cub::TransformInputIterator<long long, square, const int*> squares(in.ptr, square());
-    CHECK(with_temp_storage([&](void* t, size_t& b) { return cub::DeviceReduce::Sum(t, b, count, out.ptr, n); }) == cudaSuccess);
-    CHECK(with_temp_storage([&](void* t, size_t& b) {
-              return cub::DeviceReduce::Reduce(t, b, squares, out.ptr + 1, n, cub::Sum(), 0LL);
-          }) == cudaSuccess);
-    long long squares_sum = 0;
-    for (int x : h) squares_sum += 1LL * x * x;
-    const std::vector<long long> r = out.read();
-    CHECK(r[0] == 1000LL * 5 + 999LL * 1000 / 2);
-    CHECK(r[1] == squares_sum);
+__global__ void block_extremes(const int* in, int n, int* out) {
+    using reduce = cub::BlockReduce<int, 128>;
+    __shared__ typename reduce::TempStorage storage;
+    const int x = threadIdx.x < n ? in[threadIdx.x] : in[0];
+    const int biggest = reduce(storage).Reduce(x, cuda::maximum<>{});
+    __syncthreads();
+    const int smallest = reduce(storage).Reduce(x, cuda::minimum<int>{});
+    if (threadIdx.x == 0) {
+        out[0] = biggest;
+        out[1] = smallest;
+    }
 }
 
+TEST_CASE("device:cuda-13-replacements") {
+    const int n = 101;
+    const std::vector<int> h = random_ints(n, -1000, 1000);
+    device_buffer<int> in(n);
+    device_buffer<int> extremes(4);
+    device_buffer<long long> count_sum(1);
+    in.write(h);
+    CHECK(with_temp_storage([&](void* t, size_t& b) {
+              return cub::DeviceReduce::Reduce(t, b, in.ptr, extremes.ptr, n, cuda::maximum<>{}, -100000);
+          }) == cudaSuccess);
+    CHECK(with_temp_storage([&](void* t, size_t& b) {
+              return cub::DeviceReduce::Reduce(t, b, in.ptr, extremes.ptr + 1, n, cuda::minimum<>{}, 100000);
+          }) == cudaSuccess);
+    CHECK(with_temp_storage([&](void* t, size_t& b) {
+              return cub::DeviceReduce::Sum(t, b, counting_from{5}, count_sum.ptr, n);
+          }) == cudaSuccess);
+    block_extremes<<<1, 128>>>(in.ptr, n, extremes.ptr + 2);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<int> r = extremes.read();
+    const int biggest = *std::max_element(h.begin(), h.end());
+    const int smallest = *std::min_element(h.begin(), h.end());
+    CHECK(r[0] == biggest);
+    CHECK(r[1] == smallest);
+    CHECK(r[2] == biggest);
+    CHECK(r[3] == smallest);
+    CHECK(count_sum.read()[0] == 5LL * n + 1LL * n * (n - 1) / 2);
+#if __has_include(<cuda/std/functional>)
+    device_buffer<int> total(1);
+    CHECK(with_temp_storage([&](void* t, size_t& b) {
+              return cub::DeviceReduce::Reduce(t, b, in.ptr, total.ptr, n, cuda::std::plus<>{}, 0);
+          }) == cudaSuccess);
+    CHECK(total.read()[0] == std::accumulate(h.begin(), h.end(), 0));
+#endif
+}
+
+#ifdef CUEMU
 // Its own process: the report leaves a sticky error.
 TEST_CASE("misuse:host-pointer") {
     int* out = nullptr;

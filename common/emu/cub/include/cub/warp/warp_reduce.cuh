@@ -24,8 +24,8 @@ public:
 
     __device__ WarpReduce(TempStorage&) {}
 
-    __device__ T Sum(T input) { return Reduce(input, cub::Sum(), LOGICAL_WARP_THREADS); }
-    __device__ T Sum(T input, int valid_items) { return Reduce(input, cub::Sum(), valid_items); }
+    __device__ T Sum(T input) { return Reduce(input, emu::sum(), LOGICAL_WARP_THREADS); }
+    __device__ T Sum(T input, int valid_items) { return Reduce(input, emu::sum(), valid_items); }
     template <typename ReductionOp>
     __device__ T Reduce(T input, ReductionOp reduction_op) {
         return Reduce(input, reduction_op, LOGICAL_WARP_THREADS);
@@ -33,7 +33,7 @@ public:
     // Only the first valid_items lanes of the logical warp contribute.
     template <typename ReductionOp>
     __device__ T Reduce(T input, ReductionOp reduction_op, int valid_items) {
-        const int hw_lane = static_cast<int>(LaneId());
+        const int hw_lane = emu::lane_id();
         const int lane = hw_lane % LOGICAL_WARP_THREADS;
         return emu::warp_reduce(input, reduction_op, lane, LOGICAL_WARP_THREADS, valid_items,
                                 emu::logical_warp_mask(LOGICAL_WARP_THREADS, hw_lane));
