@@ -1,0 +1,28 @@
+// thrust_removed_in_cuda_13.cu - names of Thrust 1.17 (the emulator's Thrust)
+// that CUDA 13's Thrust removed, each used once: nvcc 13 refuses every one,
+// so the emulator must stop the build too, with a message naming the name and
+// its replacement (common/emu/thrust/include/thrust/functional.h and
+// system/cuemu/detail/removed_in_cuda_13.h; test
+// emu.thrust.removed-in-cuda-13). Sorting ints below uses Thrust 1.17's radix
+// sort, whose own use of the renamed unary_function must still build.
+#include <thrust/device_vector.h>
+#include <thrust/functional.h>
+#include <thrust/limits.h>
+#include <thrust/optional.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+
+struct square : thrust::unary_function<int, int> {
+    __host__ __device__ int operator()(int x) const { return x * x; }
+};
+struct add : thrust::binary_function<int, int, int> {
+    __host__ __device__ int operator()(int a, int b) const { return a + b; }
+};
+
+int main() {
+    thrust::device_vector<int> v(10, 3);
+    thrust::sort(v.begin(), v.end());
+    thrust::transform(v.begin(), v.end(), v.begin(), square());
+    thrust::transform(v.begin(), v.end(), v.begin(), v.begin(), add());
+    return 0;
+}
