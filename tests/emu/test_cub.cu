@@ -16,6 +16,7 @@
 #include <doctest/doctest.h>
 
 #include <cub/cub.cuh>
+#include <cuda/cmath>
 #include <cuda/functional>
 #if __has_include(<cuda/std/functional>)
 #include <cuda/std/functional>
@@ -955,6 +956,14 @@ TEST_CASE("device:cuda-13-replacements") {
     CHECK(r[2] == biggest);
     CHECK(r[3] == smallest);
     CHECK(count_sum.read()[0] == 5LL * n + 1LL * n * (n - 1) / 2);
+    // CUB_QUOTIENT_CEILING and CUB_ROUND_UP_NEAREST's successors (<cuda/cmath>).
+    CHECK(cuda::ceil_div(n, 32) == 4);
+    CHECK(cuda::ceil_div(96u, 32) == 3u);
+    CHECK(cuda::ceil_div(0, 7) == 0);
+    CHECK(cuda::round_up(n, 32) == 128);
+    CHECK(cuda::round_up(96, 32) == 96);
+    CHECK(cuda::round_down(n, 32) == 96);
+    CHECK(cuda::ceil_div(std::numeric_limits<unsigned>::max(), 2u) == 2147483648u);
 #if __has_include(<cuda/std/functional>)
     device_buffer<int> total(1);
     CHECK(with_temp_storage([&](void* t, size_t& b) {
