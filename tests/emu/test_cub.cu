@@ -29,6 +29,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device_buffer.h"
@@ -436,6 +437,107 @@ TEST_CASE("block:radix-sort") {
 // ---- the race check on TempStorage reuse --------------------------------------
 // Two reductions through one TempStorage: the first one's reads of the warp
 // partials race with the second one's writes unless a barrier comes between.
+// Histogram() into one shared histogram; InitHistogram() and Composite()
+// twice into another (so it holds every count twice), with the barriers CUB
+// asks for between them.
+template <int BLOCK, int ITEMS, int BINS, cub::BlockHistogramAlgorithm ALGORITHM>
+__global__ void block_histogram_kernel(const unsigned char* in, unsigned* once, unsigned* twice) {
+    using histogram = cub::BlockHistogram<unsigned char, BLOCK, ITEMS, BINS, ALGORITHM>;
+    __shared__ typename histogram::TempStorage storage;
+    __shared__ unsigned bins_once[BINS];
+    __shared__ unsigned bins_twice[BINS];
+    unsigned char items[ITEMS];
+    for (int i = 0; i < ITEMS; ++i) items[i] = in[(blockIdx.x * BLOCK + threadIdx.x) * ITEMS + i];
+    histogram(storage).Histogram(items, bins_once);
+    __syncthreads();
+    histogram(storage).InitHistogram(bins_twice);
+    __syncthreads();
+    histogram(storage).Composite(items, bins_twice);
+    __syncthreads();
+    histogram(storage).Composite(items, bins_twice);
+    __syncthreads();
+    for (int b = threadIdx.x; b < BINS; b += BLOCK) {
+        once[blockIdx.x * BINS + b] = bins_once[b];
+        twice[blockIdx.x * BINS + b] = bins_twice[b];
+    }
+}
+
+template <int BLOCK, int ITEMS, int BINS, cub::BlockHistogramAlgorithm ALGORITHM>
+void check_block_histogram(int blocks) {
+    const int n = blocks * BLOCK * ITEMS;
+    const std::vector<int> values = random_ints(n, 0, BINS - 1);
+    const std::vector<unsigned char> h(values.begin(), values.end());
+    device_buffer<unsigned char> in(n);
+    device_buffer<unsigned> once(blocks * BINS), twice(blocks * BINS);
+    in.write(h);
+    block_histogram_kernel<BLOCK, ITEMS, BINS, ALGORITHM><<<blocks, BLOCK>>>(in.ptr, once.ptr, twice.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<unsigned> expected(blocks * BINS, 0);
+    for (int i = 0; i < n; ++i) ++expected[i / (BLOCK * ITEMS) * BINS + h[i]];
+    const std::vector<unsigned> got_once = once.read(), got_twice = twice.read();
+    for (int i = 0; i < blocks * BINS; ++i) {
+        CHECK(got_once[i] == expected[i]);
+        CHECK(got_twice[i] == 2 * expected[i]);
+    }
+}
+
+TEST_CASE("block:histogram") {
+    check_block_histogram<48, 3, 37, cub::BLOCK_HISTO_SORT>(5);  // fewer bins than threads, a partial warp
+    check_block_histogram<48, 3, 37, cub::BLOCK_HISTO_ATOMIC>(5);
+    check_block_histogram<96, 5, 256, cub::BLOCK_HISTO_SORT>(3);  // more bins than threads
+    check_block_histogram<96, 5, 256, cub::BLOCK_HISTO_ATOMIC>(3);
+}
+
+// Segmented warp reductions over 32-lane warps and 8-lane logical warps, the
+// runs set by random flags; only each run's first lane has a defined result.
+__global__ void warp_segmented_kernel(const int* in, const int* flags, int* head_sums, int* tail_maxima,
+                                      int* head_sums_8) {
+    using warp = cub::WarpReduce<int>;
+    using warp8 = cub::WarpReduce<int, 8>;
+    __shared__ typename warp::TempStorage storage[2];
+    __shared__ typename warp8::TempStorage storage8[8];
+    const int t = threadIdx.x;
+    head_sums[t] = warp(storage[t / 32]).HeadSegmentedSum(in[t], flags[t]);
+    tail_maxima[t] = warp(storage[t / 32]).TailSegmentedReduce(in[t], flags[t], cuda::maximum<>{});
+    head_sums_8[t] = warp8(storage8[t / 8]).HeadSegmentedSum(in[t], flags[t]);
+}
+
+// The first lane of each run of a logical warp of `width` lanes, and the
+// lane past its end, from head flags (a flag starts a run) or tail flags (a
+// flag ends one).
+std::vector<std::pair<int, int>> runs_of(const std::vector<int>& flags, int width, bool head_flags) {
+    std::vector<std::pair<int, int>> runs;
+    for (int base = 0; base < static_cast<int>(flags.size()); base += width) {
+        int start = base;
+        for (int lane = base; lane < base + width; ++lane) {
+            const bool ends_here = head_flags ? (lane + 1 < base + width && flags[lane + 1] != 0) : flags[lane] != 0;
+            if (ends_here || lane == base + width - 1) {
+                runs.push_back({start, lane + 1});
+                start = lane + 1;
+            }
+        }
+    }
+    return runs;
+}
+
+TEST_CASE("warp:segmented-reduce") {
+    const std::vector<int> h = random_ints(64, -1000, 1000);
+    std::vector<int> flags = random_ints(64, 0, 3);
+    for (int& f : flags) f = f == 0 ? 1 : 0;  // about one lane in four
+    device_buffer<int> in(64), flag_buffer(64), head_sums(64), tail_maxima(64), head_sums_8(64);
+    in.write(h);
+    flag_buffer.write(flags);
+    warp_segmented_kernel<<<1, 64>>>(in.ptr, flag_buffer.ptr, head_sums.ptr, tail_maxima.ptr, head_sums_8.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<int> sums = head_sums.read(), maxima = tail_maxima.read(), sums8 = head_sums_8.read();
+    for (auto run : runs_of(flags, 32, true))
+        CHECK(sums[run.first] == std::accumulate(h.begin() + run.first, h.begin() + run.second, 0));
+    for (auto run : runs_of(flags, 32, false))
+        CHECK(maxima[run.first] == *std::max_element(h.begin() + run.first, h.begin() + run.second));
+    for (auto run : runs_of(flags, 8, true))
+        CHECK(sums8[run.first] == std::accumulate(h.begin() + run.first, h.begin() + run.second, 0));
+}
+
 template <bool BARRIER>
 __global__ void reduce_twice(const int* in, int* out) {
     using Reduce = cub::BlockReduce<int, 128>;
