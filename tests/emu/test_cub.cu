@@ -1004,6 +1004,83 @@ TEST_CASE("device:segmented-reduce") {
     }
 }
 
+// Segments with gaps between them (items in no segment must stay as they
+// were) and empty ones; each sorted on its own against std::stable_sort.
+TEST_CASE("device:segmented-sort") {
+    for (int n : {1, 37, 1000, 10007}) {
+        CAPTURE(n);
+        std::vector<int> begins, ends;
+        for (int at = 0; at < n;) {
+            const int length = random_ints(1, 0, 60)[0];
+            begins.push_back(at);
+            ends.push_back(std::min(n, at + length));
+            at = ends.back() + random_ints(1, 0, 3)[0];  // sometimes a gap
+        }
+        const int segments = static_cast<int>(begins.size());
+        const std::vector<int> h = random_ints(n, -100000, 100000);
+        std::vector<int> index(n);
+        std::iota(index.begin(), index.end(), 0);
+        device_buffer<int> keys(n), values(n), d_begins(segments), d_ends(segments);
+        device_buffer<int> radix_keys(n), radix_values(n), bits_keys(n), stable_keys(n), stable_values(n), alt(n), values_alt(n);
+        keys.write(h);
+        values.write(index);
+        d_begins.write(begins);
+        d_ends.write(ends);
+        const std::vector<int> untouched(n, -7);
+        for (device_buffer<int>* out : {&radix_keys, &radix_values, &bits_keys, &stable_keys, &stable_values}) out->write(untouched);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceSegmentedRadixSort::SortPairs(t, b, keys.ptr, radix_keys.ptr, values.ptr, radix_values.ptr,
+                                                                  n, segments, d_begins.ptr, d_ends.ptr);
+              }) == cudaSuccess);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceSegmentedRadixSort::SortKeysDescending(t, b, keys.ptr, bits_keys.ptr, n, segments,
+                                                                           d_begins.ptr, d_ends.ptr, 4, 12);
+              }) == cudaSuccess);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceSegmentedSort::StableSortPairsDescending(t, b, keys.ptr, stable_keys.ptr, values.ptr,
+                                                                             stable_values.ptr, n, segments, d_begins.ptr,
+                                                                             d_ends.ptr);
+              }) == cudaSuccess);
+        // DoubleBuffer keys, ascending: the result is in Current().
+        cub::DoubleBuffer<int> key_buffers(keys.ptr, alt.ptr);
+        cub::DoubleBuffer<int> value_buffers(values.ptr, values_alt.ptr);
+        CHECK(with_temp_storage([&](void* t, size_t& b) {
+                  return cub::DeviceSegmentedSort::SortPairs(t, b, key_buffers, value_buffers, n, segments, d_begins.ptr,
+                                                             d_ends.ptr);
+              }) == cudaSuccess);
+        std::vector<int> buffered(n);
+        REQUIRE(cudaMemcpy(buffered.data(), key_buffers.Current(), n * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+
+        auto digit = [](int k) { return ((static_cast<unsigned>(k) ^ 0x80000000u) >> 4) & 0xffu; };
+        std::vector<int> ascending_keys = untouched, ascending_values = untouched, by_bits = untouched,
+                         descending_keys = untouched, descending_values = untouched;
+        for (int s = 0; s < segments; ++s) {
+            std::vector<int> order(index.begin() + begins[s], index.begin() + ends[s]);
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return h[a] < h[b]; });
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                ascending_keys[begins[s] + i] = h[order[i]];
+                ascending_values[begins[s] + i] = order[i];
+            }
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return a < b; });
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return digit(h[a]) > digit(h[b]); });
+            for (std::size_t i = 0; i < order.size(); ++i) by_bits[begins[s] + i] = h[order[i]];
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return a < b; });
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return h[a] > h[b]; });
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                descending_keys[begins[s] + i] = h[order[i]];
+                descending_values[begins[s] + i] = order[i];
+            }
+        }
+        CHECK(radix_keys.read() == ascending_keys);
+        CHECK(radix_values.read() == ascending_values);
+        CHECK(bits_keys.read() == by_bits);
+        CHECK(stable_keys.read() == descending_keys);
+        CHECK(stable_values.read() == descending_values);
+        for (int i = 0; i < n; ++i)
+            if (ascending_keys[i] != -7) CHECK(buffered[i] == ascending_keys[i]);
+    }
+}
+
 // What CUDA 13 offers instead of the names its CUB removed (cub::Sum, Max,
 // Min, CountingInputIterator: detail/removed_in_cuda_13.cuh): libcu++'s
 // function objects, and any iterator, here a hand-made counting one.
