@@ -37,6 +37,7 @@
 
 #include "device_buffer.h"
 #include "stderr_capture.h"
+#include "tile_race_report.h"
 
 namespace cg = cooperative_groups;
 
@@ -571,41 +572,14 @@ __global__ void read_tile_before_barrier_wait(const float* in, float* out) {
 constexpr int early_barrier_read_line = __LINE__ - 4;
 constexpr int barrier_copy_line = __LINE__ - 7;
 
-std::string race_report_of_launch(void (*kernel)(const float*, float*)) {
-    float *in = nullptr, *out = nullptr;  // never freed: the report makes the error sticky
-    REQUIRE(cudaMalloc(&in, kCols * sizeof(float)) == cudaSuccess);
-    REQUIRE(cudaMalloc(&out, kCols * sizeof(float)) == cudaSuccess);
-    REQUIRE(cudaMemset(in, 0, kCols * sizeof(float)) == cudaSuccess);
-    stderr_capture capture(capture_until::device_idle);
-    kernel<<<1, kCols>>>(in, out);
-    const std::string text = capture.finish();
-    CHECK(text.find("cuemu: race on shared memory (CUEMU_CHECK=race)") != std::string::npos);
-    CHECK(text.find("'tile' of ") != std::string::npos);
-    CHECK(text.find("race on shared memory") == text.rfind("race on shared memory"));  // one report
-    check_sticky(cudaErrorLaunchFailure);
-    return text;
-}
-
-// True when the report has the line "    <kind> by thread ... at <path>/test_libcudacxx.cu:<line>"
-// (kind "read " or "write"): the copy's write is named at its memcpy_async call.
-bool names_access_at(const std::string& text, const std::string& kind, int line) {
-    const std::string head = "    " + kind + " by thread ", tail = "/test_libcudacxx.cu:" + std::to_string(line);
-    const std::size_t at = text.find(head);
-    if (at == std::string::npos) return false;
-    const std::size_t end = text.find('\n', at);
-    return end != std::string::npos && end >= tail.size() && text.compare(end - tail.size(), tail.size(), tail) == 0;
-}
-
 TEST_CASE("race:read-before-pipeline-wait") {
-    const std::string text = race_report_of_launch(read_tile_before_pipeline_wait);
-    CHECK(names_access_at(text, "read ", early_pipeline_read_line));
-    CHECK(names_access_at(text, "write", pipeline_copy_line));
+    check_tile_race(read_tile_before_pipeline_wait, kCols, "test_libcudacxx.cu", early_pipeline_read_line,
+                    pipeline_copy_line);
 }
 
 TEST_CASE("race:read-before-barrier-wait") {
-    const std::string text = race_report_of_launch(read_tile_before_barrier_wait);
-    CHECK(names_access_at(text, "read ", early_barrier_read_line));
-    CHECK(names_access_at(text, "write", barrier_copy_line));
+    check_tile_race(read_tile_before_barrier_wait, kCols, "test_libcudacxx.cu", early_barrier_read_line,
+                    barrier_copy_line);
 }
 
 // ---- a barrier that can never complete (a process of its own: sticky) ------------------
