@@ -16,11 +16,6 @@
 #include <doctest/doctest.h>
 
 #include <cub/cub.cuh>
-#include <cuda/cmath>
-#include <cuda/functional>
-#if __has_include(<cuda/std/functional>)
-#include <cuda/std/functional>
-#endif
 
 #include <algorithm>
 #include <cstddef>
@@ -488,6 +483,10 @@ TEST_CASE("block:histogram") {
     check_block_histogram<96, 5, 256, cub::BLOCK_HISTO_ATOMIC>(3);
 }
 
+struct larger {
+    __host__ __device__ int operator()(int a, int b) const { return a < b ? b : a; }
+};
+
 // Segmented warp reductions over 32-lane warps and 8-lane logical warps, the
 // runs set by random flags; only each run's first lane has a defined result.
 __global__ void warp_segmented_kernel(const int* in, const int* flags, int* head_sums, int* tail_maxima,
@@ -498,7 +497,7 @@ __global__ void warp_segmented_kernel(const int* in, const int* flags, int* head
     __shared__ typename warp8::TempStorage storage8[8];
     const int t = threadIdx.x;
     head_sums[t] = warp(storage[t / 32]).HeadSegmentedSum(in[t], flags[t]);
-    tail_maxima[t] = warp(storage[t / 32]).TailSegmentedReduce(in[t], flags[t], cuda::maximum<>{});
+    tail_maxima[t] = warp(storage[t / 32]).TailSegmentedReduce(in[t], flags[t], larger());
     head_sums_8[t] = warp8(storage8[t / 8]).HeadSegmentedSum(in[t], flags[t]);
 }
 
@@ -1081,9 +1080,9 @@ TEST_CASE("device:segmented-sort") {
     }
 }
 
-// What CUDA 13 offers instead of the names its CUB removed (cub::Sum, Max,
-// Min, CountingInputIterator: detail/removed_in_cuda_13.cuh): libcu++'s
-// function objects, and any iterator, here a hand-made counting one.
+// What CUDA 13 offers instead of CUB's removed CountingInputIterator
+// (detail/removed_in_cuda_13.cuh): any iterator, here a hand-made counting
+// one. (libcu++'s function objects as operators: test_libcudacxx.cu.)
 struct counting_from {
     using iterator_category = std::random_access_iterator_tag;
     using value_type = long long;
@@ -1096,60 +1095,13 @@ struct counting_from {
     __host__ __device__ counting_from operator+(difference_type i) const { return {first + i}; }
 };
 
-__global__ void block_extremes(const int* in, int n, int* out) {
-    using reduce = cub::BlockReduce<int, 128>;
-    __shared__ typename reduce::TempStorage storage;
-    const int x = threadIdx.x < n ? in[threadIdx.x] : in[0];
-    const int biggest = reduce(storage).Reduce(x, cuda::maximum<>{});
-    __syncthreads();
-    const int smallest = reduce(storage).Reduce(x, cuda::minimum<int>{});
-    if (threadIdx.x == 0) {
-        out[0] = biggest;
-        out[1] = smallest;
-    }
-}
-
-TEST_CASE("device:cuda-13-replacements") {
+TEST_CASE("device:hand-made-iterator") {
     const int n = 101;
-    const std::vector<int> h = random_ints(n, -1000, 1000);
-    device_buffer<int> in(n);
-    device_buffer<int> extremes(4);
     device_buffer<long long> count_sum(1);
-    in.write(h);
-    CHECK(with_temp_storage([&](void* t, size_t& b) {
-              return cub::DeviceReduce::Reduce(t, b, in.ptr, extremes.ptr, n, cuda::maximum<>{}, -100000);
-          }) == cudaSuccess);
-    CHECK(with_temp_storage([&](void* t, size_t& b) {
-              return cub::DeviceReduce::Reduce(t, b, in.ptr, extremes.ptr + 1, n, cuda::minimum<>{}, 100000);
-          }) == cudaSuccess);
     CHECK(with_temp_storage([&](void* t, size_t& b) {
               return cub::DeviceReduce::Sum(t, b, counting_from{5}, count_sum.ptr, n);
           }) == cudaSuccess);
-    block_extremes<<<1, 128>>>(in.ptr, n, extremes.ptr + 2);
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    const std::vector<int> r = extremes.read();
-    const int biggest = *std::max_element(h.begin(), h.end());
-    const int smallest = *std::min_element(h.begin(), h.end());
-    CHECK(r[0] == biggest);
-    CHECK(r[1] == smallest);
-    CHECK(r[2] == biggest);
-    CHECK(r[3] == smallest);
     CHECK(count_sum.read()[0] == 5LL * n + 1LL * n * (n - 1) / 2);
-    // CUB_QUOTIENT_CEILING and CUB_ROUND_UP_NEAREST's successors (<cuda/cmath>).
-    CHECK(cuda::ceil_div(n, 32) == 4);
-    CHECK(cuda::ceil_div(96u, 32) == 3u);
-    CHECK(cuda::ceil_div(0, 7) == 0);
-    CHECK(cuda::round_up(n, 32) == 128);
-    CHECK(cuda::round_up(96, 32) == 96);
-    CHECK(cuda::round_down(n, 32) == 96);
-    CHECK(cuda::ceil_div(std::numeric_limits<unsigned>::max(), 2u) == 2147483648u);
-#if __has_include(<cuda/std/functional>)
-    device_buffer<int> total(1);
-    CHECK(with_temp_storage([&](void* t, size_t& b) {
-              return cub::DeviceReduce::Reduce(t, b, in.ptr, total.ptr, n, cuda::std::plus<>{}, 0);
-          }) == cudaSuccess);
-    CHECK(total.read()[0] == std::accumulate(h.begin(), h.end(), 0));
-#endif
 }
 
 #ifdef CUEMU

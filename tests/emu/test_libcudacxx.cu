@@ -12,14 +12,18 @@
 //   stuck:*     a thread leaves without arriving: a report instead of a hang.
 //               One process per case (the error is sticky).
 // The whole file also compiles with nvcc.
+#include <cub/cub.cuh>
 #include <cuda/atomic>
 #include <cuda/barrier>
+#include <cuda/cmath>
+#include <cuda/functional>
 #include <cuda/pipeline>
 #include <cuda/std/array>
 #include <cuda/std/atomic>
 #include <cuda/std/chrono>
 #include <cuda/std/complex>
 #include <cuda/std/cstdint>
+#include <cuda/std/functional>
 #include <cuda/std/limits>
 #include <cuda/std/span>
 #include <cuda/std/tuple>
@@ -31,7 +35,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <new>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -536,6 +542,57 @@ TEST_CASE("utilities:limits-tuple-array-complex-chrono-traits") {
     CHECK(r.complex_imag == 4.0f);
     CHECK(r.millis == 2000);
     CHECK(r.traits_ok == 1);
+}
+
+// ---- what CUDA 13 offers instead of the names its CUB removed ---------------------------
+// cub::Sum, Max, Min, CUB_QUOTIENT_CEILING, CUB_ROUND_UP_NEAREST
+// (cub/detail/removed_in_cuda_13.cuh): libcu++'s function objects as CUB's
+// operators, in a kernel and device-wide, and <cuda/cmath>'s arithmetic.
+__global__ void block_extremes(const int* in, int n, int* out) {
+    using reduce = cub::BlockReduce<int, 128>;
+    __shared__ typename reduce::TempStorage storage;
+    const int x = threadIdx.x < n ? in[threadIdx.x] : in[0];
+    const int biggest = reduce(storage).Reduce(x, cuda::maximum<>{});
+    __syncthreads();
+    const int smallest = reduce(storage).Reduce(x, cuda::minimum<int>{});
+    if (threadIdx.x == 0) {
+        out[0] = biggest;
+        out[1] = smallest;
+    }
+}
+
+// DeviceReduce::Reduce with the two-call temporary-storage protocol.
+template <typename Op>
+int device_reduce(const int* in, int n, Op op, int initial) {
+    device_buffer<int> result(1);
+    size_t bytes = 0;
+    REQUIRE(cub::DeviceReduce::Reduce(nullptr, bytes, in, result.ptr, n, op, initial) == cudaSuccess);
+    device_buffer<char> temp(static_cast<int>(bytes));
+    REQUIRE(cub::DeviceReduce::Reduce(temp.ptr, bytes, in, result.ptr, n, op, initial) == cudaSuccess);
+    return result.read()[0];
+}
+
+TEST_CASE("cub:cuda-13-replacements") {
+    const int n = 101;
+    std::vector<int> h(n);
+    for (int i = 0; i < n; ++i) h[i] = (i * 7919 + 11) % 2001 - 1000;
+    device_buffer<int> in(n), extremes(2);
+    in.write(h);
+    const int biggest = *std::max_element(h.begin(), h.end());
+    const int smallest = *std::min_element(h.begin(), h.end());
+    CHECK(device_reduce(in.ptr, n, cuda::maximum<>{}, -100000) == biggest);
+    CHECK(device_reduce(in.ptr, n, cuda::minimum<>{}, 100000) == smallest);
+    CHECK(device_reduce(in.ptr, n, cuda::std::plus<>{}, 0) == std::accumulate(h.begin(), h.end(), 0));
+    block_extremes<<<1, 128>>>(in.ptr, n, extremes.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(extremes.read() == std::vector<int>{biggest, smallest});
+    CHECK(cuda::ceil_div(n, 32) == 4);
+    CHECK(cuda::ceil_div(96u, 32) == 3u);
+    CHECK(cuda::ceil_div(0, 7) == 0);
+    CHECK(cuda::ceil_div(std::numeric_limits<unsigned>::max(), 2u) == 2147483648u);
+    CHECK(cuda::round_up(n, 32) == 128);
+    CHECK(cuda::round_up(96, 32) == 96);
+    CHECK(cuda::round_down(n, 32) == 96);
 }
 
 // ---- races the check must see (CUEMU_CHECK=race, a process each) -----------------------
