@@ -547,7 +547,8 @@ TEST_CASE("utilities:limits-tuple-array-complex-chrono-traits") {
 // ---- what CUDA 13 offers instead of the names its CUB removed ---------------------------
 // cub::Sum, Max, Min, CUB_QUOTIENT_CEILING, CUB_ROUND_UP_NEAREST
 // (cub/detail/removed_in_cuda_13.cuh): libcu++'s function objects as CUB's
-// operators, in a kernel and device-wide, and <cuda/cmath>'s arithmetic.
+// operators, in a kernel and device-wide, and <cuda/cmath>'s arithmetic; and
+// cuda::std::identity, which stands for Thrust's removed thrust::identity.
 __global__ void block_extremes(const int* in, int n, int* out) {
     using reduce = cub::BlockReduce<int, 128>;
     __shared__ typename reduce::TempStorage storage;
@@ -575,7 +576,7 @@ int device_reduce(const int* in, int n, Op op, int initial) {
 TEST_CASE("cub:cuda-13-replacements") {
     const int n = 101;
     std::vector<int> h(n);
-    for (int i = 0; i < n; ++i) h[i] = (i * 7919 + 11) % 2001 - 1000;
+    for (int i = 0; i < n; ++i) h[i] = i % 10 == 3 ? 0 : (i * 7919 + 11) % 2001 - 1000;  // some zeros
     device_buffer<int> in(n), extremes(2);
     in.write(h);
     const int biggest = *std::max_element(h.begin(), h.end());
@@ -593,6 +594,19 @@ TEST_CASE("cub:cuda-13-replacements") {
     CHECK(cuda::round_up(n, 32) == 128);
     CHECK(cuda::round_up(96, 32) == 96);
     CHECK(cuda::round_down(n, 32) == 96);
+    // thrust::identity's successor, here as DeviceSelect's predicate: the nonzero items.
+    device_buffer<int> selected(n), count(1);
+    size_t bytes = 0;
+    REQUIRE(cub::DeviceSelect::If(nullptr, bytes, in.ptr, selected.ptr, count.ptr, n, cuda::std::identity{}) == cudaSuccess);
+    device_buffer<char> temp(static_cast<int>(bytes));
+    REQUIRE(cub::DeviceSelect::If(temp.ptr, bytes, in.ptr, selected.ptr, count.ptr, n, cuda::std::identity{}) ==
+            cudaSuccess);
+    std::vector<int> nonzero;
+    for (int x : h)
+        if (x != 0) nonzero.push_back(x);
+    const std::vector<int> got = selected.read();
+    CHECK(count.read()[0] == static_cast<int>(nonzero.size()));
+    CHECK(std::vector<int>(got.begin(), got.begin() + nonzero.size()) == nonzero);
 }
 
 // ---- races the check must see (CUEMU_CHECK=race, a process each) -----------------------
