@@ -19,10 +19,23 @@ struct add : thrust::binary_function<int, int, int> {
     __host__ __device__ int operator()(int a, int b) const { return a + b; }
 };
 
+struct positive {
+    __host__ __device__ bool operator()(int x) const { return x > 0; }
+};
+struct less_than {
+    __host__ __device__ bool operator()(int a, int b) const { return a < b; }
+};
+
 int main() {
     thrust::device_vector<int> v(10, 3);
     thrust::sort(v.begin(), v.end());
     thrust::transform(v.begin(), v.end(), v.begin(), square());
     thrust::transform(v.begin(), v.end(), v.begin(), v.begin(), add());
+    thrust::transform(v.begin(), v.end(), v.begin(), thrust::not1(positive()));
+    auto not_less = thrust::not2(less_than());
+    thrust::unary_negate<positive> negated(positive{});
+    thrust::binary_negate<less_than> negated_pair(less_than{});
+    thrust::unary_traits<square>::result_type unary_result = 0;
+    thrust::binary_traits<add>::result_type binary_result = 0;
     return 0;
 }
