@@ -12,14 +12,18 @@
 //   stuck:*     a thread leaves without arriving: a report instead of a hang.
 //               One process per case (the error is sticky).
 // The whole file also compiles with nvcc.
+#include <cub/cub.cuh>
 #include <cuda/atomic>
 #include <cuda/barrier>
+#include <cuda/cmath>
+#include <cuda/functional>
 #include <cuda/pipeline>
 #include <cuda/std/array>
 #include <cuda/std/atomic>
 #include <cuda/std/chrono>
 #include <cuda/std/complex>
 #include <cuda/std/cstdint>
+#include <cuda/std/functional>
 #include <cuda/std/limits>
 #include <cuda/std/span>
 #include <cuda/std/tuple>
@@ -31,12 +35,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <new>
+#include <numeric>
 #include <string>
 #include <vector>
 
 #include "device_buffer.h"
 #include "stderr_capture.h"
+#include "tile_race_report.h"
 
 namespace cg = cooperative_groups;
 
@@ -537,6 +544,71 @@ TEST_CASE("utilities:limits-tuple-array-complex-chrono-traits") {
     CHECK(r.traits_ok == 1);
 }
 
+// ---- what CUDA 13 offers instead of the names its CUB removed ---------------------------
+// cub::Sum, Max, Min, CUB_QUOTIENT_CEILING, CUB_ROUND_UP_NEAREST
+// (cub/detail/removed_in_cuda_13.cuh): libcu++'s function objects as CUB's
+// operators, in a kernel and device-wide, and <cuda/cmath>'s arithmetic; and
+// cuda::std::identity, which stands for Thrust's removed thrust::identity.
+__global__ void block_extremes(const int* in, int n, int* out) {
+    using reduce = cub::BlockReduce<int, 128>;
+    __shared__ typename reduce::TempStorage storage;
+    const int x = threadIdx.x < n ? in[threadIdx.x] : in[0];
+    const int biggest = reduce(storage).Reduce(x, cuda::maximum<>{});
+    __syncthreads();
+    const int smallest = reduce(storage).Reduce(x, cuda::minimum<int>{});
+    if (threadIdx.x == 0) {
+        out[0] = biggest;
+        out[1] = smallest;
+    }
+}
+
+// DeviceReduce::Reduce with the two-call temporary-storage protocol.
+template <typename Op>
+int device_reduce(const int* in, int n, Op op, int initial) {
+    device_buffer<int> result(1);
+    size_t bytes = 0;
+    REQUIRE(cub::DeviceReduce::Reduce(nullptr, bytes, in, result.ptr, n, op, initial) == cudaSuccess);
+    device_buffer<char> temp(static_cast<int>(bytes));
+    REQUIRE(cub::DeviceReduce::Reduce(temp.ptr, bytes, in, result.ptr, n, op, initial) == cudaSuccess);
+    return result.read()[0];
+}
+
+TEST_CASE("cub:cuda-13-replacements") {
+    const int n = 101;
+    std::vector<int> h(n);
+    for (int i = 0; i < n; ++i) h[i] = i % 10 == 3 ? 0 : (i * 7919 + 11) % 2001 - 1000;  // some zeros
+    device_buffer<int> in(n), extremes(2);
+    in.write(h);
+    const int biggest = *std::max_element(h.begin(), h.end());
+    const int smallest = *std::min_element(h.begin(), h.end());
+    CHECK(device_reduce(in.ptr, n, cuda::maximum<>{}, -100000) == biggest);
+    CHECK(device_reduce(in.ptr, n, cuda::minimum<>{}, 100000) == smallest);
+    CHECK(device_reduce(in.ptr, n, cuda::std::plus<>{}, 0) == std::accumulate(h.begin(), h.end(), 0));
+    block_extremes<<<1, 128>>>(in.ptr, n, extremes.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(extremes.read() == std::vector<int>{biggest, smallest});
+    CHECK(cuda::ceil_div(n, 32) == 4);
+    CHECK(cuda::ceil_div(96u, 32) == 3u);
+    CHECK(cuda::ceil_div(0, 7) == 0);
+    CHECK(cuda::ceil_div(std::numeric_limits<unsigned>::max(), 2u) == 2147483648u);
+    CHECK(cuda::round_up(n, 32) == 128);
+    CHECK(cuda::round_up(96, 32) == 96);
+    CHECK(cuda::round_down(n, 32) == 96);
+    // thrust::identity's successor, here as DeviceSelect's predicate: the nonzero items.
+    device_buffer<int> selected(n), count(1);
+    size_t bytes = 0;
+    REQUIRE(cub::DeviceSelect::If(nullptr, bytes, in.ptr, selected.ptr, count.ptr, n, cuda::std::identity{}) == cudaSuccess);
+    device_buffer<char> temp(static_cast<int>(bytes));
+    REQUIRE(cub::DeviceSelect::If(temp.ptr, bytes, in.ptr, selected.ptr, count.ptr, n, cuda::std::identity{}) ==
+            cudaSuccess);
+    std::vector<int> nonzero;
+    for (int x : h)
+        if (x != 0) nonzero.push_back(x);
+    const std::vector<int> got = selected.read();
+    CHECK(count.read()[0] == static_cast<int>(nonzero.size()));
+    CHECK(std::vector<int>(got.begin(), got.begin() + nonzero.size()) == nonzero);
+}
+
 // ---- races the check must see (CUEMU_CHECK=race, a process each) -----------------------
 // The consumer reads its neighbour's column before consumer_wait(): the
 // neighbour's copy into the tile is not ordered before that read.
@@ -571,41 +643,14 @@ __global__ void read_tile_before_barrier_wait(const float* in, float* out) {
 constexpr int early_barrier_read_line = __LINE__ - 4;
 constexpr int barrier_copy_line = __LINE__ - 7;
 
-std::string race_report_of_launch(void (*kernel)(const float*, float*)) {
-    float *in = nullptr, *out = nullptr;  // never freed: the report makes the error sticky
-    REQUIRE(cudaMalloc(&in, kCols * sizeof(float)) == cudaSuccess);
-    REQUIRE(cudaMalloc(&out, kCols * sizeof(float)) == cudaSuccess);
-    REQUIRE(cudaMemset(in, 0, kCols * sizeof(float)) == cudaSuccess);
-    stderr_capture capture(capture_until::device_idle);
-    kernel<<<1, kCols>>>(in, out);
-    const std::string text = capture.finish();
-    CHECK(text.find("cuemu: race on shared memory (CUEMU_CHECK=race)") != std::string::npos);
-    CHECK(text.find("'tile' of ") != std::string::npos);
-    CHECK(text.find("race on shared memory") == text.rfind("race on shared memory"));  // one report
-    check_sticky(cudaErrorLaunchFailure);
-    return text;
-}
-
-// True when the report has the line "    <kind> by thread ... at <path>/test_libcudacxx.cu:<line>"
-// (kind "read " or "write"): the copy's write is named at its memcpy_async call.
-bool names_access_at(const std::string& text, const std::string& kind, int line) {
-    const std::string head = "    " + kind + " by thread ", tail = "/test_libcudacxx.cu:" + std::to_string(line);
-    const std::size_t at = text.find(head);
-    if (at == std::string::npos) return false;
-    const std::size_t end = text.find('\n', at);
-    return end != std::string::npos && end >= tail.size() && text.compare(end - tail.size(), tail.size(), tail) == 0;
-}
-
 TEST_CASE("race:read-before-pipeline-wait") {
-    const std::string text = race_report_of_launch(read_tile_before_pipeline_wait);
-    CHECK(names_access_at(text, "read ", early_pipeline_read_line));
-    CHECK(names_access_at(text, "write", pipeline_copy_line));
+    check_tile_race(read_tile_before_pipeline_wait, kCols, "test_libcudacxx.cu", early_pipeline_read_line,
+                    pipeline_copy_line);
 }
 
 TEST_CASE("race:read-before-barrier-wait") {
-    const std::string text = race_report_of_launch(read_tile_before_barrier_wait);
-    CHECK(names_access_at(text, "read ", early_barrier_read_line));
-    CHECK(names_access_at(text, "write", barrier_copy_line));
+    check_tile_race(read_tile_before_barrier_wait, kCols, "test_libcudacxx.cu", early_barrier_read_line,
+                    barrier_copy_line);
 }
 
 // ---- a barrier that can never complete (a process of its own: sticky) ------------------

@@ -1,9 +1,7 @@
-// util_macro.cuh - CUB_MIN, CUB_MAX, CUB_QUOTIENT_CEILING, CUB_ROUND_UP_NEAREST.
+// util_macro.cuh - CUDA 13's CUB keeps this header, but not CUB_MAX, CUB_MIN,
+// CUB_QUOTIENT_CEILING and CUB_ROUND_UP_NEAREST: each is a build error naming
+// its replacement (detail/removed_in_cuda_13.cuh).
 #pragma once
 
 #include <cub/detail/emu_common.cuh>
-
-#define CUB_MAX(a, b) (((b) > (a)) ? (b) : (a))
-#define CUB_MIN(a, b) (((b) < (a)) ? (b) : (a))
-#define CUB_QUOTIENT_CEILING(x, y) (((x) + (y) - 1) / (y))
-#define CUB_ROUND_UP_NEAREST(x, y) ((((x) + (y) - 1) / (y)) * (y))
+#include <cub/detail/removed_in_cuda_13.cuh>

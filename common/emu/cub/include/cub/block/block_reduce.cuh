@@ -69,11 +69,11 @@ public:
         return Reduce(partial, reduction_op);
     }
 
-    __device__ T Sum(T input) { return Reduce(input, cub::Sum()); }
-    __device__ T Sum(T input, int num_valid) { return Reduce(input, cub::Sum(), num_valid); }
+    __device__ T Sum(T input) { return Reduce(input, emu::sum()); }
+    __device__ T Sum(T input, int num_valid) { return Reduce(input, emu::sum(), num_valid); }
     template <int ITEMS_PER_THREAD>
     __device__ T Sum(T (&inputs)[ITEMS_PER_THREAD]) {
-        return Reduce(inputs, cub::Sum());
+        return Reduce(inputs, emu::sum());
     }
 };
 

@@ -148,12 +148,12 @@ public:
     }
     __device__ void ExclusiveSum(T input, T& output, T& block_aggregate) {
         const T zero{};
-        exclusive_one(input, output, &zero, cub::Sum(), static_cast<no_callback*>(nullptr), block_aggregate);
+        exclusive_one(input, output, &zero, emu::sum(), static_cast<no_callback*>(nullptr), block_aggregate);
     }
     template <typename BlockPrefixCallbackOp>
     __device__ void ExclusiveSum(T input, T& output, BlockPrefixCallbackOp& block_prefix_callback_op) {
         T aggregate;
-        exclusive_one(input, output, static_cast<const T*>(nullptr), cub::Sum(), &block_prefix_callback_op, aggregate);
+        exclusive_one(input, output, static_cast<const T*>(nullptr), emu::sum(), &block_prefix_callback_op, aggregate);
     }
     template <int N>
     __device__ void ExclusiveSum(T (&input)[N], T (&output)[N]) {
@@ -163,36 +163,36 @@ public:
     template <int N>
     __device__ void ExclusiveSum(T (&input)[N], T (&output)[N], T& block_aggregate) {
         const T zero{};
-        exclusive_array(input, output, &zero, cub::Sum(), static_cast<no_callback*>(nullptr), block_aggregate);
+        exclusive_array(input, output, &zero, emu::sum(), static_cast<no_callback*>(nullptr), block_aggregate);
     }
     template <int N, typename BlockPrefixCallbackOp>
     __device__ void ExclusiveSum(T (&input)[N], T (&output)[N], BlockPrefixCallbackOp& block_prefix_callback_op) {
         T aggregate;
-        exclusive_array(input, output, static_cast<const T*>(nullptr), cub::Sum(), &block_prefix_callback_op, aggregate);
+        exclusive_array(input, output, static_cast<const T*>(nullptr), emu::sum(), &block_prefix_callback_op, aggregate);
     }
     __device__ void InclusiveSum(T input, T& output) {
         T aggregate;
-        InclusiveScan(input, output, cub::Sum(), aggregate);
+        InclusiveScan(input, output, emu::sum(), aggregate);
     }
     __device__ void InclusiveSum(T input, T& output, T& block_aggregate) {
-        InclusiveScan(input, output, cub::Sum(), block_aggregate);
+        InclusiveScan(input, output, emu::sum(), block_aggregate);
     }
     template <typename BlockPrefixCallbackOp>
     __device__ void InclusiveSum(T input, T& output, BlockPrefixCallbackOp& block_prefix_callback_op) {
-        InclusiveScan(input, output, cub::Sum(), block_prefix_callback_op);
+        InclusiveScan(input, output, emu::sum(), block_prefix_callback_op);
     }
     template <int N>
     __device__ void InclusiveSum(T (&input)[N], T (&output)[N]) {
         T aggregate;
-        InclusiveScan(input, output, cub::Sum(), aggregate);
+        InclusiveScan(input, output, emu::sum(), aggregate);
     }
     template <int N>
     __device__ void InclusiveSum(T (&input)[N], T (&output)[N], T& block_aggregate) {
-        InclusiveScan(input, output, cub::Sum(), block_aggregate);
+        InclusiveScan(input, output, emu::sum(), block_aggregate);
     }
     template <int N, typename BlockPrefixCallbackOp>
     __device__ void InclusiveSum(T (&input)[N], T (&output)[N], BlockPrefixCallbackOp& block_prefix_callback_op) {
-        InclusiveScan(input, output, cub::Sum(), block_prefix_callback_op);
+        InclusiveScan(input, output, emu::sum(), block_prefix_callback_op);
     }
 
     // ---- scans with an operator ----

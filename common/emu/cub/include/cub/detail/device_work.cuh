@@ -43,14 +43,8 @@ cudaError_t enqueue_work(cudaStream_t stream, const call_site& at, const char* f
 cudaError_t enqueue_failure(cudaStream_t stream, const call_site& at, const char* family);
 
 // An iterator's operand check: a raw pointer must reach `count` elements of
-// device memory; an iterator of ours that wraps one checks what it wraps
-// (it has cub_emu_check); other iterators (counting, user-made) are not checked.
-template <typename It, typename = void>
-struct has_operand_check : std::false_type {};
-template <typename It>
-struct has_operand_check<It, std::void_t<decltype(std::declval<const It&>().cub_emu_check(
-                                 std::declval<const call_site&>(), "", "", 0L))>> : std::true_type {};
-
+// device memory; other iterators (Thrust's fancy iterators, user-made ones)
+// are not checked.
 template <typename It>
 bool operand(const call_site& at, const char* family, const char* name, const It& it, long long count) {
     if constexpr (std::is_pointer<It>::value) {
@@ -58,8 +52,6 @@ bool operand(const call_site& at, const char* family, const char* name, const It
         const std::size_t size = std::is_void<element>::value ? 1 : sizeof(std::conditional_t<std::is_void<element>::value, char, element>);
         return device_operand(at, family, name, static_cast<const void*>(it),
                               count > 0 ? static_cast<std::size_t>(count) * size : 1);
-    } else if constexpr (has_operand_check<It>::value) {
-        return it.cub_emu_check(at, family, name, static_cast<long>(count));
     } else {
         return true;
     }

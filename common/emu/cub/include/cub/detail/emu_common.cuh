@@ -38,6 +38,13 @@ inline int linear_tid() {
                 : static_cast<int>(threadIdx.y) * BLOCK_X + static_cast<int>(threadIdx.z) * BLOCK_X * BLOCK_Y);
 }
 
+// The calling thread's lane in its hardware warp (threads of a block are
+// numbered x fastest, then y, then z, and grouped into warps of 32 in that order).
+inline int lane_id() {
+    const unsigned tid = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;
+    return static_cast<int>(tid % 32u);
+}
+
 // Storage for COUNT values of T without constructing them: TempStorage types
 // are declared __shared__ by the program (and often put in unions), so they
 // must have no constructor of their own.

@@ -26,20 +26,20 @@ struct DeviceReduce {
     static cudaError_t Sum(void* d_temp_storage, size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
                            NumItemsT num_items, cudaStream_t stream = 0, CUB_EMU_CALLER) {
         using Out = emu::output_value_t<OutputIteratorT, emu::value_of<InputIteratorT>>;
-        return reduce(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, cub::Sum(), Out{}, stream);
+        return reduce(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, emu::sum(), Out{}, stream);
     }
     template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT>
     static cudaError_t Max(void* d_temp_storage, size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
                            NumItemsT num_items, cudaStream_t stream = 0, CUB_EMU_CALLER) {
         using In = emu::value_of<InputIteratorT>;
-        return reduce(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, cub::Max(),
+        return reduce(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, emu::maximum(),
                       std::numeric_limits<In>::lowest(), stream);
     }
     template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT>
     static cudaError_t Min(void* d_temp_storage, size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
                            NumItemsT num_items, cudaStream_t stream = 0, CUB_EMU_CALLER) {
         using In = emu::value_of<InputIteratorT>;
-        return reduce(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, cub::Min(),
+        return reduce(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, emu::minimum(),
                       std::numeric_limits<In>::max(), stream);
     }
     // d_out receives a KeyValuePair<int, T>: the index (key) and the value.

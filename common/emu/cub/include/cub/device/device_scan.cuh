@@ -15,14 +15,14 @@ struct DeviceScan {
     static cudaError_t InclusiveSum(void* d_temp_storage, size_t& temp_storage_bytes, InputIteratorT d_in,
                                     OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0, CUB_EMU_CALLER) {
         using Acc = emu::value_of<InputIteratorT>;
-        return scan(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, cub::Sum(), Acc{}, false, true,
+        return scan(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, emu::sum(), Acc{}, false, true,
                     num_items, stream);
     }
     template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT>
     static cudaError_t ExclusiveSum(void* d_temp_storage, size_t& temp_storage_bytes, InputIteratorT d_in,
                                     OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0, CUB_EMU_CALLER) {
         using Acc = emu::value_of<InputIteratorT>;
-        return scan(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, cub::Sum(), Acc{}, true, false,
+        return scan(CUB_EMU_SITE, d_temp_storage, temp_storage_bytes, d_in, d_out, emu::sum(), Acc{}, true, false,
                     num_items, stream);
     }
     template <typename InputIteratorT, typename OutputIteratorT, typename ScanOpT, typename NumItemsT>

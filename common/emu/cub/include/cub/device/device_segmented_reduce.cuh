@@ -33,7 +33,7 @@ struct DeviceSegmentedReduce {
                            cudaStream_t stream = 0, CUB_EMU_CALLER) {
         using Out = emu::output_value_t<OutputIteratorT, emu::value_of<InputIteratorT>>;
         return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets,
-                      cub::Sum(), Out{}, stream, cub_emu_file, cub_emu_line);
+                      emu::sum(), Out{}, stream, cub_emu_file, cub_emu_line);
     }
     template <typename InputIteratorT, typename OutputIteratorT, typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
     static cudaError_t Max(void* d_temp_storage, size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
@@ -41,7 +41,7 @@ struct DeviceSegmentedReduce {
                            cudaStream_t stream = 0, CUB_EMU_CALLER) {
         using In = emu::value_of<InputIteratorT>;
         return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets,
-                      cub::Max(), std::numeric_limits<In>::lowest(), stream, cub_emu_file, cub_emu_line);
+                      emu::maximum(), std::numeric_limits<In>::lowest(), stream, cub_emu_file, cub_emu_line);
     }
     template <typename InputIteratorT, typename OutputIteratorT, typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
     static cudaError_t Min(void* d_temp_storage, size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
@@ -49,7 +49,7 @@ struct DeviceSegmentedReduce {
                            cudaStream_t stream = 0, CUB_EMU_CALLER) {
         using In = emu::value_of<InputIteratorT>;
         return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets,
-                      cub::Min(), std::numeric_limits<In>::max(), stream, cub_emu_file, cub_emu_line);
+                      emu::minimum(), std::numeric_limits<In>::max(), stream, cub_emu_file, cub_emu_line);
     }
     template <typename InputIteratorT, typename OutputIteratorT, typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
     static cudaError_t ArgMax(void* d_temp_storage, size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,

@@ -1,33 +1,30 @@
-// thread_operators.cuh - CUB's functors: Sum, Max, Min, Equality, Inequality,
-// ArgMax, ArgMin, CastOp. (CUDA 13's CUB removed Sum, Max and Min in favour of
-// cuda::std::plus<>, cuda::maximum<> and cuda::minimum<>; they build here, as
-// in CUB 1.x and 2.x, and nvcc 13 refuses them.)
+// thread_operators.cuh - CUB's functors that CUDA 13 still has (ArgMax,
+// ArgMin, CastOp), and the operators the emulator's CUB uses inside
+// (cub::emu::sum, maximum, minimum). Sum, Max, Min, Equality and Inequality,
+// which CUDA 13's CUB removed, are build errors naming their replacements
+// (detail/removed_in_cuda_13.cuh).
 #pragma once
 
+#include <cub/detail/removed_in_cuda_13.cuh>
 #include <cub/util_type.cuh>
 
 namespace cub {
 
-struct Sum {
+namespace emu {
+struct sum {
     template <typename A, typename B>
     __host__ __device__ auto operator()(const A& a, const B& b) const -> decltype(a + b) { return a + b; }
 };
-struct Max {
+struct maximum {
     template <typename T>
     __host__ __device__ T operator()(const T& a, const T& b) const { return a < b ? b : a; }
 };
-struct Min {
+struct minimum {
     template <typename T>
     __host__ __device__ T operator()(const T& a, const T& b) const { return b < a ? b : a; }
 };
-struct Equality {
-    template <typename A, typename B>
-    __host__ __device__ bool operator()(const A& a, const B& b) const { return a == b; }
-};
-struct Inequality {
-    template <typename A, typename B>
-    __host__ __device__ bool operator()(const A& a, const B& b) const { return a != b; }
-};
+}  // namespace emu
+
 // On (index, value) pairs: the larger value; of equal values, the lower index.
 struct ArgMax {
     template <typename T, typename Offset>

@@ -35,21 +35,21 @@ public:
     };
 
     __device__ WarpScan(TempStorage&)
-        : lane_(static_cast<int>(LaneId()) % W), mask_(emu::logical_warp_mask(W, static_cast<int>(LaneId()))) {}
+        : lane_(emu::lane_id() % W), mask_(emu::logical_warp_mask(W, emu::lane_id())) {}
 
     __device__ void InclusiveSum(T input, T& output) {
         T aggregate;
-        InclusiveScan(input, output, cub::Sum(), aggregate);
+        InclusiveScan(input, output, emu::sum(), aggregate);
     }
     __device__ void InclusiveSum(T input, T& output, T& warp_aggregate) {
-        InclusiveScan(input, output, cub::Sum(), warp_aggregate);
+        InclusiveScan(input, output, emu::sum(), warp_aggregate);
     }
     __device__ void ExclusiveSum(T input, T& output) {
         T aggregate;
-        ExclusiveScan(input, output, T{}, cub::Sum(), aggregate);
+        ExclusiveScan(input, output, T{}, emu::sum(), aggregate);
     }
     __device__ void ExclusiveSum(T input, T& output, T& warp_aggregate) {
-        ExclusiveScan(input, output, T{}, cub::Sum(), warp_aggregate);
+        ExclusiveScan(input, output, T{}, emu::sum(), warp_aggregate);
     }
     template <typename ScanOp>
     __device__ void InclusiveScan(T input, T& output, ScanOp scan_op) {

@@ -1,0 +1,41 @@
+// <thrust/functional.h> on the emulator: Thrust 1.17's own header, read with
+// the names CUDA 13's Thrust removed renamed (unary_function, binary_function,
+// unary_negate, binary_negate, not1, not2, unary_traits, binary_traits: nvcc
+// 13 refuses programs that use them); the names are then stand-ins that
+// refuse such a program with a message (system/cuemu/detail/removed_in_cuda_13.h). The renaming covers only this
+// header's own text: what it includes is included first.
+// An include guard, not #pragma once: GCC takes this file and Thrust's own,
+// which it includes by #include_next, for one file under #pragma once.
+#ifndef CUEMU_THRUST_FUNCTIONAL_H
+#define CUEMU_THRUST_FUNCTIONAL_H
+
+#include <functional>
+
+#include <thrust/detail/config.h>
+#include <thrust/detail/functional/placeholder.h>
+
+// thrust::detail's own not1, not2, unary_negate and binary_negate, which
+// Thrust's algorithms use, keep their names: included before the renaming.
+#include <thrust/detail/internal_functional.h>
+
+#define unary_function cuemu_thrust_1_17_unary_function
+#define binary_function cuemu_thrust_1_17_binary_function
+#define unary_negate cuemu_thrust_1_17_unary_negate
+#define binary_negate cuemu_thrust_1_17_binary_negate
+#define not1 cuemu_thrust_1_17_not1
+#define not2 cuemu_thrust_1_17_not2
+#define unary_traits cuemu_thrust_1_17_unary_traits
+#define binary_traits cuemu_thrust_1_17_binary_traits
+#include_next <thrust/functional.h>
+#undef unary_function
+#undef binary_function
+#undef unary_negate
+#undef binary_negate
+#undef not1
+#undef not2
+#undef unary_traits
+#undef binary_traits
+
+#include <thrust/system/cuemu/detail/removed_in_cuda_13.h>
+
+#endif

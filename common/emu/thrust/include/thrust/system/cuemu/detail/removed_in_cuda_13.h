@@ -1,0 +1,58 @@
+// Names of Thrust 1.17 (Debian's libthrust-dev, whose headers the emulator
+// uses) that CUDA 13's Thrust removed: nvcc 13 refuses a program that uses
+// one, so the emulator must too. Thrust 1.17's own definitions are renamed
+// where its headers are read (thrust/functional.h and
+// thrust/system/detail/sequential/stable_radix_sort.inl beside this folder,
+// the only two of its headers that use them); the names themselves are these
+// stand-ins, which stop the build with a message naming the replacement when
+// a program derives from, makes or calls one. (Found by compiling a use of each of 1.17's
+// names with nvcc 13; what 1.17 itself uses inside, such as thrust::identity,
+// cannot be taken away here and still builds.)
+#ifndef CUEMU_THRUST_REMOVED_IN_CUDA_13_H
+#define CUEMU_THRUST_REMOVED_IN_CUDA_13_H
+
+#include <thrust/detail/config.h>
+
+THRUST_NAMESPACE_BEGIN
+namespace system::cuemu::detail {
+template <typename...>
+constexpr bool removed_in_cuda_13 = false;
+}  // namespace system::cuemu::detail
+
+template <typename Argument, typename Result>
+struct unary_function {
+    static_assert(system::cuemu::detail::removed_in_cuda_13<Argument, Result>,
+                  "thrust::unary_function was removed in CUDA 13's Thrust (nvcc 13 refuses it too): "
+                  "drop the base class; Thrust takes a functor's types from its operator()");
+};
+template <typename Argument1, typename Argument2, typename Result>
+struct binary_function {
+    static_assert(system::cuemu::detail::removed_in_cuda_13<Argument1, Argument2, Result>,
+                  "thrust::binary_function was removed in CUDA 13's Thrust (nvcc 13 refuses it too): "
+                  "drop the base class; Thrust takes a functor's types from its operator()");
+};
+#define CUEMU_THRUST_REMOVED_TEMPLATE(name, replacement)                                                  \
+    template <typename Argument>                                                                         \
+    struct name {                                                                                        \
+        static_assert(system::cuemu::detail::removed_in_cuda_13<Argument>,                               \
+                      "thrust::" #name " was removed in CUDA 13's Thrust (nvcc 13 refuses it too): use " \
+                      replacement);                                                                      \
+    };
+#define CUEMU_THRUST_REMOVED_FUNCTION(name, replacement)                                                 \
+    template <typename Predicate>                                                                        \
+    void name(const Predicate&) {                                                                        \
+        static_assert(system::cuemu::detail::removed_in_cuda_13<Predicate>,                              \
+                      "thrust::" #name " was removed in CUDA 13's Thrust (nvcc 13 refuses it too): use " \
+                      replacement);                                                                      \
+    }
+CUEMU_THRUST_REMOVED_TEMPLATE(unary_negate, "cuda::std::not_fn(predicate) from <cuda/std/functional>")
+CUEMU_THRUST_REMOVED_TEMPLATE(binary_negate, "cuda::std::not_fn(predicate) from <cuda/std/functional>")
+CUEMU_THRUST_REMOVED_TEMPLATE(unary_traits, "cuda::std::invoke_result_t from <cuda/std/type_traits>")
+CUEMU_THRUST_REMOVED_TEMPLATE(binary_traits, "cuda::std::invoke_result_t from <cuda/std/type_traits>")
+CUEMU_THRUST_REMOVED_FUNCTION(not1, "cuda::std::not_fn(predicate) from <cuda/std/functional>")
+CUEMU_THRUST_REMOVED_FUNCTION(not2, "cuda::std::not_fn(predicate) from <cuda/std/functional>")
+#undef CUEMU_THRUST_REMOVED_TEMPLATE
+#undef CUEMU_THRUST_REMOVED_FUNCTION
+THRUST_NAMESPACE_END
+
+#endif

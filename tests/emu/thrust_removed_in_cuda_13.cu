@@ -1,0 +1,41 @@
+// thrust_removed_in_cuda_13.cu - names of Thrust 1.17 (the emulator's Thrust)
+// that CUDA 13's Thrust removed, each used once: nvcc 13 refuses every one,
+// so the emulator must stop the build too, with a message naming the name and
+// its replacement (common/emu/thrust/include/thrust/functional.h and
+// system/cuemu/detail/removed_in_cuda_13.h; test
+// emu.thrust.removed-in-cuda-13). Sorting ints below uses Thrust 1.17's radix
+// sort, whose own use of the renamed unary_function must still build.
+#include <thrust/device_vector.h>
+#include <thrust/functional.h>
+#include <thrust/limits.h>
+#include <thrust/optional.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+
+struct square : thrust::unary_function<int, int> {
+    __host__ __device__ int operator()(int x) const { return x * x; }
+};
+struct add : thrust::binary_function<int, int, int> {
+    __host__ __device__ int operator()(int a, int b) const { return a + b; }
+};
+
+struct positive {
+    __host__ __device__ bool operator()(int x) const { return x > 0; }
+};
+struct less_than {
+    __host__ __device__ bool operator()(int a, int b) const { return a < b; }
+};
+
+int main() {
+    thrust::device_vector<int> v(10, 3);
+    thrust::sort(v.begin(), v.end());
+    thrust::transform(v.begin(), v.end(), v.begin(), square());
+    thrust::transform(v.begin(), v.end(), v.begin(), v.begin(), add());
+    thrust::transform(v.begin(), v.end(), v.begin(), thrust::not1(positive()));
+    auto not_less = thrust::not2(less_than());
+    thrust::unary_negate<positive> negated(positive{});
+    thrust::binary_negate<less_than> negated_pair(less_than{});
+    thrust::unary_traits<square>::result_type unary_result = 0;
+    thrust::binary_traits<add>::result_type binary_result = 0;
+    return 0;
+}
