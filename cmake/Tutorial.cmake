@@ -290,6 +290,7 @@ function(_tutorial_test_main backend)
     string(TOUPPER ${backend} backend_macro)
     add_library(${library} STATIC ${TUTORIAL_TESTS_DIR}/test_main.cpp)
     target_compile_definitions(${library} PRIVATE TUTORIAL_BACKEND_${backend_macro})
+    target_include_directories(${library} PRIVATE ${TUTORIAL_COMMON_DIR})  # check_mode.h
     target_link_libraries(${library} PRIVATE doctest::doctest)
     # doctest's implementation runs no test work: without optimisation it
     # compiled in 3.0 s instead of 5.0 s (user time, this 2-core machine), and
@@ -363,8 +364,9 @@ function(_tutorial_lesson_backend backend)
     # The lesson's code is compiled once, for the program and its test: half
     # of the lessons' compile time on the emulator. Its main() is weak
     # (tests/weak_main.h): in the test, the test's own main (tests/test_main.cpp)
-    # takes its place; the code between #ifndef TUTORIAL_TEST_BUILD is
-    # linked into the test too, and never called.
+    # takes its place and makes a failed CUDA_CHECK throw (common/check_mode.h);
+    # the code between #ifndef TUTORIAL_TEST_BUILD is linked into the test
+    # too, and never called.
     set(code ${base}_emu_code)
     cuemu_add_object_library(${code} SOURCES ${sources})
     target_compile_options(${code} PRIVATE -include ${TUTORIAL_TESTS_DIR}/weak_main.h)

@@ -8,18 +8,18 @@
 //   cuRAND error: curandGenerateUniform(...) -> CURAND_STATUS_LENGTH_NOT_MULTIPLE
 //     at monte_carlo.cu:200
 //
-// As with CUDA_CHECK, lesson programs exit (code 1) and test builds
-// (TUTORIAL_TEST_BUILD) throw std::runtime_error.
+// As with CUDA_CHECK, lesson programs exit (code 1) and the lessons' tests
+// throw std::runtime_error (check_mode.h).
 #ifndef TUTORIAL_CURAND_CHECK_H
 #define TUTORIAL_CURAND_CHECK_H
 
 #include <curand.h>
 #include <cstdio>
 #include <cstdlib>
-#ifdef TUTORIAL_TEST_BUILD
 #include <stdexcept>
 #include <string>
-#endif
+
+#include "check_mode.h"
 
 inline const char* tutorial_curand_status_name(curandStatus_t status) {
     switch (status) {
@@ -43,16 +43,15 @@ inline const char* tutorial_curand_status_name(curandStatus_t status) {
 inline void tutorial_curand_check(curandStatus_t status, const char* call, const char* file,
                                   int line) {
     if (status == CURAND_STATUS_SUCCESS) return;
-#ifdef TUTORIAL_TEST_BUILD
-    throw std::runtime_error(std::string("cuRAND error: ") + call + " -> " +
-                             tutorial_curand_status_name(status) + " at " + file + ":" +
-                             std::to_string(line));
-#else
+    if (tutorial_checks_throw()) {
+        throw std::runtime_error(std::string("cuRAND error: ") + call + " -> " +
+                                 tutorial_curand_status_name(status) + " at " + file + ":" +
+                                 std::to_string(line));
+    }
     std::fflush(stdout);  // what the program printed so far comes first, piped or not
     std::fprintf(stderr, "cuRAND error: %s -> %s\n  at %s:%d\n", call,
                  tutorial_curand_status_name(status), file, line);
     std::exit(1);
-#endif
 }
 
 #define CURAND_CHECK(call) tutorial_curand_check((call), #call, __FILE__, __LINE__)
