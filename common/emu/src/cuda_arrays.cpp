@@ -1,0 +1,235 @@
+// cuda_arrays.cpp - CUDA arrays (cudaMallocArray, the copies into and out of
+// them, cudaArrayGetInfo) and the channel formats textures and arrays share.
+//
+// An array's layout is opaque in CUDA (a GPU stores it in tiles), so here it
+// is plain rows in host memory that only the copies, textures and surfaces
+// reach. The copies are the runtime's own cudaMemcpy, row by row, so they
+// wait for the work before them; the Async forms are as strictly ordered.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "cuemu/runtime.h"
+#include "internal.h"
+#include "texture_internal.h"
+
+namespace cuemu::detail {
+namespace {
+
+std::mutex arrays_lock;
+std::set<const cudaArray*>& live_arrays() {
+    static std::set<const cudaArray*> arrays;
+    return arrays;
+}
+
+bool is_device_kind_for_source(cudaMemcpyKind kind, const void* p) {
+    return kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
+           (kind == cudaMemcpyDefault && is_device_pointer(p));
+}
+bool is_device_kind_for_destination(cudaMemcpyKind kind, const void* p) {
+    return kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
+           (kind == cudaMemcpyDefault && is_device_pointer(p));
+}
+
+// The linear side of a copy as a rectangle; device memory must hold all of it.
+bool linear_side_fits(const void* p, std::size_t pitch, std::size_t width, std::size_t height,
+                      bool on_device, const char* call) {
+    if (!on_device) return true;
+    const std::size_t span = pitch * (height - 1) + width;
+    if (is_device_range(p, span)) return true;
+    std::fprintf(stderr,
+                 "cuemu: %s refused: %zu rows of %zu bytes (pitch %zu) from %p are not inside "
+                 "one live device allocation\n",
+                 call, height, width, pitch, p);
+    return false;
+}
+
+// Checks a copy between an array's rectangle and linear memory, waits for the
+// device, then copies row by row in the direction asked.
+cudaError_t copy_rectangle(cudaArray* array, std::size_t w_offset, std::size_t h_offset,
+                           void* linear, std::size_t pitch, std::size_t width, std::size_t height,
+                           cudaMemcpyKind kind, bool into_array, const char* call) {
+    if (cudaError_t e = context_status()) return e;
+    if (!array) return record(cudaErrorInvalidValue);
+    if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+        return record(cudaErrorInvalidMemcpyDirection);
+    if (width > pitch) return record(cudaErrorInvalidPitchValue);
+    if (w_offset + width > array->row_bytes() || h_offset + height > array->height)
+        return record(cudaErrorInvalidValue);
+    if (width == 0 || height == 0) return cudaSuccess;
+    if (!linear) return record(cudaErrorInvalidValue);
+    const bool linear_on_device = into_array ? is_device_kind_for_source(kind, linear)
+                                             : is_device_kind_for_destination(kind, linear);
+    if (!linear_side_fits(linear, pitch, width, height, linear_on_device, call))
+        return record(cudaErrorInvalidValue);
+    // The array lives in host memory; the runtime's own copy moves each row,
+    // in order with the work before it, from or to the linear side.
+    const bool host_to_host = !linear_on_device;
+    for (std::size_t row = 0; row < height; ++row) {
+        unsigned char* in_array = array->bytes.data() + (h_offset + row) * array->row_bytes() +
+                                  w_offset;
+        unsigned char* in_linear = static_cast<unsigned char*>(linear) + row * pitch;
+        cudaError_t e =
+            into_array ? cudaMemcpy(in_array, in_linear, width,
+                                    host_to_host ? cudaMemcpyHostToHost : cudaMemcpyDeviceToHost)
+                       : cudaMemcpy(in_linear, in_array, width,
+                                    host_to_host ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+// The deprecated 1D copies fill rows from (w_offset, h_offset) on: count bytes
+// in all, which must end inside the array.
+cudaError_t copy_run(cudaArray* array, std::size_t w_offset, std::size_t h_offset, void* linear,
+                     std::size_t count, cudaMemcpyKind kind, bool into_array, const char* call) {
+    if (!array) return record(cudaErrorInvalidValue);
+    const std::size_t row = array->row_bytes();
+    if (w_offset > row || h_offset > array->height ||
+        h_offset * row + w_offset + count > row * array->height)
+        return record(cudaErrorInvalidValue);
+    std::size_t done = 0;
+    while (done < count) {
+        const std::size_t at = h_offset * row + w_offset + done;
+        const std::size_t piece = std::min(count - done, row - at % row);
+        if (cudaError_t e = copy_rectangle(array, at % row, at / row, static_cast<char*>(linear) + done,
+                                           piece, piece, 1, kind, into_array, call))
+            return e;
+        done += piece;
+    }
+    return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t check_channel_format(const cudaChannelFormatDesc& desc, const char* call,
+                                 texel_format* out) {
+    const int bits[4] = {desc.x, desc.y, desc.z, desc.w};
+    int channels = 0;
+    while (channels < 4 && bits[channels] != 0) ++channels;
+    for (int c = channels; c < 4; ++c)
+        if (bits[c] != 0) return record(cudaErrorInvalidChannelDescriptor);
+    if (channels == 0 || channels == 3) return record(cudaErrorInvalidChannelDescriptor);
+    for (int c = 1; c < channels; ++c)
+        if (bits[c] != bits[0]) return record(cudaErrorInvalidChannelDescriptor);
+    if (bits[0] != 8 && bits[0] != 16 && bits[0] != 32)
+        return record(cudaErrorInvalidChannelDescriptor);
+    switch (desc.f) {
+        case cudaChannelFormatKindSigned:
+        case cudaChannelFormatKindUnsigned:
+            break;
+        case cudaChannelFormatKindFloat:
+            if (bits[0] == 8) return record(cudaErrorInvalidChannelDescriptor);
+            if (bits[0] == 16) {
+                std::fprintf(stderr,
+                             "cuemu: %s: 16-bit float (half) channels are not emulated; use "
+                             "32-bit floats or build with nvcc for a GPU\n",
+                             call);
+                return record(cudaErrorNotSupported);
+            }
+            break;
+        default:
+            return record(cudaErrorInvalidChannelDescriptor);
+    }
+    *out = texel_format{desc.f, bits[0] / 8, channels};
+    return cudaSuccess;
+}
+
+cudaArray* find_array(cudaArray_const_t array) {
+    std::lock_guard<std::mutex> hold(arrays_lock);
+    return live_arrays().count(array) ? const_cast<cudaArray*>(array) : nullptr;
+}
+
+}  // namespace cuemu::detail
+
+using namespace cuemu::detail;
+
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
+    return cudaChannelFormatDesc{x, y, z, w, f};
+}
+
+cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
+                            size_t width, size_t height, unsigned int flags) {
+    if (cudaError_t e = context_status()) return e;
+    if (!array || !desc) return record(cudaErrorInvalidValue);
+    const unsigned int known_flags = cudaArraySurfaceLoadStore | cudaArrayTextureGather;
+    if (width == 0 || (flags & ~known_flags) != 0) return record(cudaErrorInvalidValue);
+    texel_format format;
+    if (cudaError_t e = check_channel_format(*desc, "cudaMallocArray", &format)) return e;
+    auto* made = new cudaArray{*desc, format, width, height == 0 ? 1 : height, height == 0,
+                               flags, {}};
+    made->bytes.assign(made->row_bytes() * made->height, 0);
+    {
+        std::lock_guard<std::mutex> hold(arrays_lock);
+        live_arrays().insert(made);
+    }
+    *array = made;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFreeArray(cudaArray_t array) {
+    if (cudaError_t e = context_status()) return e;
+    if (!array) return cudaSuccess;
+    {
+        std::lock_guard<std::mutex> hold(arrays_lock);
+        if (live_arrays().erase(array) == 0) return record(cudaErrorInvalidValue);
+    }
+    // Kernels still reading it finish first, as cudaFree waits on a GPU.
+    cudaError_t e = synchronize_device("cudaFreeArray");
+    delete array;
+    return e;
+}
+
+cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent,
+                             unsigned int* flags, cudaArray_t array) {
+    cudaArray* a = find_array(array);
+    if (!a) return record(cudaErrorInvalidValue);
+    if (desc) *desc = a->desc;
+    if (extent) *extent = cudaExtent{a->width, a->one_dimensional ? 0 : a->height, 0};
+    if (flags) *flags = a->flags;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc* desc, cudaArray_const_t array) {
+    cudaArray* a = find_array(array);
+    if (!a || !desc) return record(cudaErrorInvalidValue);
+    *desc = a->desc;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t w_offset, size_t h_offset,
+                                const void* src, size_t spitch, size_t width, size_t height,
+                                cudaMemcpyKind kind) {
+    return copy_rectangle(find_array(dst), w_offset, h_offset, const_cast<void*>(src), spitch,
+                          width, height, kind, true, "cudaMemcpy2DToArray");
+}
+cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src,
+                                  size_t w_offset, size_t h_offset, size_t width, size_t height,
+                                  cudaMemcpyKind kind) {
+    return copy_rectangle(find_array(src), w_offset, h_offset, dst, dpitch, width, height, kind,
+                          false, "cudaMemcpy2DFromArray");
+}
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t w_offset, size_t h_offset,
+                                     const void* src, size_t spitch, size_t width, size_t height,
+                                     cudaMemcpyKind kind, cudaStream_t) {
+    return copy_rectangle(find_array(dst), w_offset, h_offset, const_cast<void*>(src), spitch,
+                          width, height, kind, true, "cudaMemcpy2DToArrayAsync");
+}
+cudaError_t cudaMemcpy2DFromArrayAsync(void* dst, size_t dpitch, cudaArray_const_t src,
+                                       size_t w_offset, size_t h_offset, size_t width,
+                                       size_t height, cudaMemcpyKind kind, cudaStream_t) {
+    return copy_rectangle(find_array(src), w_offset, h_offset, dst, dpitch, width, height, kind,
+                          false, "cudaMemcpy2DFromArrayAsync");
+}
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t w_offset, size_t h_offset, const void* src,
+                              size_t count, cudaMemcpyKind kind) {
+    return copy_run(find_array(dst), w_offset, h_offset, const_cast<void*>(src), count, kind, true,
+                    "cudaMemcpyToArray");
+}
+cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t w_offset,
+                                size_t h_offset, size_t count, cudaMemcpyKind kind) {
+    return copy_run(find_array(src), w_offset, h_offset, dst, count, kind, false,
+                    "cudaMemcpyFromArray");
+}
