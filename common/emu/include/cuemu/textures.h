@@ -257,13 +257,15 @@ cudaChannelFormatDesc channel_desc_of() {
 }
 }  // namespace cuemu
 
-template <class T>
+// A type that is no texel format gets cudaChannelFormatKindNone, as in CUDA.
+// (No `if constexpr`: the emulator's headers stay C++14.)
+template <class T, typename std::enable_if<::cuemu::texel::shape<T>::known, int>::type = 0>
 cudaChannelFormatDesc cudaCreateChannelDesc() {
-    if constexpr (::cuemu::texel::shape<T>::known) {
-        return ::cuemu::channel_desc_of<T>();
-    } else {
-        return cudaCreateChannelDesc(0, 0, 0, 0, cudaChannelFormatKindNone);
-    }
+    return ::cuemu::channel_desc_of<T>();
+}
+template <class T, typename std::enable_if<!::cuemu::texel::shape<T>::known, int>::type = 0>
+cudaChannelFormatDesc cudaCreateChannelDesc() {
+    return cudaCreateChannelDesc(0, 0, 0, 0, cudaChannelFormatKindNone);
 }
 
 #define CUEMU_TEXEL_CALLER \
