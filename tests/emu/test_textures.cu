@@ -54,6 +54,11 @@ __global__ void sample_1d(cudaTextureObject_t tex, const float* at, float* out, 
     if (i < n) out[i] = tex1D<float>(tex, at[i]);
 }
 
+__global__ void sample_3d(cudaTextureObject_t tex, const float4* at, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tex3D<float>(tex, at[i].x, at[i].y, at[i].z);
+}
+
 // Each element doubled through a surface, then read back at (x + dx, y + dy)
 // with the boundary mode asked for.
 __global__ void surface_double(cudaSurfaceObject_t surf, int width, int height) {
@@ -215,6 +220,20 @@ const char* mode_name(cudaTextureAddressMode m) {
     }
 }
 
+
+// Calls check(filter, mode) for each filter and address mode, named in failures.
+template <class Check>
+void for_every_filter_and_address_mode(Check check) {
+    for (cudaTextureFilterMode filter : {cudaFilterModePoint, cudaFilterModeLinear}) {
+        for (cudaTextureAddressMode mode : {cudaAddressModeWrap, cudaAddressModeClamp,
+                                            cudaAddressModeMirror, cudaAddressModeBorder}) {
+            CAPTURE(filter);
+            const std::string address_mode = mode_name(mode);
+            CAPTURE(address_mode);
+            check(filter, mode);
+        }
+    }
+}
 
 // A texture over linear memory, read by element.
 cudaTextureObject_t linear_texture(void* p, cudaChannelFormatDesc channel, size_t bytes,
@@ -384,38 +403,33 @@ TEST_CASE("pitch2d-filters-and-address-modes") {
         std::vector<float2> at =
             normalized ? coordinates_2d(samples, 1.0f, 1.0f) : coordinates_2d(samples, width, height);
         float2* d_at = to_device(at);
-        for (cudaTextureFilterMode filter : {cudaFilterModePoint, cudaFilterModeLinear}) {
-            for (cudaTextureAddressMode mode : {cudaAddressModeWrap, cudaAddressModeClamp,
-                                                cudaAddressModeMirror, cudaAddressModeBorder}) {
-                CAPTURE(normalized);
-                CAPTURE(filter);
-                const std::string address_mode = mode_name(mode);
-                CAPTURE(address_mode);
-                const float border = -7.25f;
-                cudaTextureDesc desc = texture_desc(mode, filter, normalized,
-                                                    cudaReadModeElementType, border);
-                cudaTextureObject_t tex = 0;
-                REQUIRE(cudaCreateTextureObject(&tex, &res, &desc, nullptr) == cudaSuccess);
-                sample_2d<<<blocks_for(samples), 128>>>(tex, d_at, d_out, samples);
-                REQUIRE(cudaGetLastError() == cudaSuccess);
-                std::vector<float> out = to_host(d_out, samples);
-                cpu_texture cpu{texels, width, height, {mode, mode}, normalized,
-                                filter == cudaFilterModeLinear, border};
-                int wrong = 0;
-                for (int i = 0; i < samples && wrong < 5; ++i) {
-                    const float want = cpu.fetch(at[i].x, at[i].y);
-                    if (!close_to(out[i], want)) {
-                        ++wrong;
-                        CAPTURE(i);
-                        CAPTURE(at[i].x);
-                        CAPTURE(at[i].y);
-                        CHECK(out[i] == doctest::Approx(want));
-                    }
+        for_every_filter_and_address_mode([&](cudaTextureFilterMode filter,
+                                              cudaTextureAddressMode mode) {
+            CAPTURE(normalized);
+            const float border = -7.25f;
+            cudaTextureDesc desc = texture_desc(mode, filter, normalized,
+                                                cudaReadModeElementType, border);
+            cudaTextureObject_t tex = 0;
+            REQUIRE(cudaCreateTextureObject(&tex, &res, &desc, nullptr) == cudaSuccess);
+            sample_2d<<<blocks_for(samples), 128>>>(tex, d_at, d_out, samples);
+            REQUIRE(cudaGetLastError() == cudaSuccess);
+            std::vector<float> out = to_host(d_out, samples);
+            cpu_texture cpu{texels, width, height, {mode, mode}, normalized,
+                            filter == cudaFilterModeLinear, border};
+            int wrong = 0;
+            for (int i = 0; i < samples && wrong < 5; ++i) {
+                const float want = cpu.fetch(at[i].x, at[i].y);
+                if (!close_to(out[i], want)) {
+                    ++wrong;
+                    CAPTURE(i);
+                    CAPTURE(at[i].x);
+                    CAPTURE(at[i].y);
+                    CHECK(out[i] == doctest::Approx(want));
                 }
-                CHECK(wrong == 0);
-                CHECK(cudaDestroyTextureObject(tex) == cudaSuccess);
             }
-        }
+            CHECK(wrong == 0);
+            CHECK(cudaDestroyTextureObject(tex) == cudaSuccess);
+        });
         cudaFree(d_at);
     }
     cudaFree(d_out);
@@ -572,6 +586,114 @@ TEST_CASE("cuda-arrays-and-their-textures") {
         }
         CHECK(cudaFreeArray(array) == cudaSuccess);
     }
+}
+
+// ---- 3D arrays: cudaMemcpy3D in and out, tex3D ----------------------------------------
+// The CPU's 3D fetch, from the 2D one's addressing and weights along each axis.
+float cpu_fetch_3d(const std::vector<float>& texels, const int size[3], const cpu_texture& axis,
+                   float u, float v, float w) {
+    const float at[3] = {axis.scaled(u, size[0], axis.mode[0]), axis.scaled(v, size[1], axis.mode[0]),
+                         axis.scaled(w, size[2], axis.mode[0])};
+    auto texel = [&](int i, int j, int k) {
+        if (!axis.index_inside(i, size[0], axis.mode[0]) ||
+            !axis.index_inside(j, size[1], axis.mode[0]) ||
+            !axis.index_inside(k, size[2], axis.mode[0]))
+            return axis.border;
+        i = axis.fold_index(i, size[0], axis.mode[0]);
+        j = axis.fold_index(j, size[1], axis.mode[0]);
+        k = axis.fold_index(k, size[2], axis.mode[0]);
+        return texels[(static_cast<size_t>(k) * size[1] + j) * size[0] + i];
+    };
+    if (!axis.linear_filter)
+        return texel(static_cast<int>(std::floor(at[0])), static_cast<int>(std::floor(at[1])),
+                     static_cast<int>(std::floor(at[2])));
+    int low[3];
+    float weight[3];
+    for (int d = 0; d < 3; ++d) {
+        low[d] = static_cast<int>(std::floor(at[d] - 0.5f));
+        weight[d] = axis.weight(at[d] - 0.5f - std::floor(at[d] - 0.5f));
+    }
+    float sum = 0.0f;
+    for (int corner = 0; corner < 8; ++corner) {
+        float product = 1.0f;
+        for (int d = 0; d < 3; ++d) product *= (corner >> d & 1) ? weight[d] : 1.0f - weight[d];
+        sum += product * texel(low[0] + (corner & 1), low[1] + (corner >> 1 & 1),
+                               low[2] + (corner >> 2 & 1));
+    }
+    return sum;
+}
+
+TEST_CASE("3d-arrays-and-tex3D") {
+    const int size[3] = {13, 7, 5};
+    const size_t count = static_cast<size_t>(size[0]) * size[1] * size[2];
+    std::vector<float> texels = random_floats(count, -10.0f, 10.0f);
+    cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
+    cudaArray_t array = nullptr;
+    REQUIRE(cudaMalloc3DArray(&array, &channel, make_cudaExtent(size[0], size[1], size[2])) ==
+            cudaSuccess);
+    cudaExtent extent;
+    REQUIRE(cudaArrayGetInfo(nullptr, &extent, nullptr, array) == cudaSuccess);
+    CHECK(extent.depth == 5);
+    cudaMemcpy3DParms in;
+    memset(&in, 0, sizeof in);
+    in.srcPtr = make_cudaPitchedPtr(texels.data(), size[0] * sizeof(float), size[0], size[1]);
+    in.dstArray = array;
+    in.extent = make_cudaExtent(size[0], size[1], size[2]);
+    in.kind = cudaMemcpyHostToDevice;
+    REQUIRE(cudaMemcpy3D(&in) == cudaSuccess);
+    // One slice back out, from an offset, into device memory and then the host.
+    float* d_slice = nullptr;
+    REQUIRE(cudaMalloc(&d_slice, size[0] * size[1] * sizeof(float)) == cudaSuccess);
+    cudaMemcpy3DParms out_params;
+    memset(&out_params, 0, sizeof out_params);
+    out_params.srcArray = array;
+    out_params.srcPos = make_cudaPos(0, 0, 3);
+    out_params.dstPtr = make_cudaPitchedPtr(d_slice, size[0] * sizeof(float), size[0], size[1]);
+    out_params.extent = make_cudaExtent(size[0], size[1], 1);
+    out_params.kind = cudaMemcpyDeviceToDevice;
+    REQUIRE(cudaMemcpy3D(&out_params) == cudaSuccess);
+    std::vector<float> slice = to_host(d_slice, size[0] * size[1]);
+    CHECK(slice == std::vector<float>(texels.begin() + 3 * size[0] * size[1],
+                                      texels.begin() + 4 * size[0] * size[1]));
+    out_params.srcPos = make_cudaPos(0, 0, 5);  // past the last slice
+    CHECK(cudaMemcpy3D(&out_params) == cudaErrorInvalidValue);
+    cudaGetLastError();
+
+    const cudaResourceDesc res = array_resource(array);
+    const int samples = 1501;
+    for (bool normalized : {false, true}) {
+        std::vector<float4> at(samples);
+        std::uniform_real_distribution<float> unit(-0.4f, 1.4f);
+        for (float4& p : at) {
+            const float u = unit(rng()), v = unit(rng()), w = unit(rng());
+            p = normalized ? make_float4(u, v, w, 0.0f)
+                           : make_float4(u * size[0], v * size[1], w * size[2], 0.0f);
+        }
+        float4* d_at = to_device(at);
+        float* d_out = poisoned_output<float>(samples);
+        for_every_filter_and_address_mode([&](cudaTextureFilterMode filter,
+                                              cudaTextureAddressMode mode) {
+            CAPTURE(normalized);
+            cudaTextureDesc desc = texture_desc(mode, filter, normalized,
+                                                cudaReadModeElementType, 2.5f);
+            cudaTextureObject_t tex = 0;
+            REQUIRE(cudaCreateTextureObject(&tex, &res, &desc, nullptr) == cudaSuccess);
+            sample_3d<<<blocks_for(samples), 128>>>(tex, d_at, d_out, samples);
+            std::vector<float> out = to_host(d_out, samples);
+            cpu_texture axis{{}, 0, 0, {mode, mode}, normalized,
+                             filter == cudaFilterModeLinear, 2.5f};
+            int wrong = 0;
+            for (int i = 0; i < samples; ++i)
+                if (!close_to(out[i], cpu_fetch_3d(texels, size, axis, at[i].x, at[i].y, at[i].z)))
+                    ++wrong;
+            CHECK(wrong == 0);
+            CHECK(cudaDestroyTextureObject(tex) == cudaSuccess);
+        });
+        cudaFree(d_at);
+        cudaFree(d_out);
+    }
+    CHECK(cudaFreeArray(array) == cudaSuccess);
+    cudaFree(d_slice);
 }
 
 // ---- surfaces: byte x coordinates, clamp and zero boundary modes --------------------------

@@ -3,8 +3,9 @@
 //
 // An array's layout is opaque in CUDA (a GPU stores it in tiles), so here it
 // is plain rows in host memory that only the copies, textures and surfaces
-// reach. The copies are the runtime's own cudaMemcpy, row by row, so they
-// wait for the work before them; the Async forms are as strictly ordered.
+// reach. The copies (2D, and cudaMemcpy3D between arrays and pitched memory)
+// are the runtime's own cudaMemcpy, row by row, so they wait for the work
+// before them; the Async forms are as strictly ordered.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -150,23 +151,129 @@ cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChan
     return cudaChannelFormatDesc{x, y, z, w, f};
 }
 
-cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
-                            size_t width, size_t height, unsigned int flags) {
+namespace {
+
+cudaError_t make_array(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent,
+                       unsigned int flags, const char* call) {
     if (cudaError_t e = context_status()) return e;
     if (!array || !desc) return record(cudaErrorInvalidValue);
+    if (flags & cudaArrayLayered) {
+        std::fprintf(stderr, "cuemu: %s: layered arrays (cudaArrayLayered) are not emulated; "
+                             "build this program with nvcc for a GPU\n", call);
+        return record(cudaErrorNotSupported);
+    }
     const unsigned int known_flags = cudaArraySurfaceLoadStore | cudaArrayTextureGather;
-    if (width == 0 || (flags & ~known_flags) != 0) return record(cudaErrorInvalidValue);
+    if (extent.width == 0 || (extent.height == 0 && extent.depth != 0) ||
+        (flags & ~known_flags) != 0)
+        return record(cudaErrorInvalidValue);
     texel_format format;
-    if (cudaError_t e = check_channel_format(*desc, "cudaMallocArray", &format)) return e;
-    auto* made = new cudaArray{*desc, format, width, height == 0 ? 1 : height, height == 0,
-                               flags, {}};
-    made->bytes.assign(made->row_bytes() * made->height, 0);
+    if (cudaError_t e = check_channel_format(*desc, call, &format)) return e;
+    const int dimensions = extent.depth != 0 ? 3 : extent.height != 0 ? 2 : 1;
+    auto* made = new cudaArray{*desc, format, extent.width,
+                               extent.height == 0 ? 1 : extent.height,
+                               extent.depth == 0 ? 1 : extent.depth, dimensions, flags, {}};
+    made->bytes.assign(made->slice_bytes() * made->depth, 0);
     {
         std::lock_guard<std::mutex> hold(arrays_lock);
         live_arrays().insert(made);
     }
     *array = made;
     return cudaSuccess;
+}
+
+// One side of a 3D copy: where its rows start, and whether it is device memory.
+struct copy_side {
+    unsigned char* first;  // the byte at the copy's position
+    std::size_t row_pitch;
+    std::size_t slice_pitch;
+    bool on_device;
+};
+
+// The side's first byte and pitches, or false where the position and extent
+// do not fit an array.
+bool describe_side(cudaArray* array, const cudaPos& pos, const cudaPitchedPtr& ptr,
+                   const cudaExtent& extent, std::size_t element_bytes, cudaMemcpyKind kind,
+                   bool is_source, copy_side* out) {
+    if (array) {
+        if (pos.x + extent.width > array->width || pos.y + extent.height > array->height ||
+            pos.z + extent.depth > array->depth)
+            return false;
+        out->row_pitch = array->row_bytes();
+        out->slice_pitch = array->slice_bytes();
+        out->first = array->bytes.data() + pos.z * out->slice_pitch + pos.y * out->row_pitch +
+                     pos.x * array->format.element_bytes();
+        out->on_device = false;  // an array lives in host memory (see the top)
+        return true;
+    }
+    if (!ptr.ptr) return false;
+    out->row_pitch = ptr.pitch;
+    out->slice_pitch = ptr.pitch * ptr.ysize;
+    out->first = static_cast<unsigned char*>(ptr.ptr) + pos.z * out->slice_pitch +
+                 pos.y * out->row_pitch + pos.x * element_bytes;
+    out->on_device = is_source ? is_device_kind_for_source(kind, ptr.ptr)
+                               : is_device_kind_for_destination(kind, ptr.ptr);
+    return true;
+}
+
+cudaError_t copy_3d(const cudaMemcpy3DParms* p) {
+    if (cudaError_t e = context_status()) return e;
+    if (!p) return record(cudaErrorInvalidValue);
+    if (p->kind < cudaMemcpyHostToHost || p->kind > cudaMemcpyDefault)
+        return record(cudaErrorInvalidMemcpyDirection);
+    // Exactly one of the array and the pointer names each side.
+    if ((p->srcArray != nullptr) == (p->srcPtr.ptr != nullptr) ||
+        (p->dstArray != nullptr) == (p->dstPtr.ptr != nullptr))
+        return record(cudaErrorInvalidValue);
+    cudaArray* src_array = p->srcArray ? find_array(p->srcArray) : nullptr;
+    cudaArray* dst_array = p->dstArray ? find_array(p->dstArray) : nullptr;
+    if ((p->srcArray && !src_array) || (p->dstArray && !dst_array))
+        return record(cudaErrorInvalidResourceHandle);
+    if (src_array && dst_array &&
+        src_array->format.element_bytes() != dst_array->format.element_bytes())
+        return record(cudaErrorInvalidValue);
+    // Where an array is involved, widths and x positions count its elements.
+    const cudaArray* any_array = src_array ? src_array : dst_array;
+    const std::size_t element_bytes = any_array ? any_array->format.element_bytes() : 1;
+    const cudaExtent extent = p->extent;
+    if (extent.width == 0 || extent.height == 0 || extent.depth == 0) return cudaSuccess;
+    copy_side src, dst;
+    if (!describe_side(src_array, p->srcPos, p->srcPtr, extent, element_bytes, p->kind, true,
+                       &src) ||
+        !describe_side(dst_array, p->dstPos, p->dstPtr, extent, element_bytes, p->kind, false,
+                       &dst))
+        return record(cudaErrorInvalidValue);
+    const std::size_t row_bytes = extent.width * element_bytes;
+    if ((!src_array && row_bytes > src.row_pitch) || (!dst_array && row_bytes > dst.row_pitch))
+        return record(cudaErrorInvalidPitchValue);
+    const cudaMemcpyKind row_kind =
+        src.on_device ? (dst.on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                      : (dst.on_device ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+    for (std::size_t z = 0; z < extent.depth; ++z) {
+        for (std::size_t y = 0; y < extent.height; ++y) {
+            if (cudaError_t e = cudaMemcpy(dst.first + z * dst.slice_pitch + y * dst.row_pitch,
+                                           src.first + z * src.slice_pitch + y * src.row_pitch,
+                                           row_bytes, row_kind))
+                return e;
+        }
+    }
+    return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
+                            size_t width, size_t height, unsigned int flags) {
+    return make_array(array, desc, cudaExtent{width, height, 0}, flags, "cudaMallocArray");
+}
+
+cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
+                              cudaExtent extent, unsigned int flags) {
+    return make_array(array, desc, extent, flags, "cudaMalloc3DArray");
+}
+
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) { return copy_3d(p); }
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t) {
+    return copy_3d(p);
 }
 
 cudaError_t cudaFreeArray(cudaArray_t array) {
@@ -187,7 +294,9 @@ cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent,
     cudaArray* a = find_array(array);
     if (!a) return record(cudaErrorInvalidValue);
     if (desc) *desc = a->desc;
-    if (extent) *extent = cudaExtent{a->width, a->one_dimensional ? 0 : a->height, 0};
+    if (extent)
+        *extent = cudaExtent{a->width, a->dimensions >= 2 ? a->height : 0,
+                             a->dimensions == 3 ? a->depth : 0};
     if (flags) *flags = a->flags;
     return cudaSuccess;
 }

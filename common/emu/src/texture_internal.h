@@ -31,16 +31,18 @@ cudaArray* find_array(cudaArray_const_t array);
 }  // namespace cuemu::detail
 
 // The opaque cudaArray_t of the runtime: rows of width elements, height rows
-// (1 for a one-dimensional array, whose extent says height 0).
+// a slice, depth slices (height and depth 1 where the extent says 0).
 struct cudaArray {
     cudaChannelFormatDesc desc;
     cuemu::detail::texel_format format;
     std::size_t width;
     std::size_t height;
-    bool one_dimensional;
+    std::size_t depth;
+    int dimensions;
     unsigned int flags;
     std::vector<unsigned char> bytes;
     std::size_t row_bytes() const { return width * format.element_bytes(); }
+    std::size_t slice_bytes() const { return row_bytes() * height; }
 };
 
 #endif

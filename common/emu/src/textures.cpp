@@ -37,7 +37,9 @@ struct texel_source {
     std::size_t pitch;
     long long width;
     long long height;
-    int dimensions;  // 1: linear memory or a 1D array; 2: pitched memory or a 2D array
+    long long depth;
+    std::size_t slice_pitch;
+    int dimensions;  // 1: linear memory or a 1D array; 2: pitched memory or a 2D array; 3
     bool linear_memory;
     texel_format format;
 };
@@ -71,7 +73,8 @@ bool aligned_for_texture(const void* p, std::size_t alignment) {
 texel_source array_source(cudaArray* a) {
     return texel_source{a->bytes.data(), a->row_bytes(),
                         static_cast<long long>(a->width), static_cast<long long>(a->height),
-                        a->one_dimensional ? 1 : 2, false, a->format};
+                        static_cast<long long>(a->depth), a->slice_bytes(), a->dimensions,
+                        false, a->format};
 }
 
 cudaError_t source_of(const cudaResourceDesc& r, texel_source* out) {
@@ -93,7 +96,7 @@ cudaError_t source_of(const cudaResourceDesc& r, texel_source* out) {
                 return record(cudaErrorInvalidValue);
             *out = texel_source{static_cast<unsigned char*>(l.devPtr), l.sizeInBytes,
                                 static_cast<long long>(l.sizeInBytes / format.element_bytes()),
-                                1, 1, true, format};
+                                1, 1, l.sizeInBytes, 1, true, format};
             return cudaSuccess;
         }
         case cudaResourceTypePitch2D: {
@@ -110,7 +113,7 @@ cudaError_t source_of(const cudaResourceDesc& r, texel_source* out) {
                 return record(cudaErrorInvalidValue);
             *out = texel_source{static_cast<unsigned char*>(p.devPtr), p.pitchInBytes,
                                 static_cast<long long>(p.width), static_cast<long long>(p.height),
-                                2, false, format};
+                                1, p.pitchInBytes * p.height, 2, false, format};
             return cudaSuccess;
         }
         case cudaResourceTypeMipmappedArray:
@@ -154,9 +157,11 @@ float normalized(long long v, const texel_format& f) {
     return scaled < -1.0f ? -1.0f : scaled;
 }
 
-void read_texel(const texture_object& t, long long x, long long y, texel::fetched* out) {
+void read_texel(const texture_object& t, long long x, long long y, long long z,
+                texel::fetched* out) {
     const texel_source& s = t.source;
-    const unsigned char* at = s.base + y * s.pitch + x * s.format.element_bytes();
+    const unsigned char* at =
+        s.base + z * s.slice_pitch + y * s.pitch + x * s.format.element_bytes();
     for (int c = 0; c < 4; ++c) {
         out->f[c] = 0.0f;
         out->i[c] = 0;
@@ -206,16 +211,20 @@ bool address(long long i, long long size, cudaTextureAddressMode mode, bool norm
     }
 }
 
-void texel_at(const texture_object& t, long long i, long long j, texel::fetched* out) {
+void texel_at(const texture_object& t, long long i, long long j, long long k,
+              texel::fetched* out) {
     const bool normalized_coords = t.description.normalizedCoords != 0;
-    long long x = 0, y = 0;
-    if (!address(i, t.source.width, t.description.addressMode[0], normalized_coords, &x) ||
-        (t.source.dimensions == 2 &&
-         !address(j, t.source.height, t.description.addressMode[1], normalized_coords, &y))) {
+    const cudaTextureAddressMode* modes = t.description.addressMode;
+    long long x = 0, y = 0, z = 0;
+    if (!address(i, t.source.width, modes[0], normalized_coords, &x) ||
+        (t.source.dimensions >= 2 &&
+         !address(j, t.source.height, modes[1], normalized_coords, &y)) ||
+        (t.source.dimensions == 3 &&
+         !address(k, t.source.depth, modes[2], normalized_coords, &z))) {
         border_texel(t, out);
         return;
     }
-    read_texel(t, x, y, out);
+    read_texel(t, x, y, z, out);
 }
 
 // A coordinate kept where floor() of it is a valid texel index (NaN to 0).
@@ -281,7 +290,7 @@ namespace cuemu::texel {
 using namespace cuemu::detail;
 
 void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates, float x, float y,
-           const fetch_site& site, fetched* out) {
+           float z, const fetch_site& site, fetched* out) {
     texture_object t;
     bool found = false;
     {
@@ -319,7 +328,7 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
                       t.source.dimensions, dimensions);
         refuse_fetch(site, what,
                      "use tex1D for one-dimensional arrays, tex2D for two-dimensional ones and "
-                     "pitched memory");
+                     "pitched memory, tex3D for three-dimensional arrays");
     }
     if (integer_coordinates) {
         const long long index = static_cast<long long>(tame(x));
@@ -332,42 +341,46 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
             out->is_float = t.returns_float;
             return;
         }
-        read_texel(t, index, 0, out);
+        read_texel(t, index, 0, 0, out);
         return;
     }
-    if (t.description.normalizedCoords) {
-        x = fold_normalized(tame(x), t.description.addressMode[0]) *
-            static_cast<float>(t.source.width);
-        y = fold_normalized(tame(y), t.description.addressMode[1]) *
-            static_cast<float>(t.source.height);
+    float at[3] = {x, y, z};
+    const long long sizes[3] = {t.source.width, t.source.height, t.source.depth};
+    for (int d = 0; d < 3; ++d) {
+        at[d] = tame(d < dimensions ? at[d] : 0.5f);
+        if (t.description.normalizedCoords && d < dimensions)
+            at[d] = fold_normalized(at[d], t.description.addressMode[d]) *
+                    static_cast<float>(sizes[d]);
     }
-    x = tame(x);
-    y = tame(y);
     if (t.description.filterMode == cudaFilterModePoint) {
-        texel_at(t, static_cast<long long>(std::floor(x)), static_cast<long long>(std::floor(y)),
-                 out);
+        texel_at(t, static_cast<long long>(std::floor(at[0])),
+                 static_cast<long long>(std::floor(at[1])),
+                 static_cast<long long>(std::floor(at[2])), out);
         return;
     }
-    // Linear filtering: the texels around (x - 0.5, y - 0.5), weighted.
-    const float xb = x - 0.5f, yb = dimensions == 2 ? y - 0.5f : 0.0f;
-    const long long i = static_cast<long long>(std::floor(xb));
-    const long long j = static_cast<long long>(std::floor(yb));
-    const float alpha = nine_bit_weight(xb - std::floor(xb));
-    const float beta = dimensions == 2 ? nine_bit_weight(yb - std::floor(yb)) : 0.0f;
-    fetched corner[4];
-    texel_at(t, i, j, &corner[0]);
-    texel_at(t, i + 1, j, &corner[1]);
-    if (dimensions == 2) {
-        texel_at(t, i, j + 1, &corner[2]);
-        texel_at(t, i + 1, j + 1, &corner[3]);
+    // Linear filtering: the 2, 4 or 8 texels around at - 0.5, weighted.
+    long long low[3] = {0, 0, 0};
+    float weight[3] = {0.0f, 0.0f, 0.0f};
+    for (int d = 0; d < dimensions; ++d) {
+        const float shifted = at[d] - 0.5f;
+        low[d] = static_cast<long long>(std::floor(shifted));
+        weight[d] = nine_bit_weight(shifted - std::floor(shifted));
+    }
+    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int corner = 0; corner < (1 << dimensions); ++corner) {
+        float w = 1.0f;
+        long long index[3];
+        for (int d = 0; d < 3; ++d) {
+            const bool high = (corner >> d) & 1;
+            index[d] = low[d] + (high ? 1 : 0);
+            if (d < dimensions) w *= high ? weight[d] : 1.0f - weight[d];
+        }
+        fetched texel;
+        texel_at(t, index[0], index[1], index[2], &texel);
+        for (int c = 0; c < 4; ++c) sum[c] += w * texel.f[c];
     }
     for (int c = 0; c < 4; ++c) {
-        float v = (1.0f - alpha) * corner[0].f[c] + alpha * corner[1].f[c];
-        if (dimensions == 2) {
-            const float upper = (1.0f - alpha) * corner[2].f[c] + alpha * corner[3].f[c];
-            v = (1.0f - beta) * v + beta * upper;
-        }
-        out->f[c] = v;
+        out->f[c] = sum[c];
         out->i[c] = 0;
     }
     out->is_float = true;

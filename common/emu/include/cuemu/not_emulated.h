@@ -70,10 +70,7 @@ cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise, Device) {
 }
 
 // ---- not emulated ------------------------------------------------------------------
-CUEMU_NOT_EMULATED(cudaMalloc3DArray, "CUDA arrays")
 CUEMU_NOT_EMULATED(cudaMalloc3D, "3D pitched memory")
-CUEMU_NOT_EMULATED(cudaMemcpy3D, "3D copies")
-CUEMU_NOT_EMULATED(cudaMemcpy3DAsync, "3D copies")
 CUEMU_NOT_EMULATED(cudaMemset3D, "3D pitched memory")
 CUEMU_NOT_EMULATED(cudaIpcGetMemHandle, "sharing memory between processes")
 CUEMU_NOT_EMULATED(cudaIpcOpenMemHandle, "sharing memory between processes")

@@ -2,13 +2,13 @@
 // src/cuda_arrays.cpp). Names, numbers and signatures are CUDA 13.0's.
 //
 // A texture object is a handle the host makes (cudaCreateTextureObject) and a
-// kernel reads through (tex1Dfetch, tex1D, tex2D): the fetch applies the
+// kernel reads through (tex1Dfetch, tex1D, tex2D, tex3D): the fetch applies the
 // addressing, filtering and read mode the descriptor chose, as the texture
 // unit of a GPU does, including the 9-bit fixed-point weights of linear
 // filtering. A surface object (cudaCreateSurfaceObject) reads and writes a
 // CUDA array by byte coordinates (surf2Dread, surf2Dwrite).
 //
-// What the emulator does not have (3D and layered textures, mipmaps, texture
+// What the emulator does not have (layered textures, 3D surfaces, mipmaps, texture
 // gather, the texture references CUDA 12 removed) is declared at the end so
 // that a program using it stops at build time with a line naming it.
 #ifndef CUEMU_TEXTURES_H
@@ -46,6 +46,32 @@ struct cudaExtent {
     size_t width, height, depth;
 };
 inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return cudaExtent{w, h, d}; }
+struct cudaPos {
+    size_t x, y, z;
+};
+inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) { return cudaPos{x, y, z}; }
+// Linear memory seen as rows of `pitch` bytes, `ysize` rows a slice.
+struct cudaPitchedPtr {
+    void* ptr;
+    size_t pitch;
+    size_t xsize;
+    size_t ysize;
+};
+inline cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) {
+    return cudaPitchedPtr{d, p, xsz, ysz};
+}
+// One side of a copy is an array or pitched memory; positions and the extent's
+// width count elements where an array is involved, bytes where none is.
+struct cudaMemcpy3DParms {
+    cudaArray_t srcArray;
+    cudaPos srcPos;
+    cudaPitchedPtr srcPtr;
+    cudaArray_t dstArray;
+    cudaPos dstPos;
+    cudaPitchedPtr dstPtr;
+    cudaExtent extent;
+    cudaMemcpyKind kind;
+};
 
 // ---- texture and surface objects --------------------------------------------------
 enum cudaResourceType {
@@ -119,7 +145,11 @@ typedef unsigned long long cudaSurfaceObject_t;
 cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f);
 cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width,
                             size_t height = 0, unsigned int flags = 0);
+cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
+                              cudaExtent extent, unsigned int flags = 0);
 cudaError_t cudaFreeArray(cudaArray_t array);
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p);
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream = 0);
 cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, unsigned int* flags,
                              cudaArray_t array);
 cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc* desc, cudaArray_const_t array);
@@ -216,7 +246,7 @@ struct fetch_site {
 };
 
 void fetch(cudaTextureObject_t texture, int dimensions, bool integer_coordinates, float x,
-           float y, const fetch_site& site, fetched* out);
+           float y, float z, const fetch_site& site, fetched* out);
 void surface_access(cudaSurfaceObject_t surface, int x_bytes, int y, int dimensions,
                     cudaSurfaceBoundaryMode mode, void* value, bool is_write,
                     const fetch_site& site);
@@ -279,7 +309,7 @@ template <class T>
 T tex1Dfetch(cudaTextureObject_t texture, int index, CUEMU_TEXEL_CALLER) {
     ::cuemu::texel::check_texel_type<T>();
     ::cuemu::texel::fetched r;
-    ::cuemu::texel::fetch(texture, 1, true, static_cast<float>(index), 0.0f,
+    ::cuemu::texel::fetch(texture, 1, true, static_cast<float>(index), 0.0f, 0.0f,
                           ::cuemu::texel::site_for<T>("tex1Dfetch", cuemu_file, cuemu_line), &r);
     return ::cuemu::texel::to_result<T>(r);
 }
@@ -287,15 +317,27 @@ template <class T>
 T tex1D(cudaTextureObject_t texture, float x, CUEMU_TEXEL_CALLER) {
     ::cuemu::texel::check_texel_type<T>();
     ::cuemu::texel::fetched r;
-    ::cuemu::texel::fetch(texture, 1, false, x, 0.0f, ::cuemu::texel::site_for<T>("tex1D", cuemu_file, cuemu_line), &r);
+    ::cuemu::texel::fetch(texture, 1, false, x, 0.0f, 0.0f, ::cuemu::texel::site_for<T>("tex1D", cuemu_file, cuemu_line), &r);
     return ::cuemu::texel::to_result<T>(r);
 }
 template <class T>
 T tex2D(cudaTextureObject_t texture, float x, float y, CUEMU_TEXEL_CALLER) {
     ::cuemu::texel::check_texel_type<T>();
     ::cuemu::texel::fetched r;
-    ::cuemu::texel::fetch(texture, 2, false, x, y, ::cuemu::texel::site_for<T>("tex2D", cuemu_file, cuemu_line), &r);
+    ::cuemu::texel::fetch(texture, 2, false, x, y, 0.0f, ::cuemu::texel::site_for<T>("tex2D", cuemu_file, cuemu_line), &r);
     return ::cuemu::texel::to_result<T>(r);
+}
+template <class T>
+T tex3D(cudaTextureObject_t texture, float x, float y, float z, CUEMU_TEXEL_CALLER) {
+    ::cuemu::texel::check_texel_type<T>();
+    ::cuemu::texel::fetched r;
+    ::cuemu::texel::fetch(texture, 3, false, x, y, z,
+                          ::cuemu::texel::site_for<T>("tex3D", cuemu_file, cuemu_line), &r);
+    return ::cuemu::texel::to_result<T>(r);
+}
+template <class T>
+void tex3D(T* result, cudaTextureObject_t texture, float x, float y, float z) {
+    *result = tex3D<T>(texture, x, y, z);
 }
 template <class T>
 void tex1Dfetch(T* result, cudaTextureObject_t texture, int index) {
@@ -358,7 +400,6 @@ void surf1Dwrite(T value, cudaSurfaceObject_t surface, int x,
                                        "build this program with nvcc for a GPU");        \
         return T();                                                                      \
     }
-CUEMU_TEXTURE_NOT_EMULATED(tex3D, "3D textures")
 CUEMU_TEXTURE_NOT_EMULATED(tex1DLayered, "layered textures")
 CUEMU_TEXTURE_NOT_EMULATED(tex2DLayered, "layered textures")
 CUEMU_TEXTURE_NOT_EMULATED(texCubemap, "cubemap textures")
