@@ -78,6 +78,11 @@ __global__ void surface_read_shifted(cudaSurfaceObject_t surf, int width, int he
         out[y * width + x] = surf2Dread<short2>(surf, (x + dx) * (int)sizeof(short2), y + dy, mode);
 }
 
+__global__ void surface_1d_fill(cudaSurfaceObject_t surf, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) surf1Dwrite(i * 3 - 7, surf, i * (int)sizeof(int));
+}
+
 __global__ void surface_write_outside(cudaSurfaceObject_t surf, int x_bytes, int y) {
     surf2Dwrite(make_short2(1, 2), surf, x_bytes, y);
 }
@@ -747,6 +752,25 @@ TEST_CASE("surfaces-read-write-and-boundary-modes") {
     CHECK(cudaDestroySurfaceObject(surf) == cudaSuccess);
     CHECK(cudaFreeArray(array) == cudaSuccess);
     cudaFree(d_out);
+
+    // One dimension: surf1Dwrite into a 1D int array, read back by a copy.
+    const int n = 333;
+    cudaChannelFormatDesc int_channel = cudaCreateChannelDesc<int>();
+    cudaArray_t line = nullptr;
+    REQUIRE(cudaMallocArray(&line, &int_channel, n, 0, cudaArraySurfaceLoadStore) == cudaSuccess);
+    const cudaResourceDesc line_res = array_resource(line);
+    cudaSurfaceObject_t line_surf = 0;
+    REQUIRE(cudaCreateSurfaceObject(&line_surf, &line_res) == cudaSuccess);
+    surface_1d_fill<<<blocks_for(n), 128>>>(line_surf, n);
+    std::vector<int> filled(n, 0);
+    REQUIRE(cudaMemcpyFromArray(filled.data(), line, 0, 0, n * sizeof(int),
+                                cudaMemcpyDeviceToHost) == cudaSuccess);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i)
+        if (filled[i] != i * 3 - 7) ++wrong;
+    CHECK(wrong == 0);
+    CHECK(cudaDestroySurfaceObject(line_surf) == cudaSuccess);
+    CHECK(cudaFreeArray(line) == cudaSuccess);
 }
 
 // ---- what CUDA refuses, with its error codes ---------------------------------------------
@@ -773,6 +797,8 @@ TEST_CASE("invalid-textures-get-cuda-errors") {
     res.res.linear.desc = cudaCreateChannelDesc(32, 32, 32, 0, cudaChannelFormatKindFloat);
     CHECK(cudaCreateTextureObject(&tex, &res, &desc, nullptr) ==
           cudaErrorInvalidChannelDescriptor);
+    res.res.linear.desc = cudaCreateChannelDescHalf();
+    CHECK(cudaCreateTextureObject(&tex, &res, &desc, nullptr) == cudaErrorNotSupported);
     res.res.linear.desc = cudaCreateChannelDesc<int>();
     cudaTextureDesc filtered = desc;
     filtered.filterMode = cudaFilterModeLinear;
@@ -809,6 +835,21 @@ TEST_CASE("fetch-from-destroyed-texture") {
     std::string report = capture.finish();
     CHECK(report.find("tex1Dfetch<float> refused") != std::string::npos);
     CHECK(report.find("was destroyed") != std::string::npos);
+    check_sticky(cudaErrorLaunchFailure);
+}
+
+TEST_CASE("fetch-of-the-wrong-kind") {
+    float* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 1024 * sizeof(float)) == cudaSuccess);
+    cudaTextureObject_t tex = linear_texture(d, cudaCreateChannelDesc<float>(),
+                                             1024 * sizeof(float), cudaReadModeElementType);
+    int* d_index = to_device(std::vector<int>(4, 0));
+    int* d_out = poisoned_output<int>(4);
+    stderr_capture capture(capture_until::device_idle);
+    fetch_1d_ints<<<1, 4>>>(tex, d_index, d_out, 4);  // int from a float texture
+    std::string report = capture.finish();
+    CHECK(report.find("tex1Dfetch<int> refused") != std::string::npos);
+    CHECK(report.find("this texture returns floating point") != std::string::npos);
     check_sticky(cudaErrorLaunchFailure);
 }
 

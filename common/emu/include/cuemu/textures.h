@@ -301,6 +301,19 @@ cudaChannelFormatDesc cudaCreateChannelDesc() {
 #define CUEMU_TEXEL_CALLER \
     const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE()
 
+// 16-bit float channels: the descriptors exist, and cudaMallocArray and
+// cudaCreateTextureObject refuse them with a line (not emulated).
+inline cudaChannelFormatDesc cudaCreateChannelDescHalf() {
+    return cudaCreateChannelDesc(16, 0, 0, 0, cudaChannelFormatKindFloat);
+}
+inline cudaChannelFormatDesc cudaCreateChannelDescHalf1() { return cudaCreateChannelDescHalf(); }
+inline cudaChannelFormatDesc cudaCreateChannelDescHalf2() {
+    return cudaCreateChannelDesc(16, 16, 0, 0, cudaChannelFormatKindFloat);
+}
+inline cudaChannelFormatDesc cudaCreateChannelDescHalf4() {
+    return cudaCreateChannelDesc(16, 16, 16, 16, cudaChannelFormatKindFloat);
+}
+
 // ---- device fetches --------------------------------------------------------------------
 // The coordinates are as in CUDA: tex1Dfetch takes an element index into
 // linear memory; tex1D and tex2D take texel coordinates (texel centres at
