@@ -838,6 +838,26 @@ TEST_CASE("fetch-from-destroyed-texture") {
     check_sticky(cudaErrorLaunchFailure);
 }
 
+TEST_CASE("fetch-after-array-freed") {
+    cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
+    cudaArray_t array = nullptr;
+    REQUIRE(cudaMallocArray(&array, &channel, 16, 16) == cudaSuccess);
+    const cudaResourceDesc res = array_resource(array);
+    cudaTextureDesc desc = texture_desc(cudaAddressModeClamp, cudaFilterModePoint, false,
+                                        cudaReadModeElementType);
+    cudaTextureObject_t tex = 0;
+    REQUIRE(cudaCreateTextureObject(&tex, &res, &desc, nullptr) == cudaSuccess);
+    REQUIRE(cudaFreeArray(array) == cudaSuccess);
+    float2* d_at = to_device(std::vector<float2>(4, make_float2(1.5f, 1.5f)));
+    float* d_out = poisoned_output<float>(4);
+    stderr_capture capture(capture_until::device_idle);
+    sample_2d<<<1, 4>>>(tex, d_at, d_out, 4);
+    std::string report = capture.finish();
+    CHECK(report.find("tex2D<float> refused") != std::string::npos);
+    CHECK(report.find("was freed (cudaFreeArray)") != std::string::npos);
+    check_sticky(cudaErrorLaunchFailure);
+}
+
 TEST_CASE("fetch-of-the-wrong-kind") {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 1024 * sizeof(float)) == cudaSuccess);

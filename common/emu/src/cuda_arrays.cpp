@@ -285,6 +285,7 @@ cudaError_t cudaFreeArray(cudaArray_t array) {
     }
     // Kernels still reading it finish first, as cudaFree waits on a GPU.
     cudaError_t e = synchronize_device("cudaFreeArray");
+    forget_array(array);
     delete array;
     return e;
 }

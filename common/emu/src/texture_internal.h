@@ -28,6 +28,10 @@ cudaError_t check_channel_format(const cudaChannelFormatDesc& desc, const char* 
 // A live CUDA array, or nullptr (arrays are checked against the live set).
 cudaArray* find_array(cudaArray_const_t array);
 
+// Marks the texture and surface objects over a freed array, so that a fetch
+// through one is reported instead of reading freed memory (textures.cpp).
+void forget_array(const cudaArray* array);
+
 }  // namespace cuemu::detail
 
 // The opaque cudaArray_t of the runtime: rows of width elements, height rows

@@ -42,6 +42,7 @@ struct texel_source {
     int dimensions;  // 1: linear memory or a 1D array; 2: pitched memory or a 2D array; 3
     bool linear_memory;
     texel_format format;
+    bool array_freed = false;  // cudaFreeArray took the array from under the object
 };
 
 struct texture_object {
@@ -283,6 +284,17 @@ const char* gone_or_never(unsigned long long handle) {
 
 }  // namespace
 
+void forget_array(const cudaArray* array) {
+    std::unique_lock<std::shared_mutex> hold(objects_lock);
+    auto over_array = [array](const cudaResourceDesc& r) {
+        return r.resType == cudaResourceTypeArray && r.res.array.array == array;
+    };
+    for (auto& entry : textures)
+        if (over_array(entry.second.resource)) entry.second.source.array_freed = true;
+    for (auto& entry : surfaces)
+        if (over_array(entry.second.resource)) entry.second.source.array_freed = true;
+}
+
 }  // namespace cuemu::detail
 
 namespace cuemu::texel {
@@ -307,6 +319,11 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
         refuse_fetch(site, what,
                      "create the texture object before the launch and destroy it only after "
                      "the kernels that read it have finished");
+    }
+    if (t.source.array_freed) {
+        std::snprintf(what, sizeof what,
+                      "the CUDA array of texture object %llu was freed (cudaFreeArray)", handle);
+        refuse_fetch(site, what, "free the array only after destroying the objects over it");
     }
     if (site.result_is_float != t.returns_float)
         refuse_fetch(site,
@@ -405,6 +422,11 @@ void surface_access(cudaSurfaceObject_t handle, int x_bytes, int y, int dimensio
         refuse_fetch(site, what,
                      "create the surface object before the launch and destroy it only after "
                      "the kernels that use it have finished");
+    }
+    if (s.array_freed) {
+        std::snprintf(what, sizeof what,
+                      "the CUDA array of surface object %llu was freed (cudaFreeArray)", handle);
+        refuse_fetch(site, what, "free the array only after destroying the objects over it");
     }
     const int element = s.format.element_bytes();
     if (site.result_bytes != element) {
