@@ -5,8 +5,11 @@
 // computation gets wrong), arrays copied in and out, surfaces written and read
 // with each boundary mode, and the errors CUDA gives for textures it refuses.
 // Genuine CUDA: nvcc compiles this file too (emu_tests_nvcc_compile_check).
+#include <channel_descriptor.h>
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
+#include <surface_types.h>
+#include <texture_types.h>
 
 #include <cmath>
 #include <cstdint>
