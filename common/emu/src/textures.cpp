@@ -1,5 +1,5 @@
 // textures.cpp - texture and surface objects: their creation on the host and
-// the fetches kernels make through them (tex1Dfetch, tex1D, tex2D,
+// the fetches kernels make through them (tex1Dfetch, tex1D, tex2D, tex3D,
 // surf1D/2Dread and write).
 //
 // A fetch follows the CUDA C++ Programming Guide's appendix on texture
@@ -13,7 +13,8 @@
 // asks for wrap, so this is common).
 //
 // Handles count up from 1 and are never reused, so a destroyed object used
-// in a kernel is found out and reported, not read.
+// in a kernel is found out and reported, not read; so is an object whose
+// CUDA array was freed.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -39,7 +40,7 @@ struct texel_source {
     long long height;
     long long depth;
     std::size_t slice_pitch;
-    int dimensions;  // 1: linear memory or a 1D array; 2: pitched memory or a 2D array; 3
+    int dimensions;  // 1: linear memory or a 1D array; 2: pitched memory or a 2D array; 3: a 3D array
     bool linear_memory;
     texel_format format;
     bool array_freed = false;  // cudaFreeArray took the array from under the object
@@ -278,8 +279,9 @@ void result_type_of(const texel::fetch_site& site, char* out, std::size_t size) 
                         site.line);
 }
 
-const char* gone_or_never(unsigned long long handle) {
-    return handle != 0 && handle <= last_handle ? "was destroyed" : "was never created";
+// Why a handle names no object; `newest` is the last handle made.
+const char* gone_or_never(unsigned long long handle, unsigned long long newest) {
+    return handle != 0 && handle <= newest ? "was destroyed" : "was never created";
 }
 
 }  // namespace
@@ -305,8 +307,10 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
            float z, const fetch_site& site, fetched* out) {
     texture_object t;
     bool found = false;
+    unsigned long long newest = 0;
     {
         std::shared_lock<std::shared_mutex> hold(objects_lock);
+        newest = last_handle;
         const auto at = textures.find(handle);
         if (at != textures.end()) {
             t = at->second;
@@ -315,7 +319,7 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
     }
     char what[256];
     if (!found) {
-        std::snprintf(what, sizeof what, "texture object %llu %s", handle, gone_or_never(handle));
+        std::snprintf(what, sizeof what, "texture object %llu %s", handle, gone_or_never(handle, newest));
         refuse_fetch(site, what,
                      "create the texture object before the launch and destroy it only after "
                      "the kernels that read it have finished");
@@ -408,8 +412,10 @@ void surface_access(cudaSurfaceObject_t handle, int x_bytes, int y, int dimensio
                     const fetch_site& site) {
     texel_source s{};
     bool found = false;
+    unsigned long long newest = 0;
     {
         std::shared_lock<std::shared_mutex> hold(objects_lock);
+        newest = last_handle;
         const auto at = surfaces.find(handle);
         if (at != surfaces.end()) {
             s = at->second.source;
@@ -418,7 +424,7 @@ void surface_access(cudaSurfaceObject_t handle, int x_bytes, int y, int dimensio
     }
     char what[256];
     if (!found) {
-        std::snprintf(what, sizeof what, "surface object %llu %s", handle, gone_or_never(handle));
+        std::snprintf(what, sizeof what, "surface object %llu %s", handle, gone_or_never(handle, newest));
         refuse_fetch(site, what,
                      "create the surface object before the launch and destroy it only after "
                      "the kernels that use it have finished");
