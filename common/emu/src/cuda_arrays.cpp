@@ -20,9 +20,12 @@ namespace cuemu::detail {
 namespace {
 
 std::mutex arrays_lock;
+// Never destroyed: arrays a program did not free stay reachable until the
+// process ends (a leak checker at exit sees them held), and a kernel still
+// running at exit finds the set whole.
 std::set<const cudaArray*>& live_arrays() {
-    static std::set<const cudaArray*> arrays;
-    return arrays;
+    static auto* arrays = new std::set<const cudaArray*>;
+    return *arrays;
 }
 
 bool is_device_kind_for_source(cudaMemcpyKind kind, const void* p) {

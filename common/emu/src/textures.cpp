@@ -58,8 +58,12 @@ struct surface_object {
 };
 
 std::shared_mutex objects_lock;
-std::map<unsigned long long, texture_object> textures;
-std::map<unsigned long long, surface_object> surfaces;
+// Never destroyed, like the array set (cuda_arrays.cpp): a kernel still
+// fetching while the process exits finds them whole.
+using texture_table = std::map<unsigned long long, texture_object>;
+using surface_table = std::map<unsigned long long, surface_object>;
+texture_table& textures = *new texture_table;
+surface_table& surfaces = *new surface_table;
 unsigned long long last_handle = 0;
 
 // A texture's base must be textureAlignment-aligned. A GPU's allocations
