@@ -32,8 +32,14 @@ refused clock-rate-field "clockRate" \
     'cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return prop.clockRate;'
 refused graph-child-node "cuemu does not emulate cudaGraphAddChildGraphNode" \
     'cudaGraph_t g; cudaGraphCreate(&g, 0); cudaGraphNode_t n; cudaGraphAddChildGraphNode(&n, g, nullptr, 0, g);'
-refused texture-objects "cuemu does not emulate cudaCreateTextureObject" \
-    'cudaCreateTextureObject(nullptr, nullptr, nullptr, nullptr);'
+refused pitched-3d "cuemu does not emulate cudaMalloc3D" \
+    'cudaPitchedPtr p; cudaMalloc3D(&p, make_cudaExtent(16, 4, 4));'
+refused tex2d-layered "cuemu does not emulate tex2DLayered \\(layered textures\\)" '}
+__global__ void sample(cudaTextureObject_t t, float* out) { *out = tex2DLayered<float>(t, 0.5f, 0.5f, 1); }
+int unused() {'
+refused texture-reference "texture references .* were removed in CUDA 12" '}
+texture<float, 2, cudaReadModeElementType> legacy_texture;
+int unused() {'
 refused driver-api "cuMemAlloc" \
     'cuMemAlloc(nullptr, 4);'
 # cuBLAS calls outside the emulator's subset, and the cuBLAS headers it does not have.

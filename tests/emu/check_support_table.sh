@@ -2,7 +2,8 @@
 # check_support_table.sh EMU_DIR - each support table in EMU_DIR/README.md
 # names exactly the calls the headers declare in its "emulated" column, and
 # exactly the calls the emulator refuses at build time in its "refused" column:
-#   runtime-support  include/cuemu/runtime.h, runtime_extra.h, graphs.h; not_emulated.h, graphs.h
+#   runtime-support  include/cuemu/runtime.h, runtime_extra.h, graphs.h, textures.h;
+#                    not_emulated.h, graphs.h
 #   cublas-support   include/cublas_v2.h; cuemu/cublas_not_emulated.h
 #   nccl-support     include/nccl.h; cuemu/nccl_not_emulated.h
 set -uo pipefail
@@ -37,7 +38,8 @@ check_table() {
 
 check_table runtime-support cuda "calls" \
     "$(grep -ohE '\bcuda[A-Z][A-Za-z0-9_]*\s*\(' "$emu/include/cuemu/runtime.h" \
-           "$emu/include/cuemu/runtime_extra.h" "$emu/include/cuemu/graphs.h" |
+           "$emu/include/cuemu/runtime_extra.h" "$emu/include/cuemu/graphs.h" \
+           "$emu/include/cuemu/textures.h" |
            sed -E 's/\s*\($//' | sort -u)" \
     "$(grep -ohE '^CUEMU_(REMOVED_IN_CUDA_13|NOT_EMULATED|GRAPH_CALL_NOT_EMULATED)\(cuda[A-Za-z0-9_]+' \
            "$emu/include/cuemu/not_emulated.h" "$emu/include/cuemu/graphs.h" | sed 's/.*(//' | sort -u)"

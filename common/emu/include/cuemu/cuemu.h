@@ -76,6 +76,7 @@
 #include "launch.h"
 #include "runtime_extra.h"
 #include "graphs.h"
+#include "textures.h"
 #include "not_emulated.h"
 
 #endif

@@ -1,7 +1,7 @@
 // cuemu/not_emulated.h - runtime calls that must not build: those CUDA 13
 // removed (nvcc 13 refuses them too; the message names the replacement), and
-// well-known ones the emulator does not have (texture and surface
-// objects, CUDA arrays, memory pools, IPC). Each is a function template whose
+// well-known ones the emulator does not have (3D arrays and copies,
+// IPC, ...). Each is a function template whose
 // body fails to compile with a message naming the call, so a program that
 // uses one stops at build time instead of running with a call that silently
 // does nothing. A runtime name found nowhere in the emulator is an undeclared
@@ -70,21 +70,7 @@ cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise, Device) {
 }
 
 // ---- not emulated ------------------------------------------------------------------
-CUEMU_NOT_EMULATED(cudaCreateTextureObject, "texture objects")
-CUEMU_NOT_EMULATED(cudaDestroyTextureObject, "texture objects")
-CUEMU_NOT_EMULATED(cudaCreateSurfaceObject, "surface objects")
-CUEMU_NOT_EMULATED(cudaDestroySurfaceObject, "surface objects")
-CUEMU_NOT_EMULATED(cudaCreateChannelDesc, "CUDA arrays and textures")
-CUEMU_NOT_EMULATED(cudaMallocArray, "CUDA arrays")
-CUEMU_NOT_EMULATED(cudaMalloc3DArray, "CUDA arrays")
-CUEMU_NOT_EMULATED(cudaFreeArray, "CUDA arrays")
-CUEMU_NOT_EMULATED(cudaMemcpyToArray, "CUDA arrays")
-CUEMU_NOT_EMULATED(cudaMemcpyFromArray, "CUDA arrays")
-CUEMU_NOT_EMULATED(cudaMemcpy2DToArray, "CUDA arrays")
-CUEMU_NOT_EMULATED(cudaMemcpy2DFromArray, "CUDA arrays")
 CUEMU_NOT_EMULATED(cudaMalloc3D, "3D pitched memory")
-CUEMU_NOT_EMULATED(cudaMemcpy3D, "3D copies")
-CUEMU_NOT_EMULATED(cudaMemcpy3DAsync, "3D copies")
 CUEMU_NOT_EMULATED(cudaMemset3D, "3D pitched memory")
 CUEMU_NOT_EMULATED(cudaIpcGetMemHandle, "sharing memory between processes")
 CUEMU_NOT_EMULATED(cudaIpcOpenMemHandle, "sharing memory between processes")

@@ -1,0 +1,578 @@
+// textures.cpp - texture and surface objects: their creation on the host and
+// the fetches kernels make through them (tex1Dfetch, tex1D, tex2D, tex3D,
+// surf1D/2Dread and write).
+//
+// A fetch follows the CUDA C++ Programming Guide's appendix on texture
+// fetching: coordinates are scaled when normalized; point filtering takes
+// the texel floor(x); linear filtering blends the texels around x - 0.5 with
+// a weight kept, as the texture unit keeps it, in 9-bit fixed point (8 bits
+// of fraction), so the weights are multiples of 1/256. Addresses outside the
+// texture are wrapped, mirrored, clamped or replaced by the border colour.
+// Wrap and mirror exist only for normalized coordinates; with texel
+// coordinates a GPU clamps, and so does the emulator (a zeroed descriptor
+// asks for wrap, so this is common).
+//
+// Handles count up from 1 and are never reused, so a destroyed object used
+// in a kernel is found out and reported, not read; so is an object whose
+// CUDA array was freed.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+
+#include "cuemu/builtins.h"
+#include "internal.h"
+#include "texture_internal.h"
+
+namespace cuemu::detail {
+namespace {
+
+constexpr std::size_t texture_alignment = 512;        // cudaDevAttrTextureAlignment
+constexpr std::size_t texture_pitch_alignment = 32;  // cudaDevAttrTexturePitchAlignment
+
+// What one object reads: rows of `width` elements, `pitch` bytes apart.
+struct texel_source {
+    unsigned char* base;
+    std::size_t pitch;
+    long long width;
+    long long height;
+    long long depth;
+    std::size_t slice_pitch;
+    int dimensions;  // 1: linear memory or a 1D array; 2: pitched memory or a 2D array; 3: a 3D array
+    bool linear_memory;
+    texel_format format;
+    bool array_freed = false;  // cudaFreeArray took the array from under the object
+};
+
+struct texture_object {
+    cudaResourceDesc resource;
+    cudaTextureDesc description;
+    texel_source source;
+    bool returns_float;
+};
+struct surface_object {
+    cudaResourceDesc resource;
+    texel_source source;
+};
+
+std::shared_mutex objects_lock;
+// Never destroyed, like the array set (cuda_arrays.cpp): a kernel still
+// fetching while the process exits finds them whole.
+using texture_table = std::map<unsigned long long, texture_object>;
+using surface_table = std::map<unsigned long long, surface_object>;
+texture_table& textures = *new texture_table;
+surface_table& surfaces = *new surface_table;
+unsigned long long last_handle = 0;
+
+// A texture's base must be textureAlignment-aligned. A GPU's allocations
+// start at least that aligned; the emulator's start wherever their end meets
+// a guard page, so the test is the offset from the allocation's start.
+bool aligned_for_texture(const void* p, std::size_t alignment) {
+    allocation_info where;
+    if (!find_allocation(p, &where) || where.freed) return false;
+    return static_cast<std::size_t>(static_cast<const char*>(p) - where.begin) % alignment == 0;
+}
+
+// Where the texels of an array are.
+texel_source array_source(cudaArray* a) {
+    return texel_source{a->bytes.data(), a->row_bytes(),
+                        static_cast<long long>(a->width), static_cast<long long>(a->height),
+                        static_cast<long long>(a->depth), a->slice_bytes(), a->dimensions,
+                        false, a->format};
+}
+
+cudaError_t source_of(const cudaResourceDesc& r, texel_source* out) {
+    switch (r.resType) {
+        case cudaResourceTypeArray: {
+            cudaArray* a = find_array(r.res.array.array);
+            if (!a) return record(cudaErrorInvalidResourceHandle);
+            *out = array_source(a);
+            return cudaSuccess;
+        }
+        case cudaResourceTypeLinear: {
+            const auto& l = r.res.linear;
+            texel_format format;
+            if (cudaError_t e = check_channel_format(l.desc, "cudaCreateTextureObject", &format))
+                return e;
+            if (!l.devPtr || l.sizeInBytes == 0 ||
+                !aligned_for_texture(l.devPtr, texture_alignment) ||
+                !is_device_range(l.devPtr, l.sizeInBytes))
+                return record(cudaErrorInvalidValue);
+            *out = texel_source{static_cast<unsigned char*>(l.devPtr), l.sizeInBytes,
+                                static_cast<long long>(l.sizeInBytes / format.element_bytes()),
+                                1, 1, l.sizeInBytes, 1, true, format};
+            return cudaSuccess;
+        }
+        case cudaResourceTypePitch2D: {
+            const auto& p = r.res.pitch2D;
+            texel_format format;
+            if (cudaError_t e = check_channel_format(p.desc, "cudaCreateTextureObject", &format))
+                return e;
+            if (!p.devPtr || p.width == 0 || p.height == 0 ||
+                !aligned_for_texture(p.devPtr, texture_alignment) ||
+                p.pitchInBytes % texture_pitch_alignment != 0 ||
+                p.width * format.element_bytes() > p.pitchInBytes ||
+                !is_device_range(p.devPtr, p.pitchInBytes * (p.height - 1) +
+                                               p.width * format.element_bytes()))
+                return record(cudaErrorInvalidValue);
+            *out = texel_source{static_cast<unsigned char*>(p.devPtr), p.pitchInBytes,
+                                static_cast<long long>(p.width), static_cast<long long>(p.height),
+                                1, p.pitchInBytes * p.height, 2, false, format};
+            return cudaSuccess;
+        }
+        case cudaResourceTypeMipmappedArray:
+            std::fprintf(stderr,
+                         "cuemu: cudaCreateTextureObject: mipmapped arrays are not emulated; "
+                         "build this program with nvcc for a GPU\n");
+            return record(cudaErrorNotSupported);
+    }
+    return record(cudaErrorInvalidValue);
+}
+
+// ---- reading one texel --------------------------------------------------------------------
+long long load_integer(const unsigned char* at, const texel_format& f) {
+    const bool is_signed = f.kind == cudaChannelFormatKindSigned;
+    switch (f.channel_bytes) {
+        case 1: {
+            std::uint8_t v;
+            std::memcpy(&v, at, 1);
+            return is_signed ? static_cast<std::int8_t>(v) : v;
+        }
+        case 2: {
+            std::uint16_t v;
+            std::memcpy(&v, at, 2);
+            return is_signed ? static_cast<std::int16_t>(v) : v;
+        }
+        default: {
+            std::uint32_t v;
+            std::memcpy(&v, at, 4);
+            return is_signed ? static_cast<std::int32_t>(v) : static_cast<long long>(v);
+        }
+    }
+}
+
+// An integer channel as the normalized float read mode gives it: unsigned
+// to [0, 1], signed to [-1, 1] (the most negative value also to -1).
+float normalized(long long v, const texel_format& f) {
+    const int bits = f.channel_bytes * 8;
+    if (f.kind == cudaChannelFormatKindUnsigned)
+        return static_cast<float>(v) / static_cast<float>((1ll << bits) - 1);
+    const float scaled = static_cast<float>(v) / static_cast<float>((1ll << (bits - 1)) - 1);
+    return scaled < -1.0f ? -1.0f : scaled;
+}
+
+void read_texel(const texture_object& t, long long x, long long y, long long z,
+                texel::fetched* out) {
+    const texel_source& s = t.source;
+    const unsigned char* at =
+        s.base + z * s.slice_pitch + y * s.pitch + x * s.format.element_bytes();
+    for (int c = 0; c < 4; ++c) {
+        out->f[c] = 0.0f;
+        out->i[c] = 0;
+    }
+    for (int c = 0; c < s.format.channels; ++c) {
+        const unsigned char* channel = at + c * s.format.channel_bytes;
+        if (s.format.kind == cudaChannelFormatKindFloat) {
+            std::memcpy(&out->f[c], channel, 4);
+        } else {
+            const long long v = load_integer(channel, s.format);
+            out->i[c] = v;
+            out->f[c] = normalized(v, s.format);
+        }
+    }
+    out->is_float = t.returns_float;
+}
+
+void border_texel(const texture_object& t, texel::fetched* out) {
+    for (int c = 0; c < 4; ++c) {
+        out->f[c] = t.description.borderColor[c];
+        out->i[c] = static_cast<long long>(t.description.borderColor[c]);
+    }
+    out->is_float = t.returns_float;
+}
+
+// Maps a texel index onto the texture by the address mode; false where the
+// border colour stands instead.
+bool address(long long i, long long size, cudaTextureAddressMode mode, bool normalized_coords,
+             long long* out) {
+    if (!normalized_coords && (mode == cudaAddressModeWrap || mode == cudaAddressModeMirror))
+        mode = cudaAddressModeClamp;
+    switch (mode) {
+        case cudaAddressModeWrap:
+            *out = ((i % size) + size) % size;
+            return true;
+        case cudaAddressModeMirror: {
+            const long long m = ((i % (2 * size)) + 2 * size) % (2 * size);
+            *out = m < size ? m : 2 * size - 1 - m;
+            return true;
+        }
+        case cudaAddressModeBorder:
+            *out = i;
+            return i >= 0 && i < size;
+        default:
+            *out = i < 0 ? 0 : (i >= size ? size - 1 : i);
+            return true;
+    }
+}
+
+void texel_at(const texture_object& t, long long i, long long j, long long k,
+              texel::fetched* out) {
+    const bool normalized_coords = t.description.normalizedCoords != 0;
+    const cudaTextureAddressMode* modes = t.description.addressMode;
+    long long x = 0, y = 0, z = 0;
+    if (!address(i, t.source.width, modes[0], normalized_coords, &x) ||
+        (t.source.dimensions >= 2 &&
+         !address(j, t.source.height, modes[1], normalized_coords, &y)) ||
+        (t.source.dimensions == 3 &&
+         !address(k, t.source.depth, modes[2], normalized_coords, &z))) {
+        border_texel(t, out);
+        return;
+    }
+    read_texel(t, x, y, z, out);
+}
+
+// A coordinate kept where floor() of it is a valid texel index (NaN to 0).
+float tame(float v) {
+    if (!(v == v)) return 0.0f;
+    return v < -1e9f ? -1e9f : (v > 1e9f ? 1e9f : v);
+}
+
+// Wrap and mirror act on a normalized coordinate first, as the Programming
+// Guide describes them: wrap keeps its fraction, mirror reflects every other
+// period. Texel indices that filtering then puts past an edge are wrapped or
+// reflected again by address().
+float fold_normalized(float u, cudaTextureAddressMode mode) {
+    const float whole = std::floor(u);
+    if (mode == cudaAddressModeWrap) return u - whole;
+    if (mode == cudaAddressModeMirror) {
+        const bool odd = std::fmod(whole, 2.0f) != 0.0f;
+        return odd ? 1.0f - (u - whole) : u - whole;
+    }
+    return u;
+}
+
+// The fraction of a filtered coordinate as the hardware keeps it: 8 bits.
+float nine_bit_weight(float fraction) { return std::round(fraction * 256.0f) / 256.0f; }
+
+// The T of the fetch's template, from the signature the header recorded.
+void result_type_of(const texel::fetch_site& site, char* out, std::size_t size) {
+    const char* from = std::strstr(site.result_type, "T = ");
+    if (!from) {
+        std::snprintf(out, size, "T");
+        return;
+    }
+    from += 4;
+    std::size_t n = std::strcspn(from, ";]");
+    std::snprintf(out, size, "%.*s", static_cast<int>(n), from);
+}
+
+// Stops the kernel; kernel_cannot_go_on does not return, so the caller holds
+// no lock and nothing with a destructor when it calls this.
+[[noreturn]] void refuse_fetch(const texel::fetch_site& site, const char* what,
+                               const char* hint) {
+    char type[128];
+    result_type_of(site, type, sizeof type);
+    char headline[256];
+    std::snprintf(headline, sizeof headline, "%s<%s> refused", site.call, type);
+    char indented[320];
+    std::snprintf(indented, sizeof indented, "  %s", what);
+    kernel_cannot_go_on(headline, indented, hint,
+                        "the result is undefined or the kernel stops with an error", site.file,
+                        site.line);
+}
+
+// Why a handle names no object; `newest` is the last handle made.
+const char* gone_or_never(unsigned long long handle, unsigned long long newest) {
+    return handle != 0 && handle <= newest ? "was destroyed" : "was never created";
+}
+
+}  // namespace
+
+void forget_array(const cudaArray* array) {
+    std::unique_lock<std::shared_mutex> hold(objects_lock);
+    auto over_array = [array](const cudaResourceDesc& r) {
+        return r.resType == cudaResourceTypeArray && r.res.array.array == array;
+    };
+    for (auto& entry : textures)
+        if (over_array(entry.second.resource)) entry.second.source.array_freed = true;
+    for (auto& entry : surfaces)
+        if (over_array(entry.second.resource)) entry.second.source.array_freed = true;
+}
+
+}  // namespace cuemu::detail
+
+namespace cuemu::texel {
+
+using namespace cuemu::detail;
+
+void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates, float x, float y,
+           float z, const fetch_site& site, fetched* out) {
+    texture_object t;
+    bool found = false;
+    unsigned long long newest = 0;
+    {
+        std::shared_lock<std::shared_mutex> hold(objects_lock);
+        newest = last_handle;
+        const auto at = textures.find(handle);
+        if (at != textures.end()) {
+            t = at->second;
+            found = true;
+        }
+    }
+    char what[256];
+    if (!found) {
+        std::snprintf(what, sizeof what, "texture object %llu %s", handle, gone_or_never(handle, newest));
+        refuse_fetch(site, what,
+                     "create the texture object before the launch and destroy it only after "
+                     "the kernels that read it have finished");
+    }
+    if (t.source.array_freed) {
+        std::snprintf(what, sizeof what,
+                      "the CUDA array of texture object %llu was freed (cudaFreeArray)", handle);
+        refuse_fetch(site, what, "free the array only after destroying the objects over it");
+    }
+    if (site.result_is_float != t.returns_float)
+        refuse_fetch(site,
+                     t.returns_float ? "this texture returns floating point (a float texture, "
+                                       "or the normalized float read mode), not integers"
+                                     : "this texture returns the integers it stores "
+                                       "(cudaReadModeElementType), not floating point",
+                     "ask for float types from a float or normalized texture, integer types "
+                     "otherwise");
+    if (integer_coordinates != t.source.linear_memory)
+        refuse_fetch(site,
+                     integer_coordinates ? "tex1Dfetch reads only textures over linear memory "
+                                           "(cudaResourceTypeLinear)"
+                                         : "textures over linear memory are read with "
+                                           "tex1Dfetch, by element index",
+                     "match the fetch to the texture's resource type");
+    if (dimensions != t.source.dimensions) {
+        std::snprintf(what, sizeof what, "the texture has %d dimension(s), the fetch %d",
+                      t.source.dimensions, dimensions);
+        refuse_fetch(site, what,
+                     "use tex1D for one-dimensional arrays, tex2D for two-dimensional ones and "
+                     "pitched memory, tex3D for three-dimensional arrays");
+    }
+    if (integer_coordinates) {
+        const long long index = static_cast<long long>(tame(x));
+        if (index < 0 || index >= t.source.width) {
+            // Outside the memory a linear texture reads zero.
+            for (int c = 0; c < 4; ++c) {
+                out->f[c] = 0.0f;
+                out->i[c] = 0;
+            }
+            out->is_float = t.returns_float;
+            return;
+        }
+        read_texel(t, index, 0, 0, out);
+        return;
+    }
+    float at[3] = {x, y, z};
+    const long long sizes[3] = {t.source.width, t.source.height, t.source.depth};
+    for (int d = 0; d < 3; ++d) {
+        at[d] = tame(d < dimensions ? at[d] : 0.5f);
+        if (t.description.normalizedCoords && d < dimensions)
+            at[d] = fold_normalized(at[d], t.description.addressMode[d]) *
+                    static_cast<float>(sizes[d]);
+    }
+    if (t.description.filterMode == cudaFilterModePoint) {
+        texel_at(t, static_cast<long long>(std::floor(at[0])),
+                 static_cast<long long>(std::floor(at[1])),
+                 static_cast<long long>(std::floor(at[2])), out);
+        return;
+    }
+    // Linear filtering: the 2, 4 or 8 texels around at - 0.5, weighted.
+    long long low[3] = {0, 0, 0};
+    float weight[3] = {0.0f, 0.0f, 0.0f};
+    for (int d = 0; d < dimensions; ++d) {
+        const float shifted = at[d] - 0.5f;
+        low[d] = static_cast<long long>(std::floor(shifted));
+        weight[d] = nine_bit_weight(shifted - std::floor(shifted));
+    }
+    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int corner = 0; corner < (1 << dimensions); ++corner) {
+        float w = 1.0f;
+        long long index[3];
+        for (int d = 0; d < 3; ++d) {
+            const bool high = (corner >> d) & 1;
+            index[d] = low[d] + (high ? 1 : 0);
+            if (d < dimensions) w *= high ? weight[d] : 1.0f - weight[d];
+        }
+        fetched texel;
+        texel_at(t, index[0], index[1], index[2], &texel);
+        for (int c = 0; c < 4; ++c) sum[c] += w * texel.f[c];
+    }
+    for (int c = 0; c < 4; ++c) {
+        out->f[c] = sum[c];
+        out->i[c] = 0;
+    }
+    out->is_float = true;
+}
+
+void surface_access(cudaSurfaceObject_t handle, int x_bytes, int y, int dimensions,
+                    cudaSurfaceBoundaryMode mode, void* value, bool is_write,
+                    const fetch_site& site) {
+    texel_source s{};
+    bool found = false;
+    unsigned long long newest = 0;
+    {
+        std::shared_lock<std::shared_mutex> hold(objects_lock);
+        newest = last_handle;
+        const auto at = surfaces.find(handle);
+        if (at != surfaces.end()) {
+            s = at->second.source;
+            found = true;
+        }
+    }
+    char what[256];
+    if (!found) {
+        std::snprintf(what, sizeof what, "surface object %llu %s", handle, gone_or_never(handle, newest));
+        refuse_fetch(site, what,
+                     "create the surface object before the launch and destroy it only after "
+                     "the kernels that use it have finished");
+    }
+    if (s.array_freed) {
+        std::snprintf(what, sizeof what,
+                      "the CUDA array of surface object %llu was freed (cudaFreeArray)", handle);
+        refuse_fetch(site, what, "free the array only after destroying the objects over it");
+    }
+    const int element = s.format.element_bytes();
+    if (site.result_bytes != element) {
+        std::snprintf(what, sizeof what, "the array's elements are %d bytes, the type %d bytes",
+                      element, site.result_bytes);
+        refuse_fetch(site, what, "read and write a type of the array's element size");
+    }
+    if (dimensions != s.dimensions) {
+        std::snprintf(what, sizeof what, "the surface's array has %d dimension(s), the access %d",
+                      s.dimensions, dimensions);
+        refuse_fetch(site, what,
+                     "use surf1D* for one-dimensional arrays and surf2D* for two-dimensional");
+    }
+    if (x_bytes % element != 0) {
+        std::snprintf(what, sizeof what, "x = %d is not a multiple of the %d-byte element",
+                      x_bytes, element);
+        refuse_fetch(site, what,
+                     "a surface's x coordinate counts bytes: multiply the element index by "
+                     "sizeof(element)");
+    }
+    long long x = x_bytes / element;
+    long long row = y;
+    const bool inside = x >= 0 && x < s.width && row >= 0 && row < s.height;
+    if (!inside) {
+        if (mode == cudaBoundaryModeZero) {
+            if (!is_write) std::memset(value, 0, element);
+            return;
+        }
+        if (mode == cudaBoundaryModeClamp) {
+            x = x < 0 ? 0 : (x >= s.width ? s.width - 1 : x);
+            row = row < 0 ? 0 : (row >= s.height ? s.height - 1 : row);
+        } else {
+            char headline[96];
+            std::snprintf(headline, sizeof headline, "%s outside the surface", site.call);
+            std::snprintf(what, sizeof what,
+                          "  (x = %d bytes, y = %d) is outside the array of %lld x %lld elements "
+                          "of %d bytes",
+                          x_bytes, y, s.width, s.height, element);
+            kernel_cannot_go_on(headline, what,
+                                "keep x below width * sizeof(element) and y below height, or "
+                                "pass cudaBoundaryModeClamp or cudaBoundaryModeZero",
+                                "cudaBoundaryModeTrap stops the kernel with an error", site.file, site.line);
+        }
+    }
+    unsigned char* at = s.base + row * s.pitch + x * element;
+    if (is_write)
+        std::memcpy(at, value, element);
+    else
+        std::memcpy(value, at, element);
+}
+
+}  // namespace cuemu::texel
+
+using namespace cuemu::detail;
+
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t* texture, const cudaResourceDesc* resource,
+                                    const cudaTextureDesc* description,
+                                    const cudaResourceViewDesc* view) {
+    if (cudaError_t e = context_status()) return e;
+    if (!texture || !resource || !description) return record(cudaErrorInvalidValue);
+    if (view) {
+        std::fprintf(stderr, "cuemu: cudaCreateTextureObject: resource views are not emulated; "
+                             "pass nullptr\n");
+        return record(cudaErrorNotSupported);
+    }
+    texture_object made{*resource, *description, {}, false};
+    if (cudaError_t e = source_of(*resource, &made.source)) return e;
+    const texel_format& f = made.source.format;
+    const bool integer = f.kind != cudaChannelFormatKindFloat;
+    if (integer && f.channel_bytes == 4 &&
+        description->readMode == cudaReadModeNormalizedFloat)
+        return record(cudaErrorInvalidNormSetting);
+    made.returns_float = !integer || description->readMode == cudaReadModeNormalizedFloat;
+    // Filtering blends values, so it needs floating-point results.
+    if (description->filterMode == cudaFilterModeLinear && !made.returns_float)
+        return record(cudaErrorInvalidFilterSetting);
+    if (description->filterMode != cudaFilterModePoint &&
+        description->filterMode != cudaFilterModeLinear)
+        return record(cudaErrorInvalidValue);
+    std::unique_lock<std::shared_mutex> hold(objects_lock);
+    *texture = ++last_handle;
+    textures.emplace(*texture, made);
+    return cudaSuccess;
+}
+
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texture) {
+    if (cudaError_t e = context_status()) return e;
+    std::unique_lock<std::shared_mutex> hold(objects_lock);
+    if (textures.erase(texture) == 0) return record(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc* resource,
+                                             cudaTextureObject_t texture) {
+    std::shared_lock<std::shared_mutex> hold(objects_lock);
+    const auto found = textures.find(texture);
+    if (!resource || found == textures.end()) return record(cudaErrorInvalidValue);
+    *resource = found->second.resource;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* description,
+                                            cudaTextureObject_t texture) {
+    std::shared_lock<std::shared_mutex> hold(objects_lock);
+    const auto found = textures.find(texture);
+    if (!description || found == textures.end()) return record(cudaErrorInvalidValue);
+    *description = found->second.description;
+    return cudaSuccess;
+}
+
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* surface,
+                                    const cudaResourceDesc* resource) {
+    if (cudaError_t e = context_status()) return e;
+    if (!surface || !resource) return record(cudaErrorInvalidValue);
+    if (resource->resType != cudaResourceTypeArray) return record(cudaErrorInvalidValue);
+    cudaArray* a = find_array(resource->res.array.array);
+    if (!a) return record(cudaErrorInvalidResourceHandle);
+    if (!(a->flags & cudaArraySurfaceLoadStore)) return record(cudaErrorInvalidValue);
+    std::unique_lock<std::shared_mutex> hold(objects_lock);
+    *surface = ++last_handle;
+    surfaces.emplace(*surface, surface_object{*resource, array_source(a)});
+    return cudaSuccess;
+}
+
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surface) {
+    if (cudaError_t e = context_status()) return e;
+    std::unique_lock<std::shared_mutex> hold(objects_lock);
+    if (surfaces.erase(surface) == 0) return record(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc* resource,
+                                             cudaSurfaceObject_t surface) {
+    std::shared_lock<std::shared_mutex> hold(objects_lock);
+    const auto found = surfaces.find(surface);
+    if (!resource || found == surfaces.end()) return record(cudaErrorInvalidValue);
+    *resource = found->second.resource;
+    return cudaSuccess;
+}
