@@ -313,7 +313,7 @@ function(_tutorial_nvcc_program_only)
     # compiler (--ptx) prove it is CUDA, and the solution's full build (host
     # compiler, ptxas, link) proves the rest for both. About half of an
     # exercise's nvcc time (lesson 22's library_way.cu: 16.6 CPU seconds
-    # instead of 34.4 on the 2-core CI machine).
+    # instead of 34.4 on the 2-core development machine).
     add_library(${program} OBJECT ${sources})
     set_target_properties(${program} PROPERTIES CUDA_PTX_COMPILATION ON)
   else()
