@@ -67,13 +67,20 @@ std::size_t distinct_units(const memory_request& r, std::uint32_t lanes, unsigne
                            const std::uint64_t** result) {
     std::size_t n = 0;
     bool overflow = false, rising = true;
-    std::uint64_t previous = 0;
     for (std::uint32_t m = r.mask & lanes; m; m &= m - 1) {
         const std::uintptr_t a = r.address[__builtin_ctz(m)];
-        const std::uint64_t first = a >> shift, last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> shift;
-        if (first < previous) rising = false;
-        previous = last;
-        if (!overflow && n + (last - first + 1) > local_units) {
+        std::uint64_t first = a >> shift;
+        const std::uint64_t last = (a + std::max<std::uint32_t>(r.size, 1) - 1) >> shift;
+        // While the lanes' addresses rise, the units so far are sorted and
+        // distinct: a lane's units that the previous lanes already touched
+        // are skipped here instead of sorted out at the end.
+        if (rising && (overflow || n)) {
+            const std::uint64_t newest = overflow ? wide.back() : out[n - 1];
+            if (first < newest) rising = false;     // sorted out at the end
+            else if (first == newest) ++first;      // the previous lane's last unit
+        }
+        const std::uint64_t count = first <= last ? last - first + 1 : 0;
+        if (!overflow && n + count > local_units) {
             overflow = true;
             wide.assign(out, out + n);
         }
@@ -84,8 +91,9 @@ std::size_t distinct_units(const memory_request& r, std::uint32_t lanes, unsigne
     }
     std::uint64_t* begin = overflow ? wide.data() : out;
     std::uint64_t* end = overflow ? wide.data() + wide.size() : out + n;
-    if (!rising) std::sort(begin, end);
     *result = begin;
+    if (rising) return static_cast<std::size_t>(end - begin);
+    std::sort(begin, end);
     return static_cast<std::size_t>(std::unique(begin, end) - begin);
 }
 
@@ -174,12 +182,9 @@ inline __attribute__((always_inline)) worker_profile& worker() {
     return *tls_worker_profile;
 }
 
-std::uint32_t site_id(worker_profile& w, const void* pc, memory_space space, profile_op op) {
-    const std::uintptr_t key = reinterpret_cast<std::uintptr_t>(pc) * 4 + space;
-    // A kernel's loop alternates between a few instructions: a small
-    // direct-mapped cache in front of the map answers most lookups.
-    site_cache_entry& cached = w.cache[(key >> 2) % site_cache_size];
-    if (cached.key == key) return cached.id;
+// A site seen for the first time on this worker (or missing from the cache).
+__attribute__((noinline)) std::uint32_t site_id_slow(worker_profile& w, std::uintptr_t key, const void* pc,
+                                                     memory_space space, profile_op op) {
     auto [it, added] = w.site_ids.emplace(key, static_cast<std::uint32_t>(w.sites.size()));
     if (added) {
         w.sites.push_back({pc, space, op});
@@ -188,9 +193,19 @@ std::uint32_t site_id(worker_profile& w, const void* pc, memory_space space, pro
         t.op = op;
         w.totals.push_back(t);
     }
+    site_cache_entry& cached = w.cache[(key >> 2) % site_cache_size];
     cached.key = key;
     cached.id = it->second;
     return it->second;
+}
+
+inline std::uint32_t site_id(worker_profile& w, const void* pc, memory_space space, profile_op op) {
+    const std::uintptr_t key = reinterpret_cast<std::uintptr_t>(pc) * 4 + space;
+    // A kernel's loop alternates between a few instructions: a small
+    // direct-mapped cache in front of the map answers most lookups.
+    const site_cache_entry& cached = w.cache[(key >> 2) % site_cache_size];
+    if (__builtin_expect(cached.key == key, 1)) return cached.id;
+    return site_id_slow(w, key, pc, space, op);
 }
 
 void count_request(worker_profile& w, std::uint32_t id, const memory_request& r) {
@@ -352,32 +367,12 @@ void profile_worker_idle() {
     std::fill(w.variable_touched.begin(), w.variable_touched.end(), 0);
 }
 
-void profile_access(const void* p, std::size_t size, profile_op op, const void* pc) {
-    worker_profile& w = worker();
-    if (!w.block_open) return;
-    const auto a = reinterpret_cast<std::uintptr_t>(p);
-    memory_space space;
-    if (a >= w.device_low && a < w.device_high) {
-        space = space_global;
-    } else if (a >= w.dynamic_begin && a < w.dynamic_end) {
-        space = space_shared;
-    } else if (a >= w.layout.begin && a < w.layout.end) {
-        // Inside the __shared__ variables' section: which variable, if any
-        // (the gaps hold other thread-locals, such as threadIdx itself).
-        for (std::uintptr_t known : w.not_shared)
-            if (known == a) return;
-        const auto& vars = w.layout.variables;
-        auto it = std::upper_bound(vars.begin(), vars.end(), a,
-                                   [](std::uintptr_t x, const shared_layout::range& r) { return x < r.begin; });
-        if (it == vars.begin() || a >= std::prev(it)->end) {
-            w.not_shared[w.next_not_shared++ % worker_profile::not_shared_slots] = a;
-            return;
-        }
-        w.variable_touched[static_cast<std::size_t>(std::prev(it) - vars.begin())] = 1;
-        space = space_shared;
-    } else {
-        return;  // the thread's own stack, a host or constant variable
-    }
+namespace {
+// The access appended to its lane's log. Out of line, so that the accesses
+// profile_access turns away (a kernel's parameters, its stack) cost only a
+// few comparisons and no saved registers.
+__attribute__((noinline)) void log_access(worker_profile& w, std::uintptr_t a, std::size_t size,
+                                          memory_space space, profile_op op, const void* pc) {
     const uint3 idx = tls_thread_idx;
     const dim3 dim = tls_thread_cursor.dim;
     const unsigned thread = idx.x + dim.x * (idx.y + dim.y * idx.z);
@@ -385,6 +380,48 @@ void profile_access(const void* p, std::size_t size, profile_op op, const void* 
     const unsigned lane = thread & 31;
     warp.lanes_used |= 1u << lane;
     warp.log[lane].push_back({a, site_id(w, pc, space, op), static_cast<std::uint32_t>(size)});
+}
+}  // namespace
+
+namespace {
+// Whether an address inside the __shared__ variables' section belongs to a
+// variable (the gaps hold other thread-locals, such as threadIdx itself);
+// marks the variable touched. Out of line: most accesses never come here.
+__attribute__((noinline)) bool in_shared_variable(worker_profile& w, std::uintptr_t a) {
+    for (std::uintptr_t known : w.not_shared)
+        if (known == a) return false;
+    const auto& vars = w.layout.variables;
+    auto it = std::upper_bound(vars.begin(), vars.end(), a,
+                               [](std::uintptr_t x, const shared_layout::range& r) { return x < r.begin; });
+    if (it == vars.begin() || a >= std::prev(it)->end) {
+        w.not_shared[w.next_not_shared++ % worker_profile::not_shared_slots] = a;
+        return false;
+    }
+    w.variable_touched[static_cast<std::size_t>(std::prev(it) - vars.begin())] = 1;
+    return true;
+}
+}  // namespace
+
+// Called for every load and store of a profiled kernel: kept short, the rest
+// of the work waits for the block's end (finish_block).
+void profile_access(const void* p, std::size_t size, profile_op op, const void* pc) {
+    // No profile yet on this worker: it has not begun a profiled block.
+    worker_profile* wp = tls_worker_profile;
+    if (!wp || !wp->block_open) return;
+    worker_profile& w = *wp;
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    memory_space space;
+    if (a >= w.device_low && a < w.device_high) {
+        space = space_global;
+    } else if (a >= w.dynamic_begin && a < w.dynamic_end) {
+        space = space_shared;
+    } else if (a >= w.layout.begin && a < w.layout.end) {
+        if (!in_shared_variable(w, a)) return;
+        space = space_shared;
+    } else {
+        return;  // the thread's own stack, a host or constant variable
+    }
+    log_access(w, a, size, space, op, pc);
 }
 
 }  // namespace cuemu::detail

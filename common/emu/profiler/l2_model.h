@@ -27,9 +27,9 @@ public:
     void reset(double l2_bytes) {
         const std::uint64_t sectors = l2_bytes > 0 ? std::uint64_t(l2_bytes) / 32 : 1024;
         sets_ = std::max<std::uint64_t>(1, sectors / ways);
-        if (lines_.size() != sets_ * ways) lines_.assign(sets_ * ways, line{});
-        if (stamps_.size() != sets_) stamps_.assign(sets_, 0);
-        ++generation_;  // every line of an older generation is empty: no clearing per launch
+        if (tags_.size() != sets_ * ways) tags_.assign(sets_ * ways, 0);
+        if (sets_info_.size() != sets_) sets_info_.assign(sets_, set_info{});
+        ++generation_;  // every set of an older generation is empty: no clearing per launch
         reads_ = writes_ = 0;
     }
 
@@ -37,37 +37,54 @@ public:
         // A sector touched again before anything else touched its set is
         // still that set's most recently used line: nothing would change
         // (unless a write finds it clean). A warp's loop meets the same few
-        // sectors again and again; this spares each a walk through 16 ways.
+        // sectors again and again; this spares each a look at the set.
         recent& r = recent_[sector % recent_slots];
-        if (r.generation == generation_ && r.sector == sector && stamps_[r.set] == r.stamp && (r.dirty || !write))
+        if (r.generation == generation_ && r.sector == sector && sets_info_[r.set].stamp == r.stamp &&
+            (r.dirty || !write))
             return;
         const std::uint64_t set = (hash(sector / run) * run + sector % run) % sets_;
-        line* l = &lines_[set * ways];
-        const std::uint32_t now = ++stamps_[set];
-        r = recent{sector, set, generation_, now, write};
-        line* victim = l;
-        for (unsigned w = 0; w < ways; ++w) {
-            if (l[w].generation == generation_ && (l[w].tag >> 1) == sector) {
-                l[w].used = now;
-                l[w].tag |= write;
-                r.dirty = l[w].tag & 1;
-                return;
-            }
-            if (l[w].generation != generation_) victim = &l[w];
-            else if (victim->generation == generation_ && l[w].used < victim->used) victim = &l[w];
+        set_info& info = sets_info_[set];
+        if (info.generation != generation_) {  // first touch of this set in this launch
+            info.generation = generation_;
+            info.filled = 0;
         }
-        if (victim->generation == generation_ && (victim->tag & 1)) ++writes_;
-        if (!write) ++reads_;
-        *victim = line{sector << 1 | write, generation_, now};
+        // The set's lines, most recently used first: the first `filled` ways
+        // hold this launch's lines (none is emptied before the launch ends).
+        std::uint64_t* tags = &tags_[set * ways];
+        r = recent{sector, set, generation_, ++info.stamp, write};
+        unsigned w = 0;
+        while (w < info.filled && (tags[w] >> 1) != sector) ++w;
+        std::uint64_t tag;
+        if (w < info.filled) {  // a hit: to the front, dirty if written
+            tag = tags[w] | write;
+        } else {  // a miss: the least recently used line goes when the set is full
+            if (info.filled < ways) {
+                w = info.filled++;
+            } else {
+                w = ways - 1;
+                if (tags[w] & 1) ++writes_;  // written back to DRAM
+            }
+            if (!write) ++reads_;  // a write allocates without reading
+            tag = sector << 1 | write;
+        }
+        std::copy_backward(tags, tags + w, tags + w + 1);
+        tags[0] = tag;
+        r.dirty = tag & 1;
     }
 
     // Writes back what is dirty (the end of the launch).
     void flush() {
-        for (line& l : lines_)
-            if (l.generation == generation_ && (l.tag & 1)) {
-                ++writes_;
-                l.tag &= ~std::uint64_t(1);
+        for (std::uint64_t set = 0; set < sets_; ++set) {
+            const set_info& info = sets_info_[set];
+            if (info.generation != generation_) continue;
+            for (unsigned w = 0; w < info.filled; ++w) {
+                std::uint64_t& tag = tags_[set * ways + w];
+                if (tag & 1) {
+                    ++writes_;
+                    tag &= ~std::uint64_t(1);
+                }
             }
+        }
     }
 
     std::uint64_t dram_read_bytes() const { return reads_ * 32; }
@@ -75,10 +92,10 @@ public:
 
 private:
     static constexpr unsigned ways = 16, run = 64;
-    struct line {                // 16 bytes: a set's 16 ways are four cache lines
-        std::uint64_t tag = 0;   // sector << 1 | dirty
-        std::uint32_t generation = 0;
-        std::uint32_t used = 0;
+    struct set_info {
+        std::uint32_t stamp = 0;       // counts the set's accesses (recent_ compares it)
+        std::uint32_t generation = 0;  // the launch whose lines the set holds
+        std::uint32_t filled = 0;      // ways 0 .. filled-1 hold lines of that launch
     };
     static std::uint64_t hash(std::uint64_t s) {
         s ^= s >> 17;
@@ -93,8 +110,8 @@ private:
         bool dirty = false;
     };
     recent recent_[recent_slots];
-    std::vector<line> lines_;
-    std::vector<std::uint32_t> stamps_;
+    std::vector<std::uint64_t> tags_;  // [set * ways + way]: sector << 1 | dirty, most recent first
+    std::vector<set_info> sets_info_;
     std::uint64_t sets_ = 1;
     std::uint32_t generation_ = 0;
     std::uint64_t reads_ = 0, writes_ = 0;
