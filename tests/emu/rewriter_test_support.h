@@ -88,7 +88,7 @@ inline std::string ref_in_macro(const std::string& callee) {
 inline std::string launch_of(const std::string& callee, const std::string& cfg, const std::string& args) {
     return "::cuemu::launch(::cuemu::launch_site{\"" + callee +
            "\", __FILE__, __LINE__}, ::cuemu::launch_config(" + cfg +
-           "), [=](auto&&... cuemu_args_) { " + callee + "(cuemu_args_...); }" + ref_of(callee) +
+           "), [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { " + callee + "(cuemu_args_...); }" + ref_of(callee) +
            (args.empty() ? "" : ", " + args) + ")";
 }
 
@@ -151,6 +151,7 @@ template <class Fast>
 struct fast_body { Fast body; };
 template <class Fast>
 fast_body(Fast) -> fast_body<Fast>;
+#define CUEMU_BODY_ATTRIBUTES __attribute__((no_sanitize("thread")))
 #define CUEMU_FAST_BODY(twin) ::cuemu::fast_body{[=](auto&&... cuemu_args_) \
     __attribute__((no_sanitize("thread"))) -> decltype(twin(cuemu_args_...)) { twin(cuemu_args_...); }}
 template <typename F, typename R, typename Fast, typename... A>

@@ -3,7 +3,7 @@
 // cuemu-rewrite turns   k<<<grid, block, shmem, stream>>>(a, b)   into
 //   ::cuemu::launch(::cuemu::launch_site{"k", __FILE__, __LINE__},
 //                   ::cuemu::launch_config(grid, block, shmem, stream),
-//                   [=](auto&&... cuemu_args_) { k(cuemu_args_...); },
+//                   [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { k(cuemu_args_...); },
 //                   ::cuemu::kernel_ref([=](auto cuemu_fp_) -> decltype(...) {...}), a, b)
 // The launch returns before the kernel runs: launches are asynchronous, as on
 // a GPU. Pointers into host memory among the arguments are screened (below).
@@ -273,6 +273,16 @@ struct no_fast_body {};
     }
 #else
 #define CUEMU_FAST_BODY(twin) ::cuemu::no_fast_body{}
+#endif
+// The launch's own lambda, which calls the instrumented kernel: left
+// uninstrumented itself, so that GCC calls the kernel instead of inlining it
+// (it inlines nothing across a difference in sanitizer attributes) and the
+// kernel's parameters reach it as values, not as loads through the lambda's
+// references that would each call a hook (the race check, the profiler).
+#if defined(__SANITIZE_THREAD__)
+#define CUEMU_BODY_ATTRIBUTES __attribute__((no_sanitize("thread")))
+#else
+#define CUEMU_BODY_ATTRIBUTES
 #endif
 
 template <class Body, class Resolver, class... Args>
