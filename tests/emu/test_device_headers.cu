@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include "device_buffer.h"
@@ -554,4 +555,38 @@ TEST_CASE("math-constants") {
     CHECK(b[8] == 0x0000000000000001ull);
     CHECK(CUDART_PI_F == 3.14159265f);
     CHECK(CUDART_PI == 3.141592653589793);
+}
+
+// ---- clock() ---------------------------------------------------------------------------
+// One clock() serves host and device code, as in CUDA: in a kernel it reads the
+// device's 32-bit cycle counter (the low bits of clock64(), which counts cycles
+// of the same clock), on the host the C library's processor time.
+__global__ void read_clocks(unsigned long long* before, long long* during, unsigned long long* after) {
+    *before = clock64();
+    *during = clock();
+    *after = clock64();
+}
+
+TEST_CASE("clock") {
+    device_buffer<unsigned long long> before(1), after(1);
+    device_buffer<long long> during(1);
+    read_clocks<<<1, 1>>>(before.ptr, during.ptr, after.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const unsigned long long b = before.read()[0], a = after.read()[0];
+    const long long d = during.read()[0];
+    CHECK(d >= 0);
+    CHECK(d <= 0xffffffffLL);  // 32 bits wide
+    // Between the two 64-bit readings, modulo 2^32 (the counter wraps).
+    const unsigned low_before = static_cast<unsigned>(b), low_during = static_cast<unsigned>(d);
+    CHECK(a >= b);
+    CHECK(static_cast<unsigned>(low_during - low_before) <= a - b);
+
+    // On the host: processor time in CLOCKS_PER_SEC, not a cycle counter.
+    timespec t0, t1;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+    const long long host = clock();
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+    const long long per_ns = 1000000000LL / CLOCKS_PER_SEC;
+    CHECK(host >= (t0.tv_sec * 1000000000LL + t0.tv_nsec) / per_ns);
+    CHECK(host <= (t1.tv_sec * 1000000000LL + t1.tv_nsec) / per_ns);
 }

@@ -466,10 +466,11 @@ inline float __uint_as_float(unsigned int i) { float x; std::memcpy(&x, &i, 4); 
 inline long long __double_as_longlong(double x) { long long i; std::memcpy(&i, &x, 8); return i; }
 inline double __longlong_as_double(long long i) { double x; std::memcpy(&x, &i, 8); return x; }
 
-// clock64() counts the GPU's clock cycles; here it counts nanoseconds of the
-// host's monotonic clock, so busy-waits and timings inside a kernel still
-// measure something real. (CUDA's 32-bit clock() is not offered: it would
-// clash with the C library's clock().)
+// clock64() counts the GPU's clock cycles; here it counts cycles of the
+// device's nominal 1 GHz clock (cudaDevAttrClockRate), that is nanoseconds of
+// the host's monotonic clock, so busy-waits and timings inside a kernel still
+// measure something real. CUDA's 32-bit clock() is the C library's name, so
+// it is defined in the library instead (src/device_clock.cpp).
 inline long long clock64() {
     timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
