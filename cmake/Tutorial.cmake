@@ -461,8 +461,8 @@ function(tutorial_lesson)
   set(mpi_ranks "")
   if("mpi" IN_LIST libraries)
     # MPI is optional: without it this lesson is left out, the rest builds.
-    find_package(MPI COMPONENTS CXX QUIET)
-    if(NOT MPI_CXX_FOUND OR NOT MPIEXEC_EXECUTABLE)
+    tutorial_find_mpi()
+    if(NOT TUTORIAL_HAVE_MPI)
       if(variant STREQUAL "exercise")
         message(STATUS "lesson ${folder}: NOT BUILT, its tests not registered: MPI was not found "
                        "(Debian/Ubuntu: sudo apt-get install openmpi-bin libopenmpi-dev; macOS: "
