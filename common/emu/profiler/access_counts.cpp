@@ -174,11 +174,24 @@ struct worker_profile {
     std::uint64_t block = 0;  // the block running, numbered in launch order
 };
 
-// Each worker's own, made at its first profiled block and kept (a worker
-// lives as long as the process).
+// Each worker's own, made at its first profiled block and kept until the
+// worker's thread ends (the pool's threads end when the program exits): the
+// owner's destructor, registered when the profile is made, frees it then.
 __thread worker_profile* tls_worker_profile = nullptr;
+struct worker_profile_owner {
+    ~worker_profile_owner() {
+        delete tls_worker_profile;
+        tls_worker_profile = nullptr;
+    }
+};
+thread_local worker_profile_owner tls_worker_profile_owner;
+__attribute__((noinline)) worker_profile& make_worker_profile() {
+    (void)&tls_worker_profile_owner;  // its first use on this thread registers the destructor
+    tls_worker_profile = new worker_profile;
+    return *tls_worker_profile;
+}
 inline __attribute__((always_inline)) worker_profile& worker() {
-    if (__builtin_expect(!tls_worker_profile, 0)) tls_worker_profile = new worker_profile;
+    if (__builtin_expect(!tls_worker_profile, 0)) return make_worker_profile();
     return *tls_worker_profile;
 }
 
@@ -381,9 +394,7 @@ __attribute__((noinline)) void log_access(worker_profile& w, std::uintptr_t a, s
     warp.lanes_used |= 1u << lane;
     warp.log[lane].push_back({a, site_id(w, pc, space, op), static_cast<std::uint32_t>(size)});
 }
-}  // namespace
 
-namespace {
 // Whether an address inside the __shared__ variables' section belongs to a
 // variable (the gaps hold other thread-locals, such as threadIdx itself);
 // marks the variable touched. Out of line: most accesses never come here.
