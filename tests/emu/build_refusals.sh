@@ -55,6 +55,13 @@ int unused() {'
 refused cublas-legacy "cuemu does not emulate the legacy cuBLAS API" '}
 #include <cublas.h>
 int unused() {'
+# Toolkit headers of what the emulator does not have.
+refused cuda-fp8 "cuemu does not emulate the FP8 types of <cuda_fp8.h>" '}
+#include <cuda_fp8.h>
+int unused() {'
+refused occupancy-calculator "cuemu does not emulate the occupancy calculator of <cuda_occupancy.h>" '}
+#include <cuda_occupancy.h>
+int unused() {'
 # NCCL calls outside the emulator's subset.
 refused nccl-alltoall "cuemu's NCCL does not have ncclAlltoAll" '}
 #include <nccl.h>

@@ -10,7 +10,11 @@
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
+#include <driver_functions.h>
 #include <driver_types.h>
+#include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtCudaRt.h>
+#include <sm_60_atomic_functions.h>
 
 #include "stderr_capture.h"
 
@@ -39,6 +43,44 @@ TEST_CASE("sample helpers: compute mode, clock rate, version") {
     CHECK(version == CUDART_VERSION);
     CHECK(cudaProfilerStart() == cudaSuccess);
     CHECK(cudaProfilerStop() == cudaSuccess);
+}
+
+// ---- NVTX: annotations no tool reads ----------------------------------------------------
+// Without a profiler attached (always, on the emulator; on a GPU, a run without
+// Nsight), NVTX calls do nothing and say so with NVTX's "no tool" values.
+TEST_CASE("NVTX ranges, marks and names build and answer as without a tool") {
+    nvtxEventAttributes_t attributes = {};
+    attributes.version = NVTX_VERSION;
+    attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    attributes.colorType = NVTX_COLOR_ARGB;
+    attributes.color = 0xff00ff00u;
+    attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    attributes.message.ascii = "step";
+    attributes.payloadType = NVTX_PAYLOAD_TYPE_DOUBLE;
+    attributes.payload.dValue = 0.5;
+    CHECK(attributes.size == sizeof(nvtxEventAttributes_t));
+    CHECK(nvtxRangePushA("forward") == NVTX_NO_PUSH_POP_TRACKING);
+    CHECK(nvtxRangePushEx(&attributes) == NVTX_NO_PUSH_POP_TRACKING);
+    CHECK(nvtxRangePop() == NVTX_NO_PUSH_POP_TRACKING);
+    CHECK(nvtxRangePop() == NVTX_NO_PUSH_POP_TRACKING);
+    nvtxMarkA("here");
+    const nvtxRangeId_t range = nvtxRangeStartA("copy");
+    CHECK(range == 0);
+    nvtxRangeEnd(range);
+    nvtxDomainHandle_t domain = nvtxDomainCreateA("tutorial");
+    CHECK(domain == nullptr);
+    CHECK(nvtxDomainRangePushEx(domain, &attributes) == NVTX_NO_PUSH_POP_TRACKING);
+    CHECK(nvtxDomainRangePop(domain) == NVTX_NO_PUSH_POP_TRACKING);
+    nvtxDomainDestroy(domain);
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    nvtxNameCudaStreamA(stream, "copies");
+    nvtxNameCudaDeviceA(0, "the device");
+    CHECK(cudaStreamDestroy(stream) == cudaSuccess);
+    // The toolkit's umbrella headers included above (driver_functions.h and
+    // friends) bring what they have in CUDA.
+    const cudaExtent extent = make_cudaExtent(4, 2, 1);
+    CHECK(extent.width * extent.height * extent.depth == 8);
 }
 
 // ---- every device attribute ---------------------------------------------------------
