@@ -45,29 +45,38 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 work=$(mktemp -d "${TMPDIR:-/tmp}/emu-speed.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# build FILE: the benchmark program
-build() {
+# The yardstick loops, which the emulator's benchmark and PoCL's both link.
+build_yardsticks() {
     g++ -O2 -fopenmp -c "$ROOT/tools/emu-speed-cpu.cpp" -o "$work/emu-speed-cpu.o"
+}
+# build FILE: the emulator's benchmark program
+build() {
     "$ROOT/bin/nvcc-emu" "$ROOT/tools/emu-speed.cu" "$ROOT/tools/emu-speed-vadd.cu" \
         "$work/emu-speed-cpu.o" -lgomp -o "$1"
 }
+# PoCL's, where the system has the OpenCL headers, the ICD loader and a platform:
+# a one-line program that needs all three decides, so that a missing package
+# skips PoCL while a mistake in tools/emu-speed-opencl.cpp still fails loudly.
+build_pocl() {
+    printf '#include <CL/cl.h>\nint main(void) { cl_uint n = 0; return clGetPlatformIDs(0, 0, &n) != CL_SUCCESS || n == 0; }\n' \
+        >"$work/probe.c"
+    if gcc -DCL_TARGET_OPENCL_VERSION=120 "$work/probe.c" -lOpenCL -o "$work/probe" 2>/dev/null && "$work/probe"; then
+        g++ -O2 -fopenmp -I"$ROOT/common" "$ROOT/tools/emu-speed-opencl.cpp" "$work/emu-speed-cpu.o" \
+            -lOpenCL -o "$work/emu-speed-opencl"
+    fi
+}
+build_yardsticks
 if [ -n "$build_only" ]; then
     build "$build_only"
     exit 0
 fi
+# Both at once: the second core would otherwise wait through the emulator's build.
+build_pocl &
+pocl_build=$!
 build "$work/emu-speed"
-
-# PoCL, where the system has the OpenCL headers, the ICD loader and a platform:
-# a one-line program that needs all three decides, so that a missing package
-# skips PoCL while a mistake in tools/emu-speed-opencl.cpp still fails loudly.
+wait "$pocl_build" || { echo "emu-speed: tools/emu-speed-opencl.cpp does not build" >&2; exit 1; }
 pocl=""
-printf '#include <CL/cl.h>\nint main(void) { cl_uint n = 0; return clGetPlatformIDs(0, 0, &n) != CL_SUCCESS || n == 0; }\n' \
-    >"$work/probe.c"
-if gcc -DCL_TARGET_OPENCL_VERSION=120 "$work/probe.c" -lOpenCL -o "$work/probe" 2>/dev/null && "$work/probe"; then
-    g++ -O2 -fopenmp -I"$ROOT/common" "$ROOT/tools/emu-speed-opencl.cpp" "$work/emu-speed-cpu.o" \
-        -lOpenCL -o "$work/emu-speed-opencl"
-    pocl="$work/emu-speed-opencl"
-fi
+[ -x "$work/emu-speed-opencl" ] && pocl="$work/emu-speed-opencl"
 pocl_skipped() {
     echo "PoCL: skipped, $1 (to include it: apt-get install pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers)"
     pocl=""
