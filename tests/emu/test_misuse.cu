@@ -352,6 +352,26 @@ TEST_CASE("watchdog-leaves-a-computing-thread-alone") {
     CHECK(seconds_since(start) > 1.4);
 }
 
+// A program whose kernels run long says, now and then, that it is still
+// working (src/progress_note.h): after CUEMU_PROGRESS_SECONDS of kernel time in
+// all, and again each time that doubles.
+TEST_CASE("progress-note-while-kernels-run-long") {
+    half_second_watchdog();
+    setenv("CUEMU_PROGRESS_SECONDS", "0.4", 1);
+    unsigned long long* out = nullptr;
+    REQUIRE(cudaMalloc(&out, sizeof *out) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    const int launch_line = __LINE__ + 1;
+    compute_for<<<1, 1>>>(1000000000LL, out);  // 1 s: notes at 0.4 and 0.8 s
+    std::string report = capture.finish();
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(has(report, "cuemu: still working: kernels have run for "));
+    CHECK(has(report, "(1 launches so far; 'compute_for' at " + at_line(launch_line) +
+                      " has started 1 of its 1 blocks)"));
+    CHECK(has(report, "the next note comes at 0.8 s"));  // 0.4, 0.8, then 1.6
+    CHECK(!has(report, "still running after"));  // the watchdog's own report: not stopped
+}
+
 // Computing for ever: stopped at six times the limit, with a message that
 // says it was still running, not that it hung, and how to give it longer.
 TEST_CASE("watchdog-stops-an-endless-computation") {

@@ -26,19 +26,21 @@
 
 namespace cuemu::detail {
 
-double configured_watchdog_seconds() {
-    const char* text = std::getenv("CUEMU_WATCHDOG_SECONDS");
-    if (!text || !*text) return default_watchdog_seconds;
+double seconds_setting(const char* name, double fallback) {
+    const char* text = std::getenv(name);
+    if (!text || !*text) return fallback;
     char* end = nullptr;
     double seconds = std::strtod(text, &end);
     if (*end != '\0' || !(seconds >= 0) || seconds > 1e6) {
-        std::fprintf(stderr,
-                     "cuemu: CUEMU_WATCHDOG_SECONDS must be a number of seconds from 0 (off) to "
-                     "1000000, got '%s'\n",
-                     text);
+        std::fprintf(stderr, "cuemu: %s must be a number of seconds from 0 (off) to 1000000, got '%s'\n",
+                     name, text);
         std::exit(2);
     }
     return seconds;
+}
+
+double configured_watchdog_seconds() {
+    return seconds_setting("CUEMU_WATCHDOG_SECONDS", default_watchdog_seconds);
 }
 
 namespace {

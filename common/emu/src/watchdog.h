@@ -13,6 +13,10 @@ namespace cuemu::detail {
 // CUEMU_WATCHDOG_SECONDS (default_watchdog_seconds, diagnostics.h); 0 is off.
 // A bad value stops the program with one line and exit code 2.
 double configured_watchdog_seconds();
+// A number of seconds from the environment variable `name`, from 0 (off) to
+// 1000000; `fallback` when it is unset or empty. Any other value ends the
+// program with one line naming the variable, and exit code 2.
+double seconds_setting(const char* name, double fallback);
 
 // A busy thread (its registers keep changing) that makes no other progress
 // is stopped only after this many times the limit.

@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "launch_job.h"
+#include "progress_note.h"
 #include "watchdog.h"
 
 namespace cuemu::detail {
@@ -151,6 +152,12 @@ public:
         // took part are back: one woken onto a CPU that something else keeps
         // busy must not hold it up only to find nothing left to do.
         auto all_done = [this] { return one_returned_ && busy_ == 0; };
+        // How long the program's kernels have run, for the note that it is
+        // still working (progress_note.h).
+        const auto launch_start = std::chrono::steady_clock::now();
+        auto seconds_so_far = [&launch_start] {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - launch_start).count();
+        };
         if (watchdog_seconds_ <= 0) {
             done_.wait(lock, all_done);
         } else {
@@ -180,8 +187,10 @@ public:
                 }
                 // Sample again, or (once timed out) stop every worker.
                 for (auto& t : threads_) pthread_kill(t.native_handle(), watchdog_signal());
+                if (!job.timed_out) note_kernel_time(job, seconds_so_far(), false);
             }
         }
+        note_kernel_time(job, seconds_so_far(), true);
         tickets_ = 0;  // a worker that wakes late waits for the next launch
         job_ = nullptr;
     }
