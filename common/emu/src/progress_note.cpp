@@ -29,6 +29,7 @@ void note_kernel_time(const launch_job& job, double launch_seconds, bool ended) 
     const double total = ended_seconds + launch_seconds;
     if (total >= next_note_at) {
         while (next_note_at <= total) next_note_at *= 2;
+        // Blocks handed out so far (the counter runs past the end once all are).
         const std::uint64_t started = std::min(job.next_block.load(std::memory_order_relaxed), job.total_blocks);
         std::fprintf(stderr,
                      "cuemu: still working: kernels have run for %.3g s on this CPU (%" PRIu64
@@ -37,7 +38,7 @@ void note_kernel_time(const launch_job& job, double launch_seconds, bool ended) 
                      "more slowly than a GPU would; the next note comes at %.3g s "
                      "(CUEMU_PROGRESS_SECONDS=0 turns these notes off).\n",
                      total, ended_launches + 1, job.site->kernel, job.site->file,
-                     job.site->line, ended ? job.total_blocks : started, job.total_blocks,
+                     job.site->line, started, job.total_blocks,
                      next_note_at);
         std::fflush(stderr);
     }

@@ -107,6 +107,9 @@ public:
         : schedule_(configured_schedule()),
           watchdog_seconds_(configured_watchdog_seconds()),
           progress_(new progress_counter[n]) {
+        // A bad CUEMU_PROGRESS_SECONDS stops the program here, as a bad
+        // watchdog setting does above, not later on a launch's path.
+        configured_progress_seconds();
         install_fault_handler_once();
         install_fork_guard_once();
         const std::vector<int> cpus = worker_cpus(n);
