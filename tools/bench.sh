@@ -24,6 +24,9 @@ TUTORIAL=${TUTORIAL_SCRIPT:?run this as ./tutorial bench}
 BACKEND=${TUTORIAL_CHOSEN_BACKEND:?run this as ./tutorial bench}
 BUILD=${TUTORIAL_BUILD:?run this as ./tutorial bench}
 die() { printf 'tutorial: %s\n' "$*" >&2; exit 2; }
+# The emulator runs a program with __shared__ under its race check by default;
+# the times here are of the kernels without it, unless CUEMU_CHECK says otherwise.
+export CUEMU_CHECK=${CUEMU_CHECK:-none}
 
 out="" gpu_model=H100 estimate=1
 while [ $# -gt 0 ]; do

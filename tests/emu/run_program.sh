@@ -2,7 +2,8 @@
 # run_program.sh SOURCE BINARY EXPECTED [ARGS...] - build an ordinary CUDA program
 # with bin/nvcc-emu, from the command line a user would give nvcc, and run it.
 # Passes when the program exits 0 and prints a line matching the extended
-# regular expression EXPECTED (its own check against the CPU says OK).
+# regular expression EXPECTED (its own check against the CPU says OK); with
+# EXPECT_FAILURE=1, when it exits non-zero and prints such a line (a report).
 set -uo pipefail
 source=$1 binary=$2 expected=$3
 shift 3
@@ -15,7 +16,11 @@ mkdir -p "$(dirname "$binary")"
 output=$("$binary" "$@" 2>&1)
 status=$?
 printf '%s\n' "$output"
-if [ "$status" -ne 0 ]; then
+if [ "${EXPECT_FAILURE:-0}" = 1 ]; then
+    if [ "$status" -eq 0 ]; then
+        echo "FAIL: $(basename "$binary") exited 0; it was expected to stop"; exit 1
+    fi
+elif [ "$status" -ne 0 ]; then
     echo "FAIL: $(basename "$binary") exited with status $status"; exit 1
 fi
 grep -Eq -- "$expected" <<<"$output" || {

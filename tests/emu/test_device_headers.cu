@@ -590,3 +590,54 @@ TEST_CASE("clock") {
     CHECK(host >= (t0.tv_sec * 1000000000LL + t0.tv_nsec) / per_ns);
     CHECK(host <= (t1.tv_sec * 1000000000LL + t1.tv_nsec) / per_ns);
 }
+
+// ---- PTX special registers read with inline assembly -----------------------------------
+// The emulator reads them through cuemu-rewrite (rewriter/inline_ptx.cpp):
+// lane and warp numbers, lane masks, the SM and its count, the timers.
+struct register_reads {
+    unsigned lane, warp, lt, le, eq, ge, gt, sm, sm_count;
+    unsigned long long timer_before, timer_after;
+};
+
+__global__ void read_special_registers(register_reads* out) {
+    register_reads r;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r.timer_before));
+    asm("mov.u32 %0, %%laneid;" : "=r"(r.lane));
+    asm("mov.u32 %0, %%warpid;" : "=r"(r.warp));
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(r.lt));
+    asm("mov.u32 %0, %%lanemask_le;" : "=r"(r.le));
+    asm("mov.u32 %0, %%lanemask_eq;" : "=r"(r.eq));
+    asm("mov.u32 %0, %%lanemask_ge;" : "=r"(r.ge));
+    asm("mov.u32 %0, %%lanemask_gt;" : "=r"(r.gt));
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(r.sm));
+    asm("mov.u32 %0, %%nsmid;" : "=r"(r.sm_count));
+    __syncthreads();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r.timer_after));
+    out[blockIdx.x * blockDim.x + threadIdx.x] = r;
+}
+
+TEST_CASE("ptx-special-registers") {
+    constexpr int blocks = 3, threads = 96;
+    device_buffer<register_reads> reads(blocks * threads);
+    read_special_registers<<<blocks, threads>>>(reads.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const auto r = reads.read();
+    for (int i = 0; i < blocks * threads; ++i) {
+        const unsigned t = i % threads, lane = t % 32;
+        INFO("thread " << t << " of block " << i / threads);
+        CHECK(r[i].lane == lane);
+        // %warpid may differ from the warp's index on a GPU (warps move); on
+        // the emulator it is that index, and always below the block's warps.
+        CHECK(r[i].warp < unsigned(threads / 32));
+        CHECK(r[i].eq == 1u << lane);
+        CHECK(r[i].lt == (1u << lane) - 1u);
+        CHECK(r[i].le == ((1u << lane) | ((1u << lane) - 1u)));
+        CHECK(r[i].ge == ~r[i].lt);
+        CHECK(r[i].gt == ~r[i].le);
+        CHECK(r[i].sm < r[i].sm_count);
+        CHECK(r[i].timer_after >= r[i].timer_before);
+    }
+    int sm_count = 0;
+    REQUIRE(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+    CHECK(r[0].sm_count == unsigned(sm_count));
+}

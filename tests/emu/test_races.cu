@@ -8,10 +8,13 @@
 //   clean:*     correct kernels that share memory (barriers, __syncwarp,
 //               atomics, shuffles, read-only sharing, bytes, other blocks): no
 //               report, right answers. Run under CUEMU_CHECK=race.
-//   lockstep:*  legacy warp-synchronous code without CUEMU_CHECK: the right sum.
+//   lockstep:*  legacy warp-synchronous code without CUEMU_CHECK: the right sum
+//               (and, under the default race check, a note instead of a report).
 //   twin:*      which build of a kernel runs (cuemu/launch.h): the
-//               uninstrumented twin without CUEMU_CHECK=race, the instrumented
-//               kernel with it; run both ways.
+//               uninstrumented twin only with CUEMU_CHECK=none (this source uses
+//               __shared__, so the race check is on by default), the
+//               instrumented kernel otherwise; run three ways.
+// race:read-after-write runs under the default check too (no CUEMU_CHECK).
 // The whole file also compiles with nvcc.
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
@@ -239,7 +242,11 @@ std::string race_report_of(const std::function<void()>& launch, const char* haza
     stderr_capture capture(capture_until::device_idle);
     launch();
     const std::string text = capture.finish();
-    CHECK(text.find("cuemu: race on shared memory (CUEMU_CHECK=race)") != std::string::npos);
+    const char* check = std::getenv("CUEMU_CHECK");
+    const bool named = check && std::string(check).find("race") != std::string::npos;
+    CHECK(text.find(named ? "cuemu: race on shared memory (CUEMU_CHECK=race)"
+                          : "cuemu: race on shared memory (checked by default; CUEMU_CHECK=none turns the "
+                            "check off)") != std::string::npos);
     CHECK(text.find(std::string(hazard) + " hazard") != std::string::npos);
     CHECK(text.find("race on shared memory") == text.rfind("race on shared memory"));  // one report
     CHECK(text.find("a race is not an error") != std::string::npos);
@@ -380,19 +387,31 @@ TEST_CASE("clean:no-report-for-correct-sharing") {
 TEST_CASE("lockstep:legacy-warp-synchronous-sum") {
     // Without CUEMU_CHECK the lanes of a warp take each volatile shared access
     // together, as the GPUs this code was written for did: the right sums.
+    // The default race check says once that the code relies on this, and lets
+    // the kernel go on; CUEMU_CHECK=none says nothing.
     const int blocks = 5;
     auto in_h = small_values(blocks * kBlock);
     device_buffer<float> in(blocks * kBlock), sums(blocks);
     in.write(in_h);
+    stderr_capture capture(capture_until::device_idle);
     legacy_block_sum<<<blocks, kBlock>>>(in.ptr, sums.ptr);
     REQUIRE(cudaGetLastError() == cudaSuccess);
     CHECK(sums.read() == block_sums_of(in_h, blocks));
+    const std::string text = capture.finish();
+    CHECK(text.find("cuemu: race on shared memory") == std::string::npos);
+#ifdef CUEMU
+    const char* check = std::getenv("CUEMU_CHECK");
+    const bool checked = !(check && std::string(check) == "none");
+    INFO(text);
+    CHECK((text.find("warp-synchronous code on volatile shared memory") != std::string::npos) == checked);
+    if (checked) CHECK(text.find("test_races.cu:" + std::to_string(legacy_first_line)) != std::string::npos);
+#endif
 }
 
 #ifdef CUEMU
 TEST_CASE("twin:instrumented-only-under-the-race-check") {
     const char* check = std::getenv("CUEMU_CHECK");
-    const bool race_check = check && std::string(check).find("race") != std::string::npos;
+    const bool race_check = !(check && std::string(check) == "none");
     device_buffer<int> called(kBlock);
     store_calls_a_hook<<<1, kBlock>>>(called.ptr);
     REQUIRE(cudaGetLastError() == cudaSuccess);

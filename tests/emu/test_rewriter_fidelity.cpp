@@ -354,4 +354,38 @@ TEST_CASE("rewrite_tree rewrites the project headers a .cu reaches and redirects
     CHECK(failed.errors[0].where.line == 2);
 }
 
+// ---- inline PTX -------------------------------------------------------------------
+
+TEST_CASE("a special register read in inline PTX becomes a call, on the same lines") {
+    const std::string source =
+        "__global__ void k(unsigned* out) {\n"
+        "    unsigned lane;\n"
+        "    asm volatile(\"mov.u32 %0, %%laneid;\"\n"
+        "                 : \"=r\"(lane));\n"
+        "    unsigned long long t;\n"
+        "    __asm__(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t) : : \"memory\");\n"
+        "    out[lane] = t;\n"
+        "}\n";
+    const std::string out = body(source);
+    CHECK(contains(out, "    (lane) = ::cuemu::ptx::laneid()\n;\n"));
+    CHECK(contains(out, "    (t) = ::cuemu::ptx::globaltimer();\n"));
+    // Every line keeps its number: as many newlines as the input.
+    CHECK(count_lines(out) == count_lines(source));
+}
+
+TEST_CASE("other inline PTX in device code is refused, naming it; host code's asm is left alone") {
+    const std::string message = only_message(
+        "__device__ int load(const int* p) {\n"
+        "    int v;\n"
+        "    asm(\"ld.global.nc.s32 %0, [%1];\" : \"=r\"(v) : \"l\"(p));\n"
+        "    return v;\n"
+        "}\n");
+    CHECK(contains(message, "3: inline PTX is not emulated: 'asm(\"ld.global.nc.s32 %0, [%1];\""));
+    CHECK(contains(message, "build this program with nvcc for a GPU"));
+    // A read with an input operand is not a plain read either.
+    CHECK(contains(only_message("__global__ void k(int x) { int y; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(y) : \"r\"(x)); }\n"),
+                   "inline PTX is not emulated"));
+    CHECK(contains(body("void host() { asm volatile(\"pause\"); }\n"), "asm volatile(\"pause\")"));
+}
+
 }  // TEST_SUITE

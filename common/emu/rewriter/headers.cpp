@@ -50,6 +50,7 @@ public:
             };
             Result r = rewrite(*text, file, mine);
             for (Diagnostic& d : r.errors) result.errors.push_back(FileDiagnostic{file, std::move(d)});
+            result.uses_shared_memory = result.uses_shared_memory || r.uses_shared_memory;
             result.files.push_back(RewrittenFile{file, copy_of(file), std::move(r.output)});
         }
         return result;

@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
     const std::string display_name = absolute_normal(input);
     const std::string absolute_output = absolute_normal(output.string());
     const std::string absolute_headers = absolute_normal(headers_dir);
-    const cuemu_rewrite::TreeResult result = cuemu_rewrite::rewrite_tree(
+    cuemu_rewrite::TreeResult result = cuemu_rewrite::rewrite_tree(
         display_name, absolute_output, absolute_headers, include_dirs, options, read_whole_file);
     if (!result.errors.empty()) {
         for (const cuemu_rewrite::FileDiagnostic& e : result.errors) {
@@ -203,6 +203,14 @@ int main(int argc, char** argv) {
             remove_quietly(output);
             return 1;
         }
+    }
+    // A program with a source that uses shared memory has the race check on
+    // by default (cuemu/launch.h). The mark goes after the last line, so every
+    // line of the user's file keeps its number.
+    if (result.uses_shared_memory) {
+        std::string& text = result.files[0].text;
+        if (!text.empty() && text.back() != '\n') text += '\n';
+        text += "CUEMU_SOURCE_USES_SHARED_MEMORY\n";
     }
     // The .cpp last: a build that sees it sees its headers too. It is always
     // new afterwards, even unchanged: make (unlike ninja) does not look again

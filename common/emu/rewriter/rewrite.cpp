@@ -16,6 +16,7 @@
 #include "arch.h"
 #include "checks.h"
 #include "conditionals.h"
+#include "inline_ptx.h"
 #include "scopes.h"
 #include "source.h"
 
@@ -378,6 +379,10 @@ public:
         result.output = "#line 1 \"" + escape_for_string_literal(display_name) + "\"\n";
         emit(0, src_.size(), result.output);
         result.errors = std::move(errors_);
+        // Decided on the source as written, before extern __shared__ and the
+        // rest become plain C++: the emulator's default race check (cuemu/launch.h).
+        for (std::size_t i = 0; i < src_.size() && !result.uses_shared_memory; ++i)
+            result.uses_shared_memory = src_.is_ident(i, "__shared__");
         return result;
     }
 
@@ -797,9 +802,14 @@ Result rewrite(const std::string& original, const std::string& display_name, con
         conditionals.activity[t] = Activity::inactive;
     }
     const Scopes scopes(src);
+    // Special-register reads in inline PTX become calls (inline_ptx.h).
+    InlinePtxPlan ptx = translate_inline_ptx(src, scopes);
+    Edits edits = arch.edits;
+    for (auto& [first, edit] : ptx.edits) edits.emplace(first, std::move(edit));
 
-    Result result = Rewriter(src, conditionals.activity, arch.edits, options, scopes).run(display_name);
+    Result result = Rewriter(src, conditionals.activity, edits, options, scopes).run(display_name);
     for (const Diagnostic& d : arch.errors) result.errors.push_back(d);
+    for (const Diagnostic& d : ptx.errors) result.errors.push_back(d);
     for (Diagnostic& d : check_device_code(src, conditionals.activity, scopes)) result.errors.push_back(std::move(d));
     std::stable_sort(result.errors.begin(), result.errors.end(),
                      [](const Diagnostic& a, const Diagnostic& b) {

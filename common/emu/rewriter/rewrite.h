@@ -11,7 +11,10 @@
 //   - #if on __CUDA_ARCH__ is resolved per place (arch.h), and branches the
 //     compiler certainly skips are not parsed (conditionals.h);
 //   - throw, exit() and calls across execution spaces in device code are
-//     refused as nvcc refuses them (checks.h).
+//     refused as nvcc refuses them (checks.h);
+//   - inline PTX that reads a special register (%laneid, %globaltimer, ...)
+//     becomes a call of the emulator's; other inline PTX in device code is
+//     refused, naming it (inline_ptx.h).
 // Everything else is copied byte for byte, and every output line after the
 // leading #line directive is the same line of the input, so compiler errors
 // and __LINE__ point into the original .cu file.
@@ -36,6 +39,7 @@ struct Diagnostic {
 struct Result {
     std::string output;               // the rewritten source (meaningless when errors is not empty)
     std::vector<Diagnostic> errors;   // empty on success
+    bool uses_shared_memory = false;  // __shared__ appears in code the compiler sees (extern included)
 };
 
 // What the rewriter knows beyond the text itself.
@@ -81,6 +85,7 @@ struct FileDiagnostic {
 struct TreeResult {
     std::vector<RewrittenFile> files;    // the .cu first (output = the given output)
     std::vector<FileDiagnostic> errors;  // empty on success
+    bool uses_shared_memory = false;     // some file of the tree uses __shared__
 };
 TreeResult rewrite_tree(const std::string& cu_path, const std::string& output, const std::string& headers_dir,
                         const std::vector<IncludeDir>& include_dirs, const Options& options,

@@ -1,6 +1,7 @@
 // check_setting.cpp - CUEMU_CHECK, the optional checks a program runs under:
 // "uninit" (memory_protection.cpp), "race" (race_detector.cpp), both as "uninit,race",
-// or "none" (the default).
+// or "none". Unset, the race check is on in a program with a source that uses
+// __shared__ (race_detector.cpp); "none" turns that off too.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +31,11 @@ bool check_requested(const char* name) {
         start = comma + 1;
     }
     return found;
+}
+
+bool checks_turned_off() {
+    const char* text = std::getenv("CUEMU_CHECK");
+    return text && std::strcmp(text, "none") == 0;
 }
 
 }  // namespace cuemu::detail

@@ -47,6 +47,8 @@ cudaError_t context_status();
 // Whether CUEMU_CHECK names this check ("uninit", "race"); the setting is a
 // comma-separated list, or "none". A bad setting stops the program (exit 2).
 bool check_requested(const char* name);
+// CUEMU_CHECK=none: not even the default race check (race_detector.cpp).
+bool checks_turned_off();
 
 // ---- fork (fork_safety.cpp) --------------------------------------------------------
 // Registers the fork handler (once); the device queue and the worker pool call

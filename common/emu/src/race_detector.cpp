@@ -80,9 +80,21 @@ worker_shadow& shadow() {
     return *tls_shadow;
 }
 
-bool race_check_requested() {
+// Set before main() by every source that uses __shared__ (cuemu/launch.h).
+std::atomic<bool> shared_memory_source{false};
+
+// CUEMU_CHECK names "race": every kernel is checked, and legacy
+// warp-synchronous code is reported as the race it is since Volta.
+bool race_check_named() {
     static const bool on = check_requested("race");
     return on;
+}
+
+// Named, or by default in a program with a source that uses __shared__
+// (unless CUEMU_CHECK=none).
+bool race_check_requested() {
+    static const bool off = checks_turned_off();
+    return race_check_named() || (!off && shared_memory_source.load(std::memory_order_relaxed));
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -118,6 +130,7 @@ struct source_position {
     std::string text;  // "file.cu:31 in kernel(...)", or the address
     std::string file;
     int line = 0;
+    std::string function;  // the innermost function of the user's, "" when unknown
 };
 
 source_position position_of(const void* pc) {
@@ -131,7 +144,9 @@ source_position position_of(const void* pc) {
         p.text = buf;
         return p;
     }
-    std::string where = p.text.substr(0, p.text.find(" in "));
+    const std::size_t in = p.text.find(" in ");
+    if (in != std::string::npos) p.function = p.text.substr(in + 4, p.text.find('(', in) - in - 4);
+    std::string where = p.text.substr(0, in);
     std::size_t colon = where.rfind(':');
     if (colon != std::string::npos) {
         p.file = where.substr(0, colon);
@@ -177,6 +192,11 @@ bool updates_in_place(const std::string& file, int line_number) {
 std::string where_the_barrier_goes(const source_position& x, const source_position& y,
                                    const worker_shadow& w) {
     if (x.line == 0 || y.line == 0 || x.file != y.file) return "between the two accesses";
+    // Line numbers of two functions say nothing about the order the code runs them in.
+    if (!x.function.empty() && !y.function.empty() && x.function != y.function)
+        return "between the two accesses: they are in different functions (line " + std::to_string(x.line) +
+               " in " + x.function + ", line " + std::to_string(y.line) + " in " + y.function +
+               "),\n        so put it where the kernel has done the one and not yet begun the other";
     if (x.line == y.line)
         return "after line " + std::to_string(x.line) +
                ", inside the loop around it, so that one pass ends before the next begins";
@@ -271,7 +291,9 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
         w.hint += ";\n        but if both threads mean to update this one element (a count, a sum),\n"
                   "        no barrier can order one statement with itself: make the update atomic (atomicAdd)";
     ::cuemu::kernel_cannot_go_on(
-        "race on shared memory (CUEMU_CHECK=race)", w.what.c_str(), w.hint.c_str(),
+        race_check_named() ? "race on shared memory (CUEMU_CHECK=race)"
+                           : "race on shared memory (checked by default; CUEMU_CHECK=none turns the check off)",
+        w.what.c_str(), w.hint.c_str(),
         "a race is not an error: the kernel may give right answers on one run or one GPU\n"
         "  and wrong ones on the next, with nothing reported (compute-sanitizer --tool racecheck\n"
         "  finds it there)",
@@ -288,15 +310,30 @@ bool current(const worker_shadow& w, const access_record& r) {
     return r.bytes != 0 && r.epoch == w.epoch;
 }
 
+// Legacy warp-synchronous code (two lanes of one warp on volatile shared
+// memory, no warp function between them) runs in lockstep, as on the GPUs it
+// was written for. Under the default race check that is a note, once, and the
+// kernel goes on, as for volatile global memory; CUEMU_CHECK=race reports it.
+bool tolerated_warp_synchronous(const access_record& earlier, bool earlier_writes, const access_record& now,
+                                bool now_writes, std::uintptr_t address) {
+    if (race_check_named() || !earlier.is_volatile || !now.is_volatile ||
+        earlier.thread / 32 != now.thread / 32)
+        return false;
+    note_warp_synchronous("shared", earlier.thread, earlier_writes, earlier.pc, now.thread, now_writes, now.pc,
+                          address);
+    return true;
+}
+
 // In the hooks' section, like shared_access (kernel_pc_of).
 __attribute__((section("cuemu_access_hooks"))) void check_word(worker_shadow& w, word_shadow& cell, std::uint8_t bytes, bool is_write,
                 const access_record& now, std::uintptr_t address, std::size_t size, bool is_dynamic) {
     if (cell.generation != w.generation) cell = word_shadow{w.generation, {}, {}};
-    auto conflicts = [&](const access_record& r) {
-        return current(w, r) && (r.bytes & bytes) && !ordered(w, r, now.thread);
+    auto conflicts = [&](const access_record& r, bool r_writes) {
+        return current(w, r) && (r.bytes & bytes) && !ordered(w, r, now.thread) &&
+               !tolerated_warp_synchronous(r, r_writes, now, is_write, address);
     };
     if (!is_write) {
-        if (conflicts(cell.write))
+        if (conflicts(cell.write, true))
             report_race(w, cell.write, true, now, false, address, size, is_dynamic);
         access_record* slot = &cell.read[1];
         if (!current(w, cell.read[0]) || cell.read[0].thread == now.thread) slot = &cell.read[0];
@@ -304,10 +341,10 @@ __attribute__((section("cuemu_access_hooks"))) void check_word(worker_shadow& w,
         slot->bytes = bytes;
         return;
     }
-    if (conflicts(cell.write))
+    if (conflicts(cell.write, true))
         report_race(w, cell.write, true, now, true, address, size, is_dynamic);
     for (const access_record& r : cell.read)
-        if (conflicts(r)) report_race(w, r, false, now, true, address, size, is_dynamic);
+        if (conflicts(r, false)) report_race(w, r, false, now, true, address, size, is_dynamic);
     cell.write = now;
     cell.write.bytes = bytes;
     cell.read[0] = cell.read[1] = access_record{};
@@ -325,7 +362,7 @@ void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
         // No source of the program uses __shared__ (nothing to check), or
         // this is the AddressSanitizer build, which has no instrumentation.
 #if defined(__SANITIZE_ADDRESS__)
-        if (race_check_requested()) say_race_check_unavailable();
+        if (race_check_named()) say_race_check_unavailable();
 #endif
         return;
     }
@@ -424,4 +461,9 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
 // race check or the profiler needs every access to reach the hooks.
 namespace cuemu {
 bool twins_allowed() { return !detail::race_check_requested() && !detail::profiling_requested(); }
+
+bool note_source_uses_shared_memory() {
+    detail::shared_memory_source.store(true, std::memory_order_relaxed);
+    return true;
+}
 }  // namespace cuemu

@@ -10,8 +10,10 @@
 //     wait for each other (legacy warp-synchronous code runs as it did on the
 //     GPUs it was written for), always; so is one to global memory
 //     (volatile_global.cpp);
-//   - under CUEMU_CHECK=race every shared access is checked against the last
-//     ones to the same word since the block's last barrier.
+//   - under the race check (on by default in a program with a source that
+//     uses __shared__, off with CUEMU_CHECK=none, on for every kernel with
+//     CUEMU_CHECK=race) every shared access is checked against the last ones
+//     to the same word since the block's last barrier.
 #ifndef CUEMU_RACE_DETECTOR_H
 #define CUEMU_RACE_DETECTOR_H
 
@@ -56,6 +58,11 @@ struct volatile_race_clock {
     std::uint32_t generation, epoch, warp_sync;
     std::uint16_t thread;  // linear index in the block
 };
+// The note, once per program, on legacy warp-synchronous code: lanes a and b
+// of one warp met on a volatile word of `space` ("global" or "shared") with no
+// warp function between them; the program goes on (volatile_global.cpp).
+void note_warp_synchronous(const char* space, unsigned thread_a, bool a_writes, const void* pc_a,
+                           unsigned thread_b, bool b_writes, const void* pc_b, std::uintptr_t address);
 __attribute__((section("cuemu_access_hooks"))) void volatile_access_outside_shared(
     const void* addr, bool is_write, const void* pc, const volatile_race_clock* clock);
 // An interrupted instruction's address, or, when it lies in the hooks, the

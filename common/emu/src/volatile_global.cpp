@@ -8,12 +8,13 @@
 // code was written for did, so the program gets their answer. A volatile
 // variable on the CUDA thread's own stack is private to the thread and is not.
 //
-// Under CUEMU_CHECK=race, two lanes of one warp meeting on such a word (one of
+// Under the race check, two lanes of one warp meeting on such a word (one of
 // them writing) with no warp function and no __syncthreads() between them is
 // the code relying on implicit warp synchrony: a note says so, once, and the
 // program goes on (the race check covers shared memory only; the lockstep
-// gives the answer the code was written for). Non-volatile accesses never
-// come here.
+// gives the answer the code was written for). The same note serves volatile
+// shared memory under the default race check (race_detector.cpp).
+// Non-volatile accesses never come here.
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
@@ -65,15 +66,18 @@ std::string line_of(const void* pc) {
     return text.substr(0, text.find(" in "));  // file:line (see report_race)
 }
 
-void say_warp_synchronous(const volatile_record& earlier, const volatile_record& now,
-                          std::uintptr_t address) {
+}  // namespace
+
+void note_warp_synchronous(const char* space, unsigned thread_a, bool a_writes, const void* pc_a,
+                           unsigned thread_b, bool b_writes, const void* pc_b, std::uintptr_t address) {
     static std::once_flag once;
     std::call_once(once, [&] {
         const fiber_slot* s = tls_slot;
         const char* kernel = s && s->block && s->block->job ? s->block->job->site->kernel : "?";
         const uint3 b = ::cuemu::tls_block_idx;
+        const bool shared = std::string(space) == "shared";
         std::fprintf(stderr,
-                     "cuemu: note (CUEMU_CHECK=race): warp-synchronous code on volatile global memory\n"
+                     "cuemu: note (race check): warp-synchronous code on volatile %s memory\n"
                      "  in kernel %s, block (%u,%u,%u), warp %u, at address %p:\n"
                      "    %s by lane %u at %s\n"
                      "    %s by lane %u at %s\n"
@@ -81,15 +85,18 @@ void say_warp_synchronous(const volatile_record& earlier, const volatile_record&
                      "  It counts on the lanes of a warp running in lockstep: GPUs since Volta (compute\n"
                      "  capability 7.0) schedule lanes independently, and volatile orders nothing.\n"
                      "  The emulator runs volatile accesses in lockstep, as the GPUs this code was\n"
-                     "  written for did, and goes on; the race check itself covers shared memory only.\n"
+                     "  written for did, and goes on; %s.\n"
                      "  hint: read into a register, __syncwarp(), then write, and __syncwarp() again:\n"
                      "        v += p[tid + 16]; __syncwarp(); p[tid] = v; __syncwarp();\n",
-                     kernel, b.x, b.y, b.z, unsigned(now.thread / 32), reinterpret_cast<void*>(address),
-                     earlier.is_write ? "write" : "read ", unsigned(earlier.thread % 32),
-                     line_of(earlier.pc).c_str(), now.is_write ? "write" : "read ",
-                     unsigned(now.thread % 32), line_of(now.pc).c_str());
+                     space, kernel, b.x, b.y, b.z, thread_b / 32, reinterpret_cast<void*>(address),
+                     a_writes ? "write" : "read ", thread_a % 32, line_of(pc_a).c_str(),
+                     b_writes ? "write" : "read ", thread_b % 32, line_of(pc_b).c_str(),
+                     shared ? "CUEMU_CHECK=race stops the kernel here, reporting it as a race"
+                            : "the race check itself covers shared memory only");
     });
 }
+
+namespace {
 
 // Same barrier interval, same warp, another lane, and no warp function since.
 bool unordered_in_warp(const volatile_record& earlier, const volatile_record& now) {
@@ -106,8 +113,12 @@ void remember(const volatile_race_clock& clock, std::uintptr_t address, bool is_
     }
     volatile_record now{clock.epoch, clock.warp_sync, clock.thread, is_write, pc};
     word_history& word = h.words[address / 4];
-    if (word.has_write && unordered_in_warp(word.write, now)) say_warp_synchronous(word.write, now, address);
-    if (is_write && word.has_read && unordered_in_warp(word.read, now)) say_warp_synchronous(word.read, now, address);
+    auto note = [&](const volatile_record& earlier) {
+        note_warp_synchronous("global", earlier.thread, earlier.is_write, earlier.pc, now.thread, now.is_write,
+                              now.pc, address);
+    };
+    if (word.has_write && unordered_in_warp(word.write, now)) note(word.write);
+    if (is_write && word.has_read && unordered_in_warp(word.read, now)) note(word.read);
     if (is_write) {
         word.write = now;
         word.has_write = true;

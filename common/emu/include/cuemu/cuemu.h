@@ -69,6 +69,7 @@
 #include "types.h"
 #include "runtime.h"
 #include "builtins.h"
+#include "ptx_registers.h"
 #include "../vector_functions.h"
 #include "intrinsics_int.h"
 #include "intrinsics_round.h"

@@ -245,10 +245,22 @@ struct kernel_ref {
 template <class Resolver>
 kernel_ref(Resolver) -> kernel_ref<Resolver>;
 
+// ---- the race check's default ----------------------------------------------------
+// cuemu-rewrite ends a source that uses __shared__ as written (extern
+// __shared__ included, or in a project header it includes) with
+// CUEMU_SOURCE_USES_SHARED_MEMORY: a program with such a source has the
+// shared-memory race check on unless CUEMU_CHECK=none (race_detector.cpp).
+bool note_source_uses_shared_memory();
+#define CUEMU_SOURCE_USES_SHARED_MEMORY                                                    \
+    namespace {                                                                            \
+    [[maybe_unused]] const bool cuemu_source_uses_shared_memory_ =                         \
+        ::cuemu::note_source_uses_shared_memory();                                         \
+    }
+
 // ---- a kernel's uninstrumented twin ----------------------------------------------
-// In a source compiled with the race check's instrumentation (it uses
-// __shared__), every load and store of a kernel calls a hook (tsan_hooks.cpp),
-// which costs even when CUEMU_CHECK=race is off: the calls spill the running
+// In a source compiled with the race check's instrumentation (every kernel
+// source is), every load and store of a kernel calls a hook (tsan_hooks.cpp),
+// which costs even when the race check is off: the calls spill the running
 // values around every shared-memory access. So cuemu-rewrite follows each
 // kernel it can copy safely with a twin, __cuemu_fast_NAME: the same rewritten
 // body under the same #line numbers, built without the instrumentation. A
