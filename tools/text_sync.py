@@ -230,6 +230,13 @@ def lesson_libraries(folder):
     return flags
 
 
+def lesson_uses_shared(nn):
+    """Whether lesson nn's sources use __shared__: ./tutorial run then sets
+    CUEMU_CHECK=race, as the tutorial script's race_check_for does."""
+    return any('__shared__' in p.read_text() for d in (ROOT / 'lessons').glob(f'{nn}-*')
+               for pattern in ('*.cu', '*.cuh') for p in d.glob(pattern))
+
+
 def lesson_launch(nn, extra_env):
     """What ./tutorial puts before a lesson program that runs as several
     processes (a line "// tutorial: mpirun ranks N" in its source): mpirun
@@ -400,6 +407,8 @@ class Runner:
         if len(words) < 3 or words[0] != './tutorial' or words[1] not in ('run', 'solution', 'profile'):
             raise LookupError(f'cannot run "{command}": expected ./tutorial run|solution|profile NN ...')
         nn = words[2]
+        if words[1] == 'run' and 'CUEMU_CHECK' not in extra_env and lesson_uses_shared(nn):
+            extra_env['CUEMU_CHECK'] = 'race'  # as the tutorial script's race_check_for
         roots = [str(ROOT)]
         if mistake:
             exe, folder = self.mistake_program(mistake)

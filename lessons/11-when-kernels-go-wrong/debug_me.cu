@@ -85,7 +85,7 @@ void add_offset_on_gpu(const float* h_x, float* h_y, int n, float offset) {
 // Each block adds up its kBlockSize elements of x into sums[blockIdx.x]:
 // load into shared memory, then halve the number of active threads each
 // step, every active thread adding the element `stride` places ahead.
-// TODO(11.3): one bug in this kernel: the sums come out wrong, no crash.
+// TODO(11.3): one bug in this kernel: on a GPU the sums come out wrong, no crash.
 __global__ void block_sums_kernel(const float* x, float* sums, int n) {
     __shared__ float partial[kBlockSize];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
