@@ -292,6 +292,39 @@ TEST_CASE("cublasLtMatmul: strided batches, beta = 0 with a NaN C, k = 1, alpha 
     }
 }
 
+// With k = 1 every product is exact in float, so D must be exactly that float
+// rounded to nearest even, as a GPU converts its float accumulator.
+template <class T>
+void check_rounding(cudaDataType type) {
+    const int m = 37, n = 53;
+    std::vector<T> A = random_matrix<T>(m), B = random_matrix<T>(n);
+    device_buffer<T> dA(m), dB(n), dD(m * n);
+    dA.write(A);
+    dB.write(B);
+    lt_handle h;
+    matmul_desc desc;
+    layout la(type, m, 1, m), lb(type, 1, n, 1), ld(type, m, n, m);
+    const float one = 1, zero = 0;
+    REQUIRE(cublasLtMatmul(h.h, desc.d, &one, dA.ptr, la.l, dB.ptr, lb.l, &zero, dD.ptr, ld.l, dD.ptr, ld.l,
+                           nullptr, nullptr, 0, 0) == CUBLAS_STATUS_SUCCESS);
+    const std::vector<T> D = dD.read();
+    int inexact = 0;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            const float exact = to_float(A[i]) * to_float(B[j]);
+            const T want = from_float<T>(exact);  // round to nearest even
+            if (to_float(want) != exact) ++inexact;
+            CAPTURE(exact);
+            REQUIRE(to_float(D[i + j * m]) == to_float(want));
+        }
+    CHECK(inexact > m * n / 2);  // the rounding was exercised
+}
+
+TEST_CASE("cublasLtMatmul: half and bfloat16 D are the float result rounded to nearest even") {
+    check_rounding<__half>(CUDA_R_16F);
+    check_rounding<__nv_bfloat16>(CUDA_R_16BF);
+}
+
 TEST_CASE("cublasLtMatmul: half A and B with float C and D") {
     const int m = 9, n = 7, k = 5;
     std::vector<__half> A = random_matrix<__half>(m * k), B = random_matrix<__half>(k * n);
