@@ -417,6 +417,9 @@ TEST_CASE("argument checks: cuBLASLt's statuses, and a line saying why") {
     preference pref;
     cublasLtMatmulHeuristicResult_t result = {};
     int returned = 0;
+#ifdef CUEMU
+    stderr_capture capture;
+#endif
     CHECK(cublasLtMatmul(nullptr, desc.d, &one, d, a.l, d, b.l, &one, d, c.l, d, c.l, nullptr, nullptr, 0, 0) ==
           CUBLAS_STATUS_NOT_INITIALIZED);
     CHECK(cublasLtMatmulAlgoGetHeuristic(nullptr, desc.d, a.l, b.l, c.l, c.l, pref.p, 1, &result, &returned) ==
@@ -450,6 +453,19 @@ TEST_CASE("argument checks: cuBLASLt's statuses, and a line saying why") {
     CHECK(result.workspaceSize == 0);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     CHECK(cudaFree(d) == cudaSuccess);
+#ifdef CUEMU
+    // Each refusal says why, naming the call and its line.
+    const std::string report = capture.finish();
+    for (const char* why : {"cublasLtMatmul at ", "the layouts do not make a product: D is 7 x 6, C 7 x 6, op(A) 8 x 4",
+                            "alpha or beta is a null pointer",
+                            "A CUDA_R_32F, B CUDA_R_16F, C CUDA_R_32F, D CUDA_R_32F with compute type 68",
+                            "CUBLASLT_EPILOGUE_BIAS needs a bias vector: BIAS_POINTER is a null pointer",
+                            "CUBLASLT_EPILOGUE_GELU_AUX needs EPILOGUE_AUX_LD (12) at least D's 8 rows and a multiple of 8",
+                            "requestedAlgoCount = 0 must be at least 1"}) {
+        CAPTURE(why);
+        CHECK(report.find(why) != std::string::npos);
+    }
+#endif
 }
 
 #ifdef CUEMU  // what the emulator refuses where a GPU's cuBLASLt runs
@@ -475,6 +491,27 @@ TEST_CASE("refused attribute values: CUBLAS_STATUS_NOT_SUPPORTED and a line nami
     CHECK(cublasLtMatmulDescGetAttribute(desc.d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue,
                                          nullptr) == CUBLAS_STATUS_SUCCESS);
     CHECK(epilogue == CUBLASLT_EPILOGUE_DEFAULT);  // the refused value was not kept
+}
+
+TEST_CASE("a destroyed descriptor is reported, not read") {
+    lt_handle h;
+    matmul_desc desc;
+    layout a(CUDA_R_32F, 4, 4, 4);
+    preference pref;
+    cublasLtMatrixLayout_t gone = nullptr;
+    REQUIRE(cublasLtMatrixLayoutCreate(&gone, CUDA_R_32F, 4, 4, 4) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasLtMatrixLayoutDestroy(gone) == CUBLAS_STATUS_SUCCESS);
+    cublasLtMatmulHeuristicResult_t result = {};
+    int returned = 0;
+    stderr_capture capture;
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h.h, desc.d, a.l, a.l, gone, a.l, pref.p, 1, &result, &returned) ==
+          CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h.h, desc.d, a.l, a.l, a.l, nullptr, pref.p, 1, &result, &returned) ==
+          CUBLAS_STATUS_INVALID_VALUE);
+    const std::string report = capture.finish();
+    CHECK(report.find("Cdesc is destroyed or of another kind, not a live matrix layout") != std::string::npos);
+    CHECK(report.find("Ddesc is a null pointer, not a live matrix layout") != std::string::npos);
+    CHECK(returned == 0);
 }
 #endif
 

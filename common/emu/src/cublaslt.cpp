@@ -452,7 +452,7 @@ cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref, 
                                               int line) {
     preference_fields fields{};
     fields.search_mode = CUBLASLT_SEARCH_BEST_FIT;
-    fields.reduction_scheme_mask = 0xff;  // every reduction scheme allowed
+    fields.reduction_scheme_mask = 7;  // every reduction scheme allowed (libcublasLt's default)
     for (std::uint32_t& alignment : fields.min_alignment) alignment = 256;
     fields.impl_mask = ~std::uint64_t{0};
     return make(pref, fields, descriptor_kind::preference,

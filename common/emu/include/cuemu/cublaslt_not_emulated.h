@@ -40,12 +40,14 @@ CUEMU_CUBLASLT_NOT_EMULATED(cublasLtMatrixTransformDescCreate, "layout transform
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtMatrixTransformDescDestroy, "layout transforms")
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtMatrixTransformDescSetAttribute, "layout transforms")
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtMatrixTransformDescGetAttribute, "layout transforms")
+CUEMU_CUBLASLT_NOT_EMULATED(cublasLtMatrixTransformDescInit, "layout transforms")
 
 // ---- emulated precision and the logger ---------------------------------------------------
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtEmulationDescCreate, "emulated precision")
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtEmulationDescDestroy, "emulated precision")
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtEmulationDescSetAttribute, "emulated precision")
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtEmulationDescGetAttribute, "emulated precision")
+CUEMU_CUBLASLT_NOT_EMULATED(cublasLtEmulationDescInit, "emulated precision")
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtLoggerSetCallback, "the logger")
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtLoggerSetFile, "the logger")
 CUEMU_CUBLASLT_NOT_EMULATED(cublasLtLoggerOpenFile, "the logger")
