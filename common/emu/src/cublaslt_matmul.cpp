@@ -19,9 +19,11 @@
 //                  packed, and is added before the activation;
 //       RELU       max(x, 0);
 //       GELU       gelu(x), the tanh approximation
-//                  0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), which is
-//                  the GELU cuBLASLt computes (NVIDIA's nvmath-python, whose
-//                  epilogs are cuBLASLt's, documents its GELU epilog so);
+//                  0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). NVIDIA's
+//                  pages name the epilogue "GELU" without a formula; the tanh
+//                  form is the one programs fusing it rely on (llm.c checks
+//                  its fused cuBLASLt path against its own tanh GELU kernel),
+//                  and it has not been compared with a GPU's output here;
 //       _AUX       also stores GELU's input (after the bias) in the auxiliary
 //                  matrix (EPILOGUE_AUX_POINTER, leading dimension
 //                  EPILOGUE_AUX_LD, which the documentation requires to be a
