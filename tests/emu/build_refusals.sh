@@ -49,9 +49,13 @@ refused cublas-gemm-batched-ex "cuemu's cuBLAS does not have cublasGemmBatchedEx
     'cublasHandle_t h; cublasGemmBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1);'
 refused cublas-isamax "cuemu's cuBLAS does not have cublasIsamax" 'cublasHandle_t h; int i; cublasIsamax(h, 1, nullptr, 1, &i);'
 refused cublas-scopy "cuemu's cuBLAS does not have cublasScopy.*vector copies" 'cublasHandle_t h; cublasScopy(h, 1, nullptr, 1, nullptr, 1);'
-refused cublas-lt "cuemu does not emulate cuBLASLt" '}
+# cuBLASLt calls outside the emulator's subset (<cublasLt.h> itself builds).
+refused cublaslt-transform "cuemu's cuBLASLt does not have cublasLtMatrixTransform.*cublasLtMatmul" '}
 #include <cublasLt.h>
-int unused() {'
+int unused() { cublasLtHandle_t h; cublasLtMatrixTransform(h, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);'
+refused cublaslt-algo-init "cuemu's cuBLASLt does not have cublasLtMatmulAlgoInit \\(algorithm ids\\)" '}
+#include <cublasLt.h>
+int unused() { cublasLtHandle_t h; cublasLtMatmulAlgo_t a; cublasLtMatmulAlgoInit(h, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 0, &a);'
 refused cublas-legacy "cuemu does not emulate the legacy cuBLAS API" '}
 #include <cublas.h>
 int unused() {'

@@ -4,7 +4,8 @@
 # exactly the calls the emulator refuses at build time in its "refused" column:
 #   runtime-support  include/cuemu/runtime.h, runtime_extra.h, graphs.h, textures.h;
 #                    not_emulated.h, graphs.h
-#   cublas-support   include/cublas_v2.h; cuemu/cublas_not_emulated.h
+#   cublas-support   include/cublas_v2.h, cublasLt.h; cuemu/cublas_not_emulated.h,
+#                    cuemu/cublaslt_not_emulated.h
 #   nccl-support     include/nccl.h; cuemu/nccl_not_emulated.h
 set -uo pipefail
 emu=$1
@@ -44,11 +45,13 @@ check_table runtime-support cuda "calls" \
     "$(grep -ohE '^CUEMU_(REMOVED_IN_CUDA_13|NOT_EMULATED|GRAPH_CALL_NOT_EMULATED)\(cuda[A-Za-z0-9_]+' \
            "$emu/include/cuemu/not_emulated.h" "$emu/include/cuemu/graphs.h" | sed 's/.*(//' | sort -u)"
 # A cuBLAS declaration's `_v2` is the name a program writes without it.
-check_table cublas-support cublas "cuBLAS calls" \
-    "$(grep -ohE '^(const char\*|cublasStatus_t) cublas[A-Z][A-Za-z0-9_]*\(' "$emu/include/cublas_v2.h" |
+check_table cublas-support cublas "cuBLAS and cuBLASLt calls" \
+    "$(grep -ohE '^(const char\*|cublasStatus_t|size_t) cublas[A-Z][A-Za-z0-9_]*\(' \
+           "$emu/include/cublas_v2.h" "$emu/include/cublasLt.h" |
            sed -E 's/.* //; s/\($//; s/_v2$//' | sort -u)" \
-    "$(grep -ohE '^CUEMU_CUBLAS_NOT_EMULATED\(cublas[A-Za-z0-9_]+' \
-           "$emu/include/cuemu/cublas_not_emulated.h" | sed 's/.*(//' | sort -u)"
+    "$(grep -ohE '^CUEMU_CUBLAS(LT)?_NOT_EMULATED\(cublas[A-Za-z0-9_]+' \
+           "$emu/include/cuemu/cublas_not_emulated.h" "$emu/include/cuemu/cublaslt_not_emulated.h" |
+           sed 's/.*(//' | sort -u)"
 check_table nccl-support nccl "NCCL calls" \
     "$(grep -ohE '^(const char\*|ncclResult_t) nccl[A-Z][A-Za-z0-9_]*\(' "$emu/include/nccl.h" |
            sed -E 's/.* //; s/\($//' | sort -u)" \

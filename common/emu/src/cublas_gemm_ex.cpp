@@ -33,9 +33,9 @@
 using namespace cuemu::detail;
 using namespace cuemu::cublas_detail;
 
-namespace {
+namespace cuemu::cublas_detail {
 
-const char* data_type_name(cudaDataType t) {
+const char* data_type_name(int t) {
     switch (t) {
         case CUDA_R_16F: return "CUDA_R_16F";
         case CUDA_R_16BF: return "CUDA_R_16BF";
@@ -48,6 +48,10 @@ const char* data_type_name(cudaDataType t) {
         default: return nullptr;
     }
 }
+
+}  // namespace cuemu::cublas_detail
+
+namespace {
 
 const char* compute_type_name(cublasComputeType_t t) {
     switch (t) {

@@ -115,6 +115,10 @@ bool take_scalar(cublasHandle_t handle, const T* p, const char* name, operand_ch
 // and the profiler, as a kernel's stores are noted).
 void note_matrix_written(const void* c, std::size_t element, int m, int n, int ld);
 
+// "CUDA_R_16F" and the like, or null for a type the emulator does not name
+// (cublas_gemm_ex.cpp; cuBLASLt's reports use it too).
+const char* data_type_name(int type);
+
 // One line each, on stderr, for an argument cuBLAS refuses with
 // CUBLAS_STATUS_INVALID_VALUE: which one and why.
 void explain_invalid_gemm(const call_site& at, cublasOperation_t transa, cublasOperation_t transb,

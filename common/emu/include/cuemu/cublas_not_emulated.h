@@ -3,8 +3,9 @@
 // compile with a message naming the call, as not_emulated.h does for the
 // runtime: a program that uses one stops at build time instead of running
 // without it. A cuBLAS name listed nowhere is an undeclared identifier, which
-// names it too. cuBLASLt, cuBLASXt and the legacy <cublas.h> are refused by
-// their own headers.
+// names it too. cuBLASLt's calls outside its subset are refused by
+// cublaslt_not_emulated.h; cuBLASXt and the legacy <cublas.h> by their own
+// headers.
 #ifndef CUEMU_CUBLAS_NOT_EMULATED_H
 #define CUEMU_CUBLAS_NOT_EMULATED_H
 
