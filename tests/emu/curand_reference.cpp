@@ -352,8 +352,12 @@ void sobol_host_api() {
         unsigned long long offset;
         std::size_t n;
     };
-    const start starts[] = {{1, 0, 70000}, {3, 5, 3 * 4099}, {100, 1000003, 100 * 300},
-                            {sobol_dimensions_compared, 7, sobol_dimensions_compared * 3}};
+    // The last: across 2^32 points, where Sobol32's point index wraps round to 0.
+    const start starts[] = {{1, 0, 70000},
+                            {3, 5, 3 * 4099},
+                            {100, 1000003, 100 * 300},
+                            {sobol_dimensions_compared, 7, sobol_dimensions_compared * 3},
+                            {2, (1ull << 32) - 3, 2 * 6}};
     const curandRngType_t types[] = {CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SOBOL64};
     for (curandRngType_t t : types)
         for (const start& s : starts)
