@@ -73,5 +73,13 @@ int unused() { ncclAlltoAll(nullptr, nullptr, 1, ncclFloat, nullptr, nullptr);'
 refused nccl-comm-split "cuemu's NCCL does not have ncclCommSplit" '}
 #include <nccl.h>
 int unused() { ncclComm_t c = nullptr; ncclCommSplit(c, 0, 0, &c, nullptr);'
+# cuRAND: the scrambled Sobol generators need cuRAND's own scramble constants.
+refused curand-scramble-constants "cuemu's cuRAND does not have curandGetScrambleConstants32 \\(scrambled Sobol" '}
+#include <curand.h>
+int unused() { unsigned int* c; curandGetScrambleConstants32(&c);'
+refused curand-scrambled-sobol-state "curandStateScrambledSobol32_t" '}
+#include <curand_kernel.h>
+__global__ void init(curandStateScrambledSobol32_t* s) { curand_init(nullptr, 0u, 0u, 0, s); }
+int unused() {'
 [ "$failures" -eq 0 ] || { echo "FAIL: $failures refusals missing"; exit 1; }
 echo "PASS: every refusal names its call"

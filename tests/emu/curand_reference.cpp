@@ -8,6 +8,11 @@
 // and, where no toolkit is installed, the emulator's output against the copy
 // stored in curand_reference.txt (emu.curand.vs-stored).
 //
+// The Sobol generators' lines (sobol_*) follow the pseudo-random ones. The
+// toolkit's <curand_kernel.h> gives 0 for a Sobol state's curand_normal on
+// the host (it has no erfcinvf there), so device-API Sobol normals are
+// checked against the host generators in test_curand.cu instead.
+//
 // Each line names what it shows; values are bit patterns in hex (floats and
 // doubles included), so equal lines mean equal bits. Long runs are printed as
 // their first values and an FNV-1a hash of all of them.
@@ -39,6 +44,7 @@ struct digest {
         }
     }
     void add(unsigned int v) { add_bits(v, 8); }
+    void add(unsigned long long v) { add_bits(v, 16); }
     void add(float v) {
         std::uint32_t b;
         std::memcpy(&b, &v, 4);
@@ -256,6 +262,182 @@ void device_api(const char* name) {
             }
 }
 
+// ---- Sobol: direction vectors, host generators, device states -------------------------
+// Boost.Random's table, and so the emulator, has this many dimensions.
+constexpr unsigned int sobol_dimensions_compared = 3667;
+
+void sobol_direction_vectors() {
+    curandDirectionVectors32_t* v32 = nullptr;
+    curandDirectionVectors64_t* v64 = nullptr;
+    std::printf("sobol status: vectors 32 %d, 64 %d, 32 from the 64 set %d\n",
+                int(curandGetDirectionVectors32(&v32, CURAND_DIRECTION_VECTORS_32_JOEKUO6)),
+                int(curandGetDirectionVectors64(&v64, CURAND_DIRECTION_VECTORS_64_JOEKUO6)),
+                int(curandGetDirectionVectors32(&v32, CURAND_DIRECTION_VECTORS_64_JOEKUO6)));
+    curandGetDirectionVectors32(&v32, CURAND_DIRECTION_VECTORS_32_JOEKUO6);
+    for (unsigned first = 0; first < sobol_dimensions_compared; first += 1000) {
+        digest d32, d64;
+        for (unsigned dim = first; dim < first + 1000 && dim < sobol_dimensions_compared; ++dim) {
+            for (int k = 0; k < 32; ++k) d32.add(v32[dim][k]);
+            for (int k = 0; k < 64; ++k) d64.add(v64[dim][k]);
+        }
+        char label[96];
+        std::snprintf(label, sizeof label, "sobol direction vectors 32, dimensions %u on", first);
+        d32.print(label);
+        std::snprintf(label, sizeof label, "sobol direction vectors 64, dimensions %u on", first);
+        d64.print(label);
+    }
+}
+
+// Not Poisson: libcurand's host-API Poisson numbers are not the emulator's
+// (see "cuRAND" in common/emu/README.md).
+enum sobol_kind { s_bits, s_uniform, s_uniform_double, s_normal, s_normal_double, s_log_normal,
+                  s_log_normal_double };
+const char* sobol_kind_name[] = {"bits",          "uniform",    "uniform_double",   "normal",
+                                 "normal_double", "log_normal", "log_normal_double"};
+
+// libcurand's double normals for Sobol come from its own erfcinv, which
+// differs from the emulator's in the last bit for about half of them: those
+// lines show each double rounded to float (see "cuRAND" in common/emu/README.md).
+template <class T>
+void sobol_print(curandStatus_t s, const std::vector<T>& out, const std::string& label,
+                 bool as_float = false) {
+    digest d;
+    for (const T& v : out) {
+        if (as_float) d.add(static_cast<float>(v));
+        else d.add(v);
+    }
+    if (s != CURAND_STATUS_SUCCESS) std::printf("%s: status %d\n", label.c_str(), int(s));
+    else d.print(label);
+}
+
+void sobol_call(curandGenerator_t g, bool wide, sobol_kind k, std::size_t n,
+                const std::string& label) {
+    std::vector<float> f(n);
+    std::vector<double> d(n);
+    switch (k) {
+    case s_bits:
+        if (wide) {
+            std::vector<unsigned long long> ll(n);
+            return sobol_print(curandGenerateLongLong(g, ll.data(), n), ll, label);
+        } else {
+            std::vector<unsigned> u(n);
+            return sobol_print(curandGenerate(g, u.data(), n), u, label);
+        }
+    case s_uniform: return sobol_print(curandGenerateUniform(g, f.data(), n), f, label);
+    case s_uniform_double:
+        return sobol_print(curandGenerateUniformDouble(g, d.data(), n), d, label);
+    case s_normal: return sobol_print(curandGenerateNormal(g, f.data(), n, 0.5f, 2.0f), f, label);
+    case s_normal_double:
+        return sobol_print(curandGenerateNormalDouble(g, d.data(), n, 0.5, 2.0), d,
+                           label + " (as float)", true);
+    case s_log_normal:
+        return sobol_print(curandGenerateLogNormal(g, f.data(), n, 0.1f, 0.5f), f, label);
+    case s_log_normal_double:
+        return sobol_print(curandGenerateLogNormalDouble(g, d.data(), n, 0.1, 0.5), d,
+                           label + " (as float)", true);
+    }
+}
+
+curandGenerator_t make_sobol(curandRngType_t t, unsigned dims, unsigned long long offset) {
+    curandGenerator_t g;
+    curandCreateGeneratorHost(&g, t);
+    curandSetQuasiRandomGeneratorDimensions(g, dims);
+    curandSetGeneratorOffset(g, offset);
+    return g;
+}
+
+void sobol_host_api() {
+    struct start {
+        unsigned dims;
+        unsigned long long offset;
+        std::size_t n;
+    };
+    // The last: across 2^32 points, where Sobol32's point index wraps round to 0.
+    const start starts[] = {{1, 0, 70000},
+                            {3, 5, 3 * 4099},
+                            {100, 1000003, 100 * 300},
+                            {sobol_dimensions_compared, 7, sobol_dimensions_compared * 3},
+                            {2, (1ull << 32) - 3, 2 * 6}};
+    const curandRngType_t types[] = {CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SOBOL64};
+    for (curandRngType_t t : types)
+        for (const start& s : starts)
+            for (int k = s_bits; k <= s_log_normal_double; ++k) {
+                curandGenerator_t g = make_sobol(t, s.dims, s.offset);
+                char label[160];
+                std::snprintf(label, sizeof label, "sobol host %s dimensions %u offset %llu %s n %zu",
+                              t == CURAND_RNG_QUASI_SOBOL32 ? "sobol32" : "sobol64", s.dims,
+                              s.offset, sobol_kind_name[k], s.n);
+                sobol_call(g, t == CURAND_RNG_QUASI_SOBOL64, sobol_kind(k), s.n, label);
+                curandDestroyGenerator(g);
+            }
+    // Successive calls, and a change of dimensions between them: where each starts.
+    for (curandRngType_t t : types) {
+        curandGenerator_t g = make_sobol(t, 2, 3);
+        const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
+        const sobol_kind kinds[] = {s_bits, s_normal, s_uniform_double, s_bits, s_uniform};
+        const unsigned dims[] = {2, 2, 5, 5, 1};
+        for (int c = 0; c < 5; ++c) {
+            curandSetQuasiRandomGeneratorDimensions(g, dims[c]);
+            char label[160];
+            std::snprintf(label, sizeof label, "sobol host %s successive call %d: dimensions %u %s",
+                          wide ? "sobol64" : "sobol32", c, dims[c], sobol_kind_name[kinds[c]]);
+            sobol_call(g, wide, kinds[c], dims[c] * 1001, label);
+        }
+        curandDestroyGenerator(g);
+    }
+    // Statuses.
+    curandGenerator_t g;
+    std::printf("sobol status: create quasi default %d\n",
+                int(curandCreateGeneratorHost(&g, CURAND_RNG_QUASI_DEFAULT)));
+    std::vector<unsigned> u(8);
+    std::vector<unsigned long long> ll(8);
+    std::printf("sobol status: dimensions 0 %d, 20001 %d, 3 %d\n",
+                int(curandSetQuasiRandomGeneratorDimensions(g, 0)),
+                int(curandSetQuasiRandomGeneratorDimensions(g, 20001)),
+                int(curandSetQuasiRandomGeneratorDimensions(g, 3)));
+    std::printf("sobol status: 4 numbers over 3 dimensions %d\n", int(curandGenerate(g, u.data(), 4)));
+    std::printf("sobol status: seed %d\n", int(curandSetPseudoRandomGeneratorSeed(g, 1)));
+    std::printf("sobol status: poisson lambda 0 %d, 4 over 3 dimensions %d\n",
+                int(curandGeneratePoisson(g, u.data(), 3, 0.0)),
+                int(curandGeneratePoisson(g, u.data(), 4, 2.0)));
+    std::printf("sobol status: ordering pseudo default %d, quasi default %d\n",
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DEFAULT)),
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT)));
+    std::printf("sobol status: long long from sobol32 %d\n", int(curandGenerateLongLong(g, ll.data(), 3)));
+    curandDestroyGenerator(g);
+    curandCreateGeneratorHost(&g, CURAND_RNG_QUASI_SOBOL64);
+    std::printf("sobol status: 32 bits from sobol64 %d\n", int(curandGenerate(g, u.data(), 3)));
+    curandDestroyGenerator(g);
+    curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_XORWOW);
+    std::printf("sobol status: dimensions on xorwow %d, long long %d, quasi ordering %d\n",
+                int(curandSetQuasiRandomGeneratorDimensions(g, 2)),
+                int(curandGenerateLongLong(g, ll.data(), 2)),
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT)));
+    curandDestroyGenerator(g);
+}
+
+// The device states' raw numbers and uniforms (the toolkit's host code path
+// has no Sobol normals to compare with).
+template <class State, class Vectors>
+void sobol_device_api(const char* name, Vectors* vectors) {
+    const unsigned dims[] = {0, 1, 2, 77, sobol_dimensions_compared - 1};
+    const unsigned long long offsets[] = {0, 1, 4097, 1000000007, 0xFFFFFFF0u};
+    for (unsigned dim : dims)
+        for (unsigned long long off : offsets) {
+            State s;
+            curand_init(vectors[dim], off, &s);
+            digest d;
+            for (int i = 0; i < 40; ++i) d.add(curand(&s));
+            for (int i = 0; i < 40; ++i) d.add(curand_uniform(&s));
+            for (int i = 0; i < 40; ++i) d.add(curand_uniform_double(&s));
+            skipahead(12345u, &s);
+            d.add(curand(&s));
+            char label[160];
+            std::snprintf(label, sizeof label, "sobol device %s dimension %u offset %llu", name, dim, off);
+            d.print(label);
+        }
+}
+
 }  // namespace
 
 int main() {
@@ -263,5 +445,13 @@ int main() {
     device_api<curandStateXORWOW_t>("xorwow");
     device_api<curandStateMRG32k3a_t>("mrg32k3a");
     device_api<curandStatePhilox4_32_10_t>("philox");
+    sobol_direction_vectors();
+    sobol_host_api();
+    curandDirectionVectors32_t* v32 = nullptr;
+    curandDirectionVectors64_t* v64 = nullptr;
+    curandGetDirectionVectors32(&v32, CURAND_DIRECTION_VECTORS_32_JOEKUO6);
+    curandGetDirectionVectors64(&v64, CURAND_DIRECTION_VECTORS_64_JOEKUO6);
+    sobol_device_api<curandStateSobol32_t>("sobol32", v32);
+    sobol_device_api<curandStateSobol64_t>("sobol64", v64);
     return 0;
 }

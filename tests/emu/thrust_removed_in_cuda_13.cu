@@ -4,8 +4,12 @@
 // its replacement (common/emu/thrust/include/thrust/functional.h and
 // system/cuemu/detail/removed_in_cuda_13.h; test
 // emu.thrust.removed-in-cuda-13). Sorting ints below uses Thrust 1.17's radix
-// sort, whose own use of the renamed unary_function must still build.
+// sort, whose own use of the renamed unary_function must still build, and
+// copy, copy_if, gather_if and scatter_if use its renamed identity inside.
+#include <thrust/copy.h>
 #include <thrust/device_vector.h>
+#include <thrust/gather.h>
+#include <thrust/scatter.h>
 #include <thrust/functional.h>
 #include <thrust/limits.h>
 #include <thrust/optional.h>
@@ -37,5 +41,11 @@ int main() {
     thrust::binary_negate<less_than> negated_pair(less_than{});
     thrust::unary_traits<square>::result_type unary_result = 0;
     thrust::binary_traits<add>::result_type binary_result = 0;
+    thrust::transform(v.begin(), v.end(), v.begin(), thrust::identity<int>());
+    thrust::device_vector<int> out(10), map(10, 1), stencil(10, 1);
+    thrust::copy(v.begin(), v.end(), out.begin());
+    thrust::copy_if(v.begin(), v.end(), stencil.begin(), out.begin(), positive());
+    thrust::gather_if(map.begin(), map.end(), stencil.begin(), v.begin(), out.begin());
+    thrust::scatter_if(v.begin(), v.end(), map.begin(), stencil.begin(), out.begin());
     return 0;
 }

@@ -3,10 +3,13 @@
 // `tutorial_lesson(... LIBRARIES curand)`, as with nvcc.
 //
 // Types, enum values and status codes are cuRAND 10's (CUDA 13). Generators:
-// XORWOW (the default), MRG32k3a and Philox4_32_10; which of their orderings
-// and outputs equal libcurand's is written in common/emu/README.md ("cuRAND").
-// Generators the emulator does not have (MTGP32, MT19937, the Sobol family)
-// are refused at creation with CURAND_STATUS_TYPE_ERROR and a line saying so.
+// XORWOW (the default), MRG32k3a and Philox4_32_10, and the quasi-random
+// Sobol32 (the quasi default) and Sobol64, whose direction vectors are Joe and
+// Kuo's, derived from Boost.Random's table of them (src/curand/
+// sobol_directions.cpp); which of their orderings and outputs equal
+// libcurand's is written in common/emu/README.md ("cuRAND"). Generators the
+// emulator does not have (MTGP32, MT19937, the scrambled Sobols) are refused
+// at creation with CURAND_STATUS_TYPE_ERROR and a line saying so.
 // Calls outside the subset are build errors naming them
 // (cuemu/curand_not_emulated.h).
 #ifndef CUEMU_CURAND_H
@@ -63,6 +66,16 @@ enum curandOrdering {
 };
 typedef enum curandOrdering curandOrdering_t;
 
+enum curandDirectionVectorSet {
+    CURAND_DIRECTION_VECTORS_32_JOEKUO6 = 101,
+    CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6 = 102,
+    CURAND_DIRECTION_VECTORS_64_JOEKUO6 = 103,
+    CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6 = 104
+};
+typedef enum curandDirectionVectorSet curandDirectionVectorSet_t;
+typedef unsigned int curandDirectionVectors32_t[32];
+typedef unsigned long long curandDirectionVectors64_t[64];
+
 struct curandGenerator_st;
 typedef struct curandGenerator_st* curandGenerator_t;
 
@@ -76,8 +89,16 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
 curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order);
 curandStatus_t curandGenerateSeeds(curandGenerator_t generator);
+curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator,
+                                                       unsigned int num_dimensions);
+curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t* vectors[],
+                                           curandDirectionVectorSet_t set);
+curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t* vectors[],
+                                           curandDirectionVectorSet_t set);
 
 curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int* output_ptr, size_t num);
+curandStatus_t curandGenerateLongLong(curandGenerator_t generator,
+                                      unsigned long long* output_ptr, size_t num);
 curandStatus_t curandGenerateUniform(curandGenerator_t generator, float* output_ptr, size_t num);
 curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double* output_ptr,
                                            size_t num);

@@ -1,8 +1,9 @@
 // <curand_kernel.h> for emulator builds: cuRAND's device API, header-only as
-// in the toolkit (no -lcurand needed). Three generators with cuRAND's state
-// layouts (curandState is XORWOW), seeding, skipping ahead and raw 32-bit
-// numbers here; the distributions (uniform, normal, log-normal, Poisson) in
-// cuemu/curand_distributions.h.
+// in the toolkit (no -lcurand needed). Three pseudo-random generators with
+// cuRAND's state layouts (curandState is XORWOW), seeding, skipping ahead and
+// raw 32-bit numbers here; their distributions (uniform, normal, log-normal,
+// Poisson) in cuemu/curand_distributions.h; the Sobol32 and Sobol64
+// quasi-random states in cuemu/curand_sobol.h.
 //
 // The numbers are NVIDIA's, bit for bit, for the same seed, subsequence and
 // offset: the algorithms and their constants are cuRAND's (written here from
@@ -13,7 +14,7 @@
 // uses its own approximate sine and cosine).
 //
 // Not here (using one is a build error: the name is undeclared): MTGP32 and
-// Sobol states, direction vectors, curand_discrete, the *_from_normal Poisson.
+// scrambled Sobol states, curand_discrete, the *_from_normal Poisson.
 #ifndef CUEMU_CURAND_KERNEL_H
 #define CUEMU_CURAND_KERNEL_H
 
@@ -323,5 +324,6 @@ __device__ inline void curand_init(unsigned long long seed, unsigned long long s
 }
 
 #include "cuemu/curand_distributions.h"
+#include "cuemu/curand_sobol.h"
 
 #endif

@@ -13,18 +13,15 @@
     curandStatus_t name(A&&...) {                                                              \
         static_assert(::cuemu::refused<A...>,                                                  \
                       "cuemu's cuRAND does not have " #name " (" what "); it has the XORWOW, " \
-                      "MRG32k3a and Philox4_32_10 generators with curandGenerate, "            \
+                      "MRG32k3a, Philox4_32_10, Sobol32 and Sobol64 generators with "          \
+                      "curandGenerate(LongLong), "                                             \
                       "curandGenerateUniform/Normal/LogNormal(Double) and "                    \
                       "curandGeneratePoisson. Build this program with nvcc for a GPU");        \
         return CURAND_STATUS_TYPE_ERROR;                                                       \
     }
 
-CUEMU_CURAND_NOT_EMULATED(curandGenerateLongLong, "64-bit quasi-random numbers")
-CUEMU_CURAND_NOT_EMULATED(curandSetQuasiRandomGeneratorDimensions, "quasi-random generators")
-CUEMU_CURAND_NOT_EMULATED(curandGetDirectionVectors32, "Sobol direction vectors")
-CUEMU_CURAND_NOT_EMULATED(curandGetDirectionVectors64, "Sobol direction vectors")
-CUEMU_CURAND_NOT_EMULATED(curandGetScrambleConstants32, "scrambled Sobol")
-CUEMU_CURAND_NOT_EMULATED(curandGetScrambleConstants64, "scrambled Sobol")
+CUEMU_CURAND_NOT_EMULATED(curandGetScrambleConstants32, "scrambled Sobol: the constants are cuRAND's own table")
+CUEMU_CURAND_NOT_EMULATED(curandGetScrambleConstants64, "scrambled Sobol: the constants are cuRAND's own table")
 CUEMU_CURAND_NOT_EMULATED(curandCreatePoissonDistribution, "discrete distributions")
 CUEMU_CURAND_NOT_EMULATED(curandDestroyDistribution, "discrete distributions")
 CUEMU_CURAND_NOT_EMULATED(curandGeneratePoissonMethod, "Poisson methods")

@@ -7,7 +7,10 @@
 //
 // Statuses are libcurand's, measured without a GPU: a null generator is
 // CURAND_STATUS_NOT_INITIALIZED, an odd count of XORWOW or MRG32k3a normals
-// CURAND_STATUS_LENGTH_NOT_MULTIPLE, lambda <= 0 CURAND_STATUS_OUT_OF_RANGE.
+// CURAND_STATUS_LENGTH_NOT_MULTIPLE, lambda <= 0 CURAND_STATUS_OUT_OF_RANGE;
+// for Sobol, a count that is not a multiple of the dimensions is
+// CURAND_STATUS_LENGTH_NOT_MULTIPLE, a seed or the other width's raw numbers
+// CURAND_STATUS_TYPE_ERROR, a pseudo-random ordering CURAND_STATUS_OUT_OF_RANGE.
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -16,15 +19,19 @@
 #include "../internal.h"
 #include "curand.h"
 #include "host_layouts.h"
+#include "sobol_directions.h"
 
 using cuemu::curand_host::distribution;
+using cuemu::curand_host::is_quasi;
 
 struct curandGenerator_st {
     curandRngType_t type;
     bool on_host;
     unsigned long long seed = 0;
     unsigned long long offset = 0;
-    curandOrdering_t ordering = CURAND_ORDERING_PSEUDO_DEFAULT;
+    curandOrdering_t ordering =
+        is_quasi(type) ? CURAND_ORDERING_QUASI_DEFAULT : CURAND_ORDERING_PSEUDO_DEFAULT;
+    unsigned int dimensions = 1;  // Sobol only
     cudaStream_t stream = nullptr;
     // Shared with queued work, which may run after curandDestroyGenerator.
     std::shared_ptr<cuemu::curand_host::dealt_states> states =
@@ -47,24 +54,29 @@ const char* type_name(curandRngType_t type) {
     switch (type) {
     case CURAND_RNG_PSEUDO_MTGP32: return "CURAND_RNG_PSEUDO_MTGP32";
     case CURAND_RNG_PSEUDO_MT19937: return "CURAND_RNG_PSEUDO_MT19937";
-    case CURAND_RNG_QUASI_DEFAULT: return "CURAND_RNG_QUASI_DEFAULT (Sobol32)";
-    case CURAND_RNG_QUASI_SOBOL32: return "CURAND_RNG_QUASI_SOBOL32";
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32";
-    case CURAND_RNG_QUASI_SOBOL64: return "CURAND_RNG_QUASI_SOBOL64";
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64";
     default: return nullptr;
     }
 }
 
 curandStatus_t create(curandGenerator_t* generator, curandRngType_t type, bool on_host) {
+    const char* call = on_host ? "curandCreateGeneratorHost" : "curandCreateGenerator";
     if (type == CURAND_RNG_PSEUDO_DEFAULT) type = CURAND_RNG_PSEUDO_XORWOW;
+    if (type == CURAND_RNG_QUASI_DEFAULT) type = CURAND_RNG_QUASI_SOBOL32;
     if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_MRG32K3A &&
-        type != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+        type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && !is_quasi(type)) {
         if (const char* name = type_name(type))
             std::fprintf(stderr,
                          "cuemu: %s: the emulator's cuRAND has no %s generator (it has XORWOW, "
-                         "MRG32k3a and Philox4_32_10); the call returns CURAND_STATUS_TYPE_ERROR\n",
-                         on_host ? "curandCreateGeneratorHost" : "curandCreateGenerator", name);
+                         "MRG32k3a, Philox4_32_10, Sobol32 and Sobol64; the scrambled Sobols need "
+                         "cuRAND's own scramble constants, curandGetScrambleConstants32/64); the "
+                         "call returns CURAND_STATUS_TYPE_ERROR\n",
+                         call, name);
+        return CURAND_STATUS_TYPE_ERROR;
+    }
+    if (is_quasi(type) && cuemu::curand_host::sobol_dimensions() == 0) {
+        cuemu::curand_host::report_missing_dimensions(call, 1);
         return CURAND_STATUS_TYPE_ERROR;
     }
     if (!on_host && cudaFree(nullptr) != cudaSuccess) return CURAND_STATUS_INITIALIZATION_FAILED;
@@ -84,13 +96,15 @@ std::size_t element_size(distribution what) {
     case distribution::log_normal: return sizeof(float);
     case distribution::uniform_double:
     case distribution::normal_double:
-    case distribution::log_normal_double: return sizeof(double);
+    case distribution::log_normal_double:
+    case distribution::bits64: return sizeof(double);
     default: return sizeof(unsigned int);
     }
 }
 
 bool needs_pairs(curandGenerator_t g, distribution what) {
-    return g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && what != distribution::bits &&
+    return g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && !is_quasi(g->type) &&
+           what != distribution::bits &&
            what != distribution::uniform && what != distribution::uniform_double &&
            what != distribution::poisson;
 }
@@ -98,9 +112,15 @@ bool needs_pairs(curandGenerator_t g, distribution what) {
 curandStatus_t generate(const char* call, curandGenerator_t g, void* out, std::size_t n,
                         distribution what, double mean = 0, double stddev = 0) {
     if (!is_live(g)) return CURAND_STATUS_NOT_INITIALIZED;
+    // 32-bit raw numbers from every generator but Sobol64, 64-bit from it alone.
+    const bool sobol64 = g->type == CURAND_RNG_QUASI_SOBOL64;
+    if ((what == distribution::bits && sobol64) || (what == distribution::bits64 && !sobol64))
+        return CURAND_STATUS_TYPE_ERROR;
     if (needs_pairs(g, what) && n % 2 != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    if (is_quasi(g->type) && n % g->dimensions != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
     if (what == distribution::poisson && !(mean > 0)) return CURAND_STATUS_OUT_OF_RANGE;
-    const cuemu::curand_host::request r{g->type, g->ordering, g->seed, g->offset, what, mean, stddev};
+    const cuemu::curand_host::request r{g->type,     g->ordering, g->seed, g->offset,
+                                        g->dimensions, what,        mean,    stddev};
     g->offset = cuemu::curand_host::offset_after(r, n);
     if (n == 0) return CURAND_STATUS_SUCCESS;
     if (g->on_host) {
@@ -160,6 +180,7 @@ curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
                                                   unsigned long long seed) {
     if (!is_live(generator)) return CURAND_STATUS_NOT_INITIALIZED;
+    if (is_quasi(generator->type)) return CURAND_STATUS_TYPE_ERROR;
     generator->seed = seed;
     generator->restart();
     return CURAND_STATUS_SUCCESS;
@@ -172,6 +193,11 @@ curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned lo
 }
 curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order) {
     if (!is_live(generator)) return CURAND_STATUS_NOT_INITIALIZED;
+    if (is_quasi(generator->type)) {
+        if (order != CURAND_ORDERING_QUASI_DEFAULT) return CURAND_STATUS_OUT_OF_RANGE;
+        generator->ordering = order;
+        return CURAND_STATUS_SUCCESS;
+    }
     const bool xorwow = generator->type == CURAND_RNG_PSEUDO_XORWOW;
     if (order == CURAND_ORDERING_PSEUDO_SEEDED && xorwow) {
         std::fprintf(stderr,
@@ -196,8 +222,29 @@ curandStatus_t curandGenerateSeeds(curandGenerator_t generator) {
     return is_live(generator) ? CURAND_STATUS_SUCCESS : CURAND_STATUS_NOT_INITIALIZED;
 }
 
+// The Sobol generators keep their place (the offset, in points) when the
+// count of dimensions changes, as libcurand's do.
+curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator,
+                                                       unsigned int num_dimensions) {
+    if (!is_live(generator)) return CURAND_STATUS_NOT_INITIALIZED;
+    if (!is_quasi(generator->type)) return CURAND_STATUS_TYPE_ERROR;
+    if (num_dimensions == 0 || num_dimensions > cuemu::curand_host::curand_sobol_dimensions)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (num_dimensions > cuemu::curand_host::sobol_dimensions()) {
+        cuemu::curand_host::report_missing_dimensions("curandSetQuasiRandomGeneratorDimensions",
+                                                      num_dimensions);
+        return CURAND_STATUS_OUT_OF_RANGE;
+    }
+    generator->dimensions = num_dimensions;
+    return CURAND_STATUS_SUCCESS;
+}
+
 curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int* output_ptr, size_t num) {
     return generate("curandGenerate", generator, output_ptr, num, distribution::bits);
+}
+curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long* output_ptr,
+                                      size_t num) {
+    return generate("curandGenerateLongLong", generator, output_ptr, num, distribution::bits64);
 }
 curandStatus_t curandGenerateUniform(curandGenerator_t generator, float* output_ptr, size_t num) {
     return generate("curandGenerateUniform", generator, output_ptr, num, distribution::uniform);

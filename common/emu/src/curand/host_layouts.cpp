@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "curand_kernel.h"
+#include "sobol_directions.h"
 
 namespace cuemu::curand_host {
 namespace {
@@ -89,6 +91,7 @@ void fill_dealt_by_kind(const request& r, dealt_states& d, unsigned long long st
     const double mean_d = r.mean, stddev_d = r.stddev;
     switch (r.what) {
     case distribution::bits:
+    case distribution::bits64:
         return fill_dealt<State>(r, d, states, 1, static_cast<unsigned*>(out), n,
                                  [](State* s, unsigned* v) { v[0] = curand(s); });
     case distribution::poisson: {
@@ -154,6 +157,7 @@ void fill_philox(const request& r, void* out, std::size_t n) {
     const bool log = r.what == distribution::log_normal || r.what == distribution::log_normal_double;
     switch (r.what) {
     case distribution::bits:
+    case distribution::bits64:
         return fill_blocks(r, static_cast<unsigned*>(out), n, [](State* s, unsigned* v) {
             const uint4 x = curand4(s);
             v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
@@ -194,6 +198,64 @@ void fill_philox(const request& r, void* out, std::size_t n) {
     }
 }
 
+// ---- Sobol32 and Sobol64: each dimension's points in turn ---------------------------
+template <class State, class Vectors, class Out, class Convert>
+void fill_sobol(const request& r, const Vectors* directions, Out* out, std::size_t n,
+                Convert convert) {
+    const std::size_t points = n / r.dimensions;
+    for (unsigned int d = 0; d < r.dimensions; ++d) {
+        State state;
+        // curand_init takes the vectors as a non-const array, as in the toolkit; it only reads them.
+        curand_init(const_cast<std::remove_const_t<Vectors>&>(directions[d]), r.offset, &state);
+        for (std::size_t j = 0; j < points; ++j) out[d * points + j] = convert(curand(&state));
+    }
+}
+
+template <class State, class Vectors>
+void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, std::size_t n) {
+    using cuemu::curand_detail::quasi_normal;
+    using cuemu::curand_detail::quasi_normal_double;
+    using Word = decltype(curand(static_cast<State*>(nullptr)));
+    const float mean = static_cast<float>(r.mean), stddev = static_cast<float>(r.stddev);
+    const double mean_d = r.mean, stddev_d = r.stddev;
+    switch (r.what) {
+    case distribution::bits:
+    case distribution::bits64:
+        return fill_sobol<State>(r, directions, static_cast<Word*>(out), n, [](Word x) { return x; });
+    case distribution::poisson: {
+        const poisson_table table = make_poisson_table(mean_d);
+        return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
+            return poisson_by_inversion(table, static_cast<unsigned>(x >> (8 * sizeof(Word) - 32)));
+        });
+    }
+    case distribution::uniform:
+        return fill_sobol<State>(r, directions, static_cast<float*>(out), n, [](Word x) {
+            return cuemu::curand_detail::uniform_from_bits(static_cast<unsigned>(x >> (8 * sizeof(Word) - 32)));
+        });
+    case distribution::uniform_double:
+        return fill_sobol<State>(r, directions, static_cast<double*>(out), n, [](Word x) {
+            if constexpr (sizeof(Word) == 4) return cuemu::curand_detail::uniform_double_from_bits(x);
+            else return (x >> 11) * 0x1p-53 + 0x1p-54;
+        });
+    case distribution::normal:
+    case distribution::log_normal: {
+        const bool log = r.what == distribution::log_normal;
+        return fill_sobol<State>(r, directions, static_cast<float*>(out), n, [&](Word x) {
+            const float v = mean + stddev * -quasi_normal(x);
+            return log ? expf(v) : v;
+        });
+    }
+    case distribution::normal_double:
+    case distribution::log_normal_double: {
+        const bool log = r.what == distribution::log_normal_double;
+        return fill_sobol<State>(r, directions, static_cast<double*>(out), n, [&](Word x) {
+            const double v = mean_d + stddev_d * -quasi_normal_double(x);
+            return log ? std::exp(v) : v;
+        });
+    }
+    }
+}
+
 }  // namespace
 
 void fill(const request& r, dealt_states& d, void* out, std::size_t n) {
@@ -203,12 +265,17 @@ void fill(const request& r, dealt_states& d, void* out, std::size_t n) {
             r, d, r.ordering == CURAND_ORDERING_PSEUDO_LEGACY ? mrg_legacy_states : mrg_states, out, n);
     case CURAND_RNG_PSEUDO_PHILOX4_32_10:
         return fill_philox(r, out, n);
+    case CURAND_RNG_QUASI_SOBOL32:
+        return fill_sobol_by_kind<curandStateSobol32_t>(r, sobol_directions32(), out, n);
+    case CURAND_RNG_QUASI_SOBOL64:
+        return fill_sobol_by_kind<curandStateSobol64_t>(r, sobol_directions64(), out, n);
     default:
         return fill_dealt_by_kind<curandStateXORWOW_t>(r, d, xorwow_states, out, n);
     }
 }
 
 unsigned long long offset_after(const request& r, std::size_t n) {
+    if (is_quasi(r.type)) return r.offset + n / r.dimensions;
     if (r.type == CURAND_RNG_PSEUDO_PHILOX4_32_10) return r.offset + n;
     const bool pairs = r.what == distribution::normal || r.what == distribution::normal_double ||
                        r.what == distribution::log_normal || r.what == distribution::log_normal_double;

@@ -16,6 +16,12 @@
 //     stream (counting from the offset) is number p mod 4 of block p / 4, and
 //     block b is the next four numbers (a curand4, curand_uniform4,
 //     curand_normal4, or four doubles from two curand4) of state b mod 65536.
+//   - Sobol32 and Sobol64 (quasi-random): n numbers over D dimensions are
+//     n / D points of each dimension in turn (all of dimension 0's, then
+//     dimension 1's...), from point `offset` on; the offset then moves on by
+//     n / D points. Changing D keeps the offset. Normals are the inverse
+//     normal distribution function of each number, with the sign opposite to
+//     the device API's curand_normal (libcurand's host generators do so).
 #ifndef CUEMU_CURAND_HOST_LAYOUTS_H
 #define CUEMU_CURAND_HOST_LAYOUTS_H
 
@@ -27,14 +33,20 @@
 
 namespace cuemu::curand_host {
 
-enum class distribution { bits, uniform, uniform_double, normal, normal_double, log_normal,
+// Sobol32 or Sobol64.
+inline bool is_quasi(curandRngType_t type) {
+    return type == CURAND_RNG_QUASI_SOBOL32 || type == CURAND_RNG_QUASI_SOBOL64;
+}
+
+enum class distribution { bits, bits64, uniform, uniform_double, normal, normal_double, log_normal,
                           log_normal_double, poisson };
 
 struct request {
     curandRngType_t type;
     curandOrdering_t ordering;
     unsigned long long seed;
-    unsigned long long offset;  // numbers already taken from the generator
+    unsigned long long offset;  // numbers (Sobol: points of each dimension) already taken
+    unsigned int dimensions;    // Sobol only
     distribution what;
     double mean, stddev;  // normal and log-normal; lambda for Poisson in mean
 };

@@ -1,7 +1,8 @@
 // <thrust/functional.h> on the emulator: Thrust 1.17's own header, read with
 // the names CUDA 13's Thrust removed renamed (unary_function, binary_function,
-// unary_negate, binary_negate, not1, not2, unary_traits, binary_traits: nvcc
-// 13 refuses programs that use them); the names are then stand-ins that
+// unary_negate, binary_negate, not1, not2, unary_traits, binary_traits,
+// identity: nvcc 13 refuses programs that use them;
+// system/cuemu/detail/removed_names_begin.h); the names are then stand-ins that
 // refuse such a program with a message (system/cuemu/detail/removed_in_cuda_13.h). The renaming covers only this
 // header's own text: what it includes is included first.
 // An include guard, not #pragma once: GCC takes this file and Thrust's own,
@@ -18,23 +19,9 @@
 // Thrust's algorithms use, keep their names: included before the renaming.
 #include <thrust/detail/internal_functional.h>
 
-#define unary_function cuemu_thrust_1_17_unary_function
-#define binary_function cuemu_thrust_1_17_binary_function
-#define unary_negate cuemu_thrust_1_17_unary_negate
-#define binary_negate cuemu_thrust_1_17_binary_negate
-#define not1 cuemu_thrust_1_17_not1
-#define not2 cuemu_thrust_1_17_not2
-#define unary_traits cuemu_thrust_1_17_unary_traits
-#define binary_traits cuemu_thrust_1_17_binary_traits
+#include <thrust/system/cuemu/detail/removed_names_begin.h>
 #include_next <thrust/functional.h>
-#undef unary_function
-#undef binary_function
-#undef unary_negate
-#undef binary_negate
-#undef not1
-#undef not2
-#undef unary_traits
-#undef binary_traits
+#include <thrust/system/cuemu/detail/removed_names_end.h>
 
 #include <thrust/system/cuemu/detail/removed_in_cuda_13.h>
 

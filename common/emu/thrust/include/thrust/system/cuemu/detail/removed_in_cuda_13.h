@@ -1,13 +1,15 @@
 // Names of Thrust 1.17 (Debian's libthrust-dev, whose headers the emulator
 // uses) that CUDA 13's Thrust removed: nvcc 13 refuses a program that uses
 // one, so the emulator must too. Thrust 1.17's own definitions are renamed
-// where its headers are read (thrust/functional.h and
-// thrust/system/detail/sequential/stable_radix_sort.inl beside this folder,
-// the only two of its headers that use them); the names themselves are these
+// where its headers are read (removed_names_begin.h, included by
+// thrust/functional.h, thrust/system/detail/sequential/stable_radix_sort.inl
+// and the generic copy, copy_if, gather and scatter .inl beside this folder,
+// the only headers of 1.17 that use them); the names themselves are these
 // stand-ins, which stop the build with a message naming the replacement when
-// a program derives from, makes or calls one. (Found by compiling a use of each of 1.17's
-// names with nvcc 13; what 1.17 itself uses inside, such as thrust::identity,
-// cannot be taken away here and still builds.)
+// a program derives from, makes or calls one. (Found by compiling a use of
+// each of 1.17's names with nvcc 13. Still building here though nvcc 13
+// refuses them: thrust::null_type, thrust::void_t, thrust::remove_cvref(_t)
+// and THRUST_NODISCARD, which 1.17 uses throughout its own headers.)
 #ifndef CUEMU_THRUST_REMOVED_IN_CUDA_13_H
 #define CUEMU_THRUST_REMOVED_IN_CUDA_13_H
 
@@ -45,6 +47,14 @@ struct binary_function {
                       "thrust::" #name " was removed in CUDA 13's Thrust (nvcc 13 refuses it too): use " \
                       replacement);                                                                      \
     }
+// CUDA 13's replacement is not a template: cuda::std::identity{}.
+template <typename T = void>
+struct identity {
+    static_assert(system::cuemu::detail::removed_in_cuda_13<T>,
+                  "thrust::identity was removed in CUDA 13's Thrust (nvcc 13 refuses it too): use "
+                  "cuda::std::identity from <cuda/std/functional> (not a template: "
+                  "cuda::std::identity{})");
+};
 CUEMU_THRUST_REMOVED_TEMPLATE(unary_negate, "cuda::std::not_fn(predicate) from <cuda/std/functional>")
 CUEMU_THRUST_REMOVED_TEMPLATE(binary_negate, "cuda::std::not_fn(predicate) from <cuda/std/functional>")
 CUEMU_THRUST_REMOVED_TEMPLATE(unary_traits, "cuda::std::invoke_result_t from <cuda/std/type_traits>")

@@ -1,7 +1,7 @@
-// Thrust 1.17's sequential radix sort, read with its unary_function renamed
-// as <thrust/functional.h> renames it (see that header, beside this folder):
-// its key encoders derive from it, and thrust::unary_function itself is a
-// stand-in that refuses programs using it (CUDA 13 removed it). What the
+// Thrust 1.17's sequential radix sort, read with unary_function and identity
+// renamed as <thrust/functional.h> renames them (see that header, beside this
+// folder): its key encoders derive from them, and the names themselves are
+// stand-ins that refuse programs using them (CUDA 13 removed them). What the
 // original includes is included first, so the renaming covers its text only.
 // An include guard, not #pragma once: GCC takes this file and Thrust's own,
 // which it includes by #include_next, for one file under #pragma once.
@@ -20,8 +20,8 @@
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/scatter.h>
 
-#define unary_function cuemu_thrust_1_17_unary_function
+#include <thrust/system/cuemu/detail/removed_names_begin.h>
 #include_next <thrust/system/detail/sequential/stable_radix_sort.inl>
-#undef unary_function
+#include <thrust/system/cuemu/detail/removed_names_end.h>
 
 #endif

@@ -1,0 +1,178 @@
+// cuemu/curand_sobol.h - cuRAND's device API for the Sobol quasi-random
+// states (included by <curand_kernel.h>): curandStateSobol32_t and
+// curandStateSobol64_t with cuRAND's layouts, curand_init from one
+// dimension's direction vectors (curandGetDirectionVectors32/64, in
+// src/curand/sobol_directions.cpp), skipahead, curand, and the uniform,
+// normal and log-normal conversions.
+//
+// A Sobol state is point i of one dimension: x is the XOR of the direction
+// vectors picked by the bits of i's Gray code, so moving from i to i + 1
+// flips one vector, the one at i's lowest zero bit. Point 0 is 0.
+//
+// Normals come from the inverse normal distribution function (erfcinv), not
+// Box-Muller: one raw number per normal keeps the points' spread. The sign is
+// the toolkit header's: small raw numbers give large positive normals here,
+// where libcurand's host generators give the negated value (see
+// src/curand/sobol_layout.cpp).
+//
+// Not here (the names are undeclared): the scrambled Sobol states, whose
+// scramble constants are cuRAND's own table and cannot be derived.
+#ifndef CUEMU_CURAND_SOBOL_H
+#define CUEMU_CURAND_SOBOL_H
+
+#include <cmath>
+#include <type_traits>
+
+struct curandStateSobol32 {
+    unsigned int i, x, c;
+    unsigned int direction_vectors[32];
+};
+typedef struct curandStateSobol32 curandStateSobol32_t;
+
+struct curandStateSobol64 {
+    unsigned long long i, x, c;
+    unsigned long long direction_vectors[64];
+};
+typedef struct curandStateSobol64 curandStateSobol64_t;
+
+namespace cuemu {
+namespace curand_detail {
+
+// Point `index` of a dimension, from scratch: XOR of the vectors at the set
+// bits of index's Gray code (index ^ index >> 1).
+template <class Word, int Bits>
+__device__ inline Word sobol_point(const Word* direction_vectors, Word index) {
+    const Word gray = index ^ (index >> 1);
+    Word x = 0;
+    for (int k = 0; k < Bits; ++k)
+        if ((gray >> k) & 1) x ^= direction_vectors[k];
+    return x;
+}
+
+// Past the last point (i all ones) cuRAND flips the top vector.
+template <class Word>
+__device__ inline int lowest_zero_bit(Word i) {
+    constexpr int top = 8 * sizeof(Word) - 1;
+    int k = 0;
+    while (k < top && ((i >> k) & 1)) ++k;
+    return k;
+}
+
+// The inverse normal distribution function at the raw number's uniform,
+// mirrored about 1/2 so that both tails keep their digits (erfcinv is
+// accurate for small arguments, not for ones near 2).
+__device__ inline float quasi_normal(unsigned int x) {
+    float sign = 1.41421356237309504880f;  // sqrt(2)
+    if (x > 0x80000000u) {
+        x = 0xffffffffu - x;
+        sign = -sign;
+    }
+    const float p = x * 0x1p-32f + 0x1p-33f;  // (0, 1/2]
+    return sign * erfcinvf(2.0f * p);
+}
+__device__ inline double quasi_normal_double(unsigned int x) {
+    double sign = 1.4142135623730951;
+    if (x > 0x80000000u) {
+        x = 0xffffffffu - x;
+        sign = -sign;
+    }
+    const double p = x * 0x1p-32 + 0x1p-33;
+    return sign * erfcinv(2.0 * p);
+}
+// Sobol64: the float keeps the top 32 bits, the double the top 53.
+__device__ inline float quasi_normal(unsigned long long x) {
+    return quasi_normal(static_cast<unsigned int>(x >> 32));
+}
+__device__ inline double quasi_normal_double(unsigned long long x) {
+    double sign = 1.4142135623730951;
+    unsigned long long top = x >> 11;
+    if (top > (1ull << 52)) {
+        top = (1ull << 53) - 1 - top;
+        sign = -sign;
+    }
+    const double p = top * 0x1p-53 + 0x1p-54;
+    return sign * erfcinv(2.0 * p);
+}
+
+}  // namespace curand_detail
+}  // namespace cuemu
+
+// ---- position: the state at point i (counted from 0) of its dimension -----------------
+// skipahead moves to point i + n. c is the scrambled states' constant (0 here).
+template <class State>
+__device__ inline std::enable_if_t<std::is_same<State, curandStateSobol32_t*>::value>
+skipahead(unsigned int n, State state) {
+    state->i += n;
+    state->x = state->c ^ cuemu::curand_detail::sobol_point<unsigned int, 32>(
+                              state->direction_vectors, state->i);
+}
+template <class State>
+__device__ inline std::enable_if_t<std::is_same<State, curandStateSobol64_t*>::value>
+skipahead(unsigned long long n, State state) {
+    state->i += n;
+    state->x = state->c ^ cuemu::curand_detail::sobol_point<unsigned long long, 64>(
+                              state->direction_vectors, state->i);
+}
+
+__device__ inline void curand_init(curandDirectionVectors32_t direction_vectors,
+                                   unsigned int offset, curandStateSobol32_t* state) {
+    state->i = 0;
+    state->c = 0;
+    for (int k = 0; k < 32; ++k) state->direction_vectors[k] = direction_vectors[k];
+    skipahead<curandStateSobol32_t*>(offset, state);
+}
+__device__ inline void curand_init(curandDirectionVectors64_t direction_vectors,
+                                   unsigned long long offset, curandStateSobol64_t* state) {
+    state->i = 0;
+    state->c = 0;
+    for (int k = 0; k < 64; ++k) state->direction_vectors[k] = direction_vectors[k];
+    skipahead<curandStateSobol64_t*>(offset, state);
+}
+
+// ---- raw numbers: this point, then one step on -----------------------------------------
+__device__ inline unsigned int curand(curandStateSobol32_t* state) {
+    const unsigned int point = state->x;
+    state->x ^= state->direction_vectors[cuemu::curand_detail::lowest_zero_bit(state->i)];
+    ++state->i;
+    return point;
+}
+__device__ inline unsigned long long curand(curandStateSobol64_t* state) {
+    const unsigned long long point = state->x;
+    state->x ^= state->direction_vectors[cuemu::curand_detail::lowest_zero_bit(state->i)];
+    ++state->i;
+    return point;
+}
+
+// ---- distributions: one raw number each --------------------------------------------------
+__device__ inline float curand_uniform(curandStateSobol32_t* state) {
+    return cuemu::curand_detail::uniform_from_bits(curand(state));
+}
+__device__ inline double curand_uniform_double(curandStateSobol32_t* state) {
+    return cuemu::curand_detail::uniform_double_from_bits(curand(state));
+}
+__device__ inline float curand_uniform(curandStateSobol64_t* state) {
+    return cuemu::curand_detail::uniform_from_bits(static_cast<unsigned int>(curand(state) >> 32));
+}
+__device__ inline double curand_uniform_double(curandStateSobol64_t* state) {
+    // 53 bits: the top of the 64, centred in their step.
+    return (curand(state) >> 11) * 0x1p-53 + 0x1p-54;
+}
+
+#define CUEMU_CURAND_QUASI_NORMALS(State)                                                        \
+    __device__ inline float curand_normal(State* state) {                                        \
+        return cuemu::curand_detail::quasi_normal(curand(state));                                \
+    }                                                                                            \
+    __device__ inline double curand_normal_double(State* state) {                                \
+        return cuemu::curand_detail::quasi_normal_double(curand(state));                         \
+    }                                                                                            \
+    __device__ inline float curand_log_normal(State* state, float mean, float stddev) {          \
+        return expf(mean + stddev * cuemu::curand_detail::quasi_normal(curand(state)));          \
+    }                                                                                            \
+    __device__ inline double curand_log_normal_double(State* state, double mean, double stddev) { \
+        return std::exp(mean + stddev * cuemu::curand_detail::quasi_normal_double(curand(state))); \
+    }
+CUEMU_CURAND_QUASI_NORMALS(curandStateSobol32_t)
+CUEMU_CURAND_QUASI_NORMALS(curandStateSobol64_t)
+#undef CUEMU_CURAND_QUASI_NORMALS
+
+#endif
