@@ -194,9 +194,8 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
     if (x.line == 0 || y.line == 0 || x.file != y.file) return "between the two accesses";
     // Line numbers of two functions say nothing about the order the code runs them in.
     if (!x.function.empty() && !y.function.empty() && x.function != y.function)
-        return "between the two accesses: they are in different functions (line " + std::to_string(x.line) +
-               " in " + x.function + ", line " + std::to_string(y.line) + " in " + y.function +
-               "),\n        so put it where the kernel has done the one and not yet begun the other";
+        return "between line " + std::to_string(x.line) + " (in " + x.function + ") and line " +
+               std::to_string(y.line) + " (in " + y.function + "): in the kernel, between the calls that reach them";
     if (x.line == y.line)
         return "after line " + std::to_string(x.line) +
                ", inside the loop around it, so that one pass ends before the next begins";
