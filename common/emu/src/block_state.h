@@ -32,11 +32,32 @@ namespace bctx = boost::context;
 
 struct fiber_slot;
 
+// What a lane asked of a warp function, and what it gets back.
+struct warp_request {
+    int op = 0;  // a cuemu::warp_op
+    std::uint32_t mask = 0;
+    std::uint64_t value = 0;
+    int param = 0;  // source lane, delta or lane mask
+    int width = 32;
+    const char* file = "";
+    int line = 0;
+    std::uint64_t result = 0;
+};
+
 // One warp's meeting point for warp functions. Lanes are bits: bit i is lane i.
+// The lanes' requests lie side by side here, not in their fiber slots, so that
+// the lane completing a group reads and writes one small array instead of 32
+// slots scattered over the worker's memory.
 struct warp_state {
     std::uint32_t arrived = 0;  // lanes suspended in a warp function
     std::uint32_t gone = 0;     // lanes that have exited, or that the warp lacks
-    fiber_slot* lane[32];       // who is waiting, for each arrived lane
+    // True while every arrived lane asked with the same mask, function,
+    // parameter and width (the usual case: the whole warp at one call). Then
+    // one group holds them all, and a lane whose group is not complete needs
+    // no look at the others' (scheduler.cpp: warp_collective).
+    bool uniform = true;
+    fiber_slot* lane[32];        // who is waiting, for each arrived lane
+    warp_request request[32];    // what each arrived lane asked, and its answer
 };
 
 struct block_state {
@@ -63,18 +84,6 @@ struct block_state {
 // the other lanes (warp_lockstep_point).
 enum class fiber_state { idle, at_barrier, at_warp, at_lockstep, faulted, threw, timed_out, refused };
 
-// What a lane asked of a warp function, and what it gets back.
-struct warp_request {
-    int op = 0;  // a cuemu::warp_op
-    std::uint32_t mask = 0;
-    std::uint64_t value = 0;
-    int param = 0;  // source lane, delta or lane mask
-    int width = 32;
-    const char* file = "";
-    int line = 0;
-    std::uint64_t result = 0;
-};
-
 struct fiber_slot {
     bctx::fiber fiber;  // this CUDA thread, while suspended
     bctx::fiber sched;  // the block's scheduling loop, while this one runs
@@ -87,7 +96,6 @@ struct fiber_slot {
     int barrier_line = 0;
     int barrier_predicate = 0;
     int barrier_result = 0;
-    warp_request warp;
     sigjmp_buf fault_jump;
     // what the fault handler saw
     int signal_number = 0;

@@ -30,11 +30,13 @@
 // So the same program gives the same report on 2 cores and on 64.
 //
 // Warp functions (__shfl_sync, __ballot_sync, __syncwarp ...) are barriers
-// among the lanes of one warp: a lane that arrives suspends like at
-// __syncthreads, and the lane whose arrival completes the group computes every
-// member's result, queues the others to resume, and carries on itself. Lanes
-// that have exited (or that a partial warp does not have) do not hold a group
-// up, as PTX specifies for "non-exited threads".
+// among the lanes of one warp: a lane that arrives leaves its request in the
+// warp's slots and suspends like at __syncthreads (switching straight to the
+// next fiber queued, if any: hand_on), and the lane whose arrival completes
+// the group works out every member's result (warp_group.h), queues the others
+// to resume in lane order, and carries on itself. Lanes that have exited (or
+// that a partial warp does not have) do not hold a group up, as PTX specifies
+// for "non-exited threads".
 //
 // The block loop also finds what a GPU would hang on or silently get wrong
 // (barrier_is_sound; stuck_block_report.cpp says what it was): a __syncthreads
@@ -65,6 +67,7 @@
 #include "internal.h"
 #include "launch_job.h"
 #include "race_detector.h"
+#include "warp_group.h"
 #include "../profiler/profiler.h"
 
 namespace cuemu {
@@ -145,109 +148,39 @@ inline void count_progress() {
     tls_progress->store(tls_progress->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
-// ---- warp functions --------------------------------------------------------------
-// The value lane `lane` gets from a shuffle, PTX's rule: a source outside the
-// lane's segment of `width` lanes gives the lane its own value. A source that
-// is not in the group (exited, not in the mask, not in a partial warp) is
-// undefined on a GPU; here it is all one bits, which stand out as a bug would.
-std::uint64_t shuffle_result(const warp_state& w, std::uint32_t group, unsigned lane,
-                             const warp_request& r) {
-    unsigned width = r.width;
-    if (width < 1 || width > 32 || (width & (width - 1))) width = 32;  // undefined on a GPU
-    const int first = static_cast<int>(lane & ~(width - 1));  // the segment's lanes
-    const int last = first + static_cast<int>(width) - 1;
-    int source = static_cast<int>(lane);
-    bool valid = true;
-    switch (r.op) {
-        case warp_shfl_idx: source = first | (r.param & static_cast<int>(width - 1)); break;
-        case warp_shfl_up: source = static_cast<int>(lane) - static_cast<int>(static_cast<unsigned>(r.param));
-                           valid = source >= first; break;
-        case warp_shfl_down: source = static_cast<int>(lane) + static_cast<int>(static_cast<unsigned>(r.param));
-                             valid = source <= last; break;
-        case warp_shfl_xor: source = static_cast<int>(lane ^ static_cast<unsigned>(r.param));
-                            valid = source >= 0 && source <= last; break;
-    }
-    if (!valid || source < 0 || source > 31) return r.value;
-    if (!(group >> source & 1u)) return ~std::uint64_t{0};
-    return w.lane[source]->warp.value;
+// ---- warp functions (what the lanes get: warp_group.h) ----------------------------
+// The lanes of the group lane `lane` waits for, if every lane of its mask has
+// arrived or is gone; 0 while the group still waits for someone.
+inline std::uint32_t complete_group_of(const warp_state& w, unsigned lane) {
+    const std::uint32_t mask = w.request[lane].mask;
+    return mask & ~(w.arrived | w.gone) ? 0 : mask & w.arrived;
 }
 
-// __reduce_*_sync over the 32-bit values of the group's lanes (redux.sync:
-// the lanes named in the mask that have not exited). add wraps around at 32
-// bits; min and max compare as signed or unsigned as the op says.
-std::uint64_t reduce_result(const warp_state& w, std::uint32_t group, int op) {
-    std::uint32_t acc = 0;
-    bool first = true;
-    for (std::uint32_t g = group; g; g &= g - 1) {
-        const std::uint32_t v = static_cast<std::uint32_t>(w.lane[__builtin_ctz(g)]->warp.value);
-        const std::int32_t sv = static_cast<std::int32_t>(v), sacc = static_cast<std::int32_t>(acc);
-        if (first) {
-            acc = v;
-            first = false;
-            continue;
-        }
-        switch (op) {
-            case warp_reduce_add: acc += v; break;
-            case warp_reduce_min_signed: if (sv < sacc) acc = v; break;
-            case warp_reduce_max_signed: if (sv > sacc) acc = v; break;
-            case warp_reduce_min_unsigned: if (v < acc) acc = v; break;
-            case warp_reduce_max_unsigned: if (v > acc) acc = v; break;
-            case warp_reduce_and: acc &= v; break;
-            case warp_reduce_or: acc |= v; break;
-            case warp_reduce_xor: acc ^= v; break;
-        }
-    }
-    return acc;
-}
-
-// __match_any_sync: the lanes of the group whose value has the same bits as
-// the caller's. __match_all_sync: the group if every lane's value has the same
-// bits, else 0; bit 32 of the result is its predicate.
-std::uint64_t match_result(const warp_state& w, std::uint32_t group, const warp_request& r) {
-    std::uint32_t same = 0;
-    for (std::uint32_t g = group; g; g &= g - 1) {
-        unsigned l = static_cast<unsigned>(__builtin_ctz(g));
-        if (w.lane[l]->warp.value == r.value) same |= 1u << l;
-    }
-    if (r.op == warp_match_any) return same;
-    return same == group ? (std::uint64_t{1} << 32) | group : 0;
-}
-
-// Completes the group that lane `lane` waits for, if every lane of its mask has
-// arrived or is gone: computes each member's result and queues the members to
-// resume, except `running` (the caller, which carries on). False if the group
-// still waits for someone.
-bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_slot* running) {
-    const std::uint32_t mask = w.lane[lane]->warp.mask;
-    if (mask & ~(w.arrived | w.gone)) return false;
-    const std::uint32_t group = mask & w.arrived;
-    std::uint32_t ballot = 0;
-    for (std::uint32_t g = group; g; g &= g - 1) {
-        unsigned l = static_cast<unsigned>(__builtin_ctz(g));
-        if (w.lane[l]->warp.value) ballot |= 1u << l;
-    }
-    for (std::uint32_t g = group; g; g &= g - 1) {
-        unsigned l = static_cast<unsigned>(__builtin_ctz(g));
-        warp_request& r = w.lane[l]->warp;
-        switch (r.op) {
-            case warp_ballot: r.result = ballot; break;
-            case warp_any: r.result = ballot != 0; break;
-            case warp_all: r.result = ballot == group; break;
-            case warp_sync: r.result = 0; break;
-            case warp_shfl_idx: case warp_shfl_up: case warp_shfl_down: case warp_shfl_xor:
-                r.result = shuffle_result(w, group, l, r);
-                break;
-            case warp_match_any: case warp_match_all: r.result = match_result(w, group, r); break;
-            default: r.result = reduce_result(w, group, r.op); break;
-        }
-    }
+// Completes a group: computes each member's result and queues the members to
+// resume, in lane order, except `running` (the caller, which carries on).
+void complete_group(block_state& block, warp_state& w, std::uint32_t group, fiber_slot* running) {
+    work_out_results(w, group);
     w.arrived &= ~group;
     race_warp_synchronized(static_cast<unsigned>(&w - block.warps));
     count_progress();
-    for (std::uint32_t g = group; g; g &= g - 1) {
-        fiber_slot* member = w.lane[__builtin_ctz(g)];
-        if (member != running) block.ready->push_back(member);
+    // Once every fiber queued has been resumed, the queue starts again from
+    // its front, so that a block making many warp calls between barriers
+    // keeps reusing the same few cache lines.
+    std::vector<fiber_slot*>& ready = *block.ready;
+    if (block.next_ready == ready.size()) {
+        ready.clear();
+        block.next_ready = 0;
     }
+    for_each_lane(group, [&](unsigned l) {
+        if (w.lane[l] != running) ready.push_back(w.lane[l]);
+    });
+}
+
+// Completes the group lane `lane` waits for, if it is complete (see above).
+bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_slot* running) {
+    const std::uint32_t group = complete_group_of(w, lane);
+    if (!group) return false;
+    complete_group(block, w, group, running);
     return true;
 }
 
@@ -256,6 +189,11 @@ bool try_complete_group(block_state& block, warp_state& w, unsigned lane, fiber_
 // does not count as exited, so a barrier the others reach still releases them.
 void complete_groups_after_exit(block_state& block, unsigned linear) {
     warp_state& w = block.warps[linear >> 5];
+    if (w.uniform) {
+        // One group holds every waiting lane.
+        try_complete_group(block, w, static_cast<unsigned>(__builtin_ctz(w.arrived)), nullptr);
+        return;
+    }
     for (std::uint32_t waiting = w.arrived; waiting; waiting &= waiting - 1) {
         unsigned l = static_cast<unsigned>(__builtin_ctz(waiting));
         if (w.arrived >> l & 1u) try_complete_group(block, w, l, nullptr);
@@ -276,7 +214,7 @@ inline void thread_exited(block_state& block, unsigned linear, bool counts_as_ex
 // First, if a fiber's loop is in a run, the run ends at the thread running
 // now (threadIdx): the threads before it have finished, and the next to
 // start is the one after it.
-void record_finished_run(block_state& block) {
+[[gnu::noinline]] void record_finished_run(block_state& block) {
     thread_cursor& c = block.cursor;
     if (c.active_run) {
         const uint3 idx = tls_thread_idx;
@@ -321,8 +259,11 @@ void record_run_of_current_block() { record_finished_run(*tls_slot->block); }
 // note_thread_index (block_state.h), and, where the thread calls into the
 // emulator or faults (not for the watchdog's signal, which may land
 // anywhere), brings the block's record of finished threads up to date first.
+// Usually (a thread resumed from a warp function or a barrier, calling the
+// next) there is nothing to record, and the check stays inline.
 inline void note_current_thread(fiber_slot* s) {
-    record_finished_run(*s->block);
+    const thread_cursor& c = s->block->cursor;
+    if (c.active_run || c.run_begin != c.run_end) record_finished_run(*s->block);
     note_thread_index(s);
 }
 
@@ -335,22 +276,26 @@ void yield_to_scheduler(fiber_slot* s) {
     fiber_switch_finish(s->fake_stack, nullptr);
 }
 
-// At __syncthreads, when the block's loop has fibers queued to resume (the
-// threads leaving the previous barrier), the loop's next steps would be to
-// file this fiber as waiting and to resume the first of them. This fiber
-// does both itself and switches straight to that one: one switch per barrier
-// round trip instead of two (there and back through the loop's stack), and
-// the same order. The next fiber's resume returns the loop's continuation,
-// which it then holds as its own `sched`. Everything else (starting threads,
-// releasing a barrier, warp groups, faults, the watchdog) stays with the
-// loop. False when the loop must decide what runs next.
-bool hand_on_at_barrier(fiber_slot* s) {
-    block_state& block = *s->block;
+// When the block's loop has fibers queued to resume (the threads leaving the
+// previous barrier, the lanes of a completed warp group), a fiber that must
+// wait (at __syncthreads, in a warp function) would switch to the loop, and
+// the loop's next step would be to resume the first of them. Instead the
+// fiber takes that one from the queue itself and switches straight to it: one
+// switch per wait instead of two (there and back through the loop's stack),
+// and the same order. The next fiber's resume returns the loop's
+// continuation, which it then holds as its own `sched`. Everything else
+// (starting threads, releasing a barrier, faults, the watchdog) stays with the
+// loop. The caller has filed itself as waiting where the loop would have
+// (at_barrier, or its warp's arrived lanes). Null when the loop must decide
+// what runs next.
+fiber_slot* take_next_ready(block_state& block) {
     if (block.next_ready >= block.ready->size() ||
         block.job->timed_out.load(std::memory_order_relaxed))
-        return false;
-    fiber_slot* next = (*block.ready)[block.next_ready++];
-    block.at_barrier->push_back(s);
+        return nullptr;
+    return (*block.ready)[block.next_ready++];
+}
+
+void hand_on(fiber_slot* s, fiber_slot* next) {
     fiber_switch_start(&s->fake_stack, next->own_stack);
     bctx::fiber loop = std::move(next->fiber).resume_with([s, next](bctx::fiber&& from) {
         // On next's stack, s suspended: from here on a fault or the
@@ -361,6 +306,15 @@ bool hand_on_at_barrier(fiber_slot* s) {
     });
     fiber_switch_finish(s->fake_stack, nullptr);
     s->sched = std::move(loop);
+}
+
+// At __syncthreads (see hand_on). False when the loop must decide what runs next.
+bool hand_on_at_barrier(fiber_slot* s) {
+    block_state& block = *s->block;
+    fiber_slot* next = take_next_ready(block);
+    if (!next) return false;
+    block.at_barrier->push_back(s);
+    hand_on(s, next);
     return true;
 }
 
@@ -784,37 +738,55 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
 }
 
 // ---- warp functions --------------------------------------------------------------
+namespace {
+[[gnu::cold, noreturn]] void warp_function_outside_kernel(const char* file, int line) {
+    std::fflush(stdout);  // the program's own output before the report (abort drops it)
+    std::fprintf(stderr, "cuemu: a warp function (%s:%d) was called outside a kernel\n", file, line);
+    std::abort();
+}
+}  // namespace
+
 std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int param, int width,
                               const char* file, int line) {
     using namespace detail;
     fiber_slot* s = tls_slot;
-    if (!s) {
-        std::fflush(stdout);  // the program's own output before the report (abort drops it)
-        std::fprintf(stderr, "cuemu: a warp function (%s:%d) was called outside a kernel\n", file, line);
-        std::abort();
-    }
+    if (!s) warp_function_outside_kernel(file, line);
     note_current_thread(s);
     block_state& block = *s->block;
     warp_state& w = block.warps[s->linear >> 5];
     const unsigned lane = s->linear & 31;
     // A lane missing from its own mask is undefined on a GPU; here it takes part.
-    s->warp = warp_request{op, mask | (1u << lane), value, param, width, file, line, 0};
+    warp_request& request = w.request[lane];
+    request = warp_request{op, mask | (1u << lane), value, param, width, file, line, 0};
+    if (const std::uint32_t others = w.arrived) {
+        const warp_request& other = w.request[__builtin_ctz(others)];
+        w.uniform = w.uniform && other.mask == request.mask && other.op == request.op &&
+                    other.param == request.param && other.width == request.width;
+    } else {
+        w.uniform = true;
+    }
     w.arrived |= 1u << lane;
     w.lane[lane] = s;
-    if (!try_complete_group(block, w, lane, s)) {
-        // Lanes waiting with another mask may be complete now.
+    if (const std::uint32_t group = complete_group_of(w, lane)) {
+        complete_group(block, w, group, s);
+        return request.result;
+    }
+    // Lanes waiting with another mask may be complete now. (Where every lane
+    // waiting asked with this lane's mask, none is.)
+    if (!w.uniform) {
         for (std::uint32_t waiting = w.arrived & ~(1u << lane); waiting; waiting &= waiting - 1) {
             unsigned l = static_cast<unsigned>(__builtin_ctz(waiting));
-            if ((w.arrived >> l & 1u) && w.lane[l]->warp.mask != s->warp.mask)
-                try_complete_group(block, w, l, s);
+            if ((w.arrived >> l & 1u) && w.request[l].mask != request.mask) try_complete_group(block, w, l, s);
         }
-        if (w.arrived >> lane & 1u) {
-            s->state = fiber_state::at_warp;
-            yield_to_scheduler(s);
-            tls_thread_idx = s->thread_idx;
-        }
+        if (!(w.arrived >> lane & 1u)) return request.result;
     }
-    return s->warp.result;
+    s->state = fiber_state::at_warp;
+    if (fiber_slot* next = take_next_ready(block))
+        hand_on(s, next);
+    else
+        yield_to_scheduler(s);
+    tls_thread_idx = s->thread_idx;
+    return request.result;
 }
 
 void kernel_cannot_go_on(const char* headline, const char* what, const char* hint,

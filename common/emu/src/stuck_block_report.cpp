@@ -105,8 +105,10 @@ void report_warp_waits_for_barrier(worker_state& w, block_state& block, unsigned
     launch_job& job = *block.job;
     std::vector<fiber_slot*>& waiting = w.at_barrier;
     const warp_state& ws = block.warps[warp];
-    fiber_slot* lane = ws.lane[__builtin_ctz(ws.arrived)];
-    std::uint32_t missing = lane->warp.mask & ~(ws.arrived | ws.gone);
+    const unsigned first = static_cast<unsigned>(__builtin_ctz(ws.arrived));
+    fiber_slot* lane = ws.lane[first];
+    const warp_request& request = ws.request[first];
+    std::uint32_t missing = request.mask & ~(ws.arrived | ws.gone);
     fiber_slot* held = nullptr;
     for (fiber_slot* b : waiting)
         if (b->linear >> 5 == warp && (missing >> (b->linear & 31) & 1u) &&
@@ -114,8 +116,8 @@ void report_warp_waits_for_barrier(worker_state& w, block_state& block, unsigned
             held = b;
     std::string body = "  thread " + xyz(lane->thread_idx) + " (lane " +
                        std::to_string(lane->linear & 31) + " of warp " + std::to_string(warp) +
-                       ") waits in a warp function at " + lane->warp.file + ":" +
-                       std::to_string(lane->warp.line) + " for the lanes of its mask\n";
+                       ") waits in a warp function at " + request.file + ":" +
+                       std::to_string(request.line) + " for the lanes of its mask\n";
     if (held)
         body += "  but thread " + xyz(held->thread_idx) + " (lane " +
                 std::to_string(held->linear & 31) + ") waits at the __syncthreads() at " +
