@@ -114,7 +114,10 @@ private:
     int device_;
     CUstream_st default_stream_{cudaStreamDefault, 0, 0, device_};
     bool serial_ = false;
-    std::condition_variable wake_, done_;
+    // Each engine's thread sleeps on its own: work for one engine wakes only
+    // that engine, not all four.
+    std::condition_variable engine_wake_[engine_count];
+    std::condition_variable done_;
     std::deque<queued_work> items_[engine_count];
     std::deque<queued_work> bookkeeping_;
     std::uint64_t issued_ = 0;

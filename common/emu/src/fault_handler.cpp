@@ -123,6 +123,9 @@ void on_fault(int sig, siginfo_t* info, void* raw_context) {
     const void* pc = nullptr;
     int is_write = -1;
     read_context(sig, raw_context, &pc, &is_write);
+    // A device buffer first touched while its device works (on any thread,
+    // as its memory is open then): opened, and the access is retried.
+    if (sig == SIGSEGV && open_device_memory_on_touch(info->si_addr)) return;
     fiber_slot* s = tls_slot;
     if (!s) {
         // Not inside a kernel. On a host thread of the program: explain it if
@@ -205,6 +208,15 @@ void install_fault_handler() {
 void install_fault_handler_once() {
     static std::once_flag once;
     std::call_once(once, install_fault_handler);
+}
+
+// A program may put a SIGSEGV handler of its own in place of ours (a test
+// framework does, around each test): device memory must then be opened
+// before it is touched, as no fault would reach us to open it.
+bool fault_handler_in_place() {
+    struct sigaction now {};
+    return sigaction(SIGSEGV, nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+           now.sa_sigaction == on_fault;
 }
 
 bool current_kernel_position(kernel_position* out) {

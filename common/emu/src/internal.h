@@ -108,6 +108,10 @@ int device_of_pointer(const void* p);
 // too, and memory is closed when every open has had its close.
 void device_memory_open(int device);
 void device_memory_close(int device);
+// From the fault handler: addr lies in a device buffer whose device is open
+// but which was not touched yet in this open period; opens it (true: retry
+// the access). False for anything else, which is reported as before.
+bool open_device_memory_on_touch(const void* addr);
 // Around each kernel, on the device thread (run_launch). Under
 // CUEMU_CHECK=uninit the kernel sees only the pages something wrote; the end
 // collects what the kernel wrote and reports its first read of memory nothing
@@ -212,6 +216,8 @@ std::size_t device_memory_in_use(int device);
 // it at the first allocation, so host code that touches device memory before
 // any launch is reported too.
 void install_fault_handler_once();
+// Whether SIGSEGV still reaches the emulator's handler (a program may replace it).
+bool fault_handler_in_place();
 // Where the calling OS thread is inside a kernel: false outside kernels.
 struct kernel_position {
     launch_site site{"", "", 0};

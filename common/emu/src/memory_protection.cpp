@@ -7,12 +7,20 @@
 // cudaMalloc buffers are PROT_NONE whenever their device is idle: the device
 // queue opens them while it works (queue.cpp), so host code that dereferences
 // a device pointer faults and is named. Managed memory is always open.
+// Opening a device opens only the buffers its last busy period touched (but
+// under CUEMU_CHECK=uninit, all of them): any other buffer is opened when
+// something first touches it while its device is open (the fault handler
+// calls open_device_memory_on_touch), and closing closes only those opened.
+// So a busy period, such as one launch and its synchronize, costs nothing
+// for the buffers its work does not use, however many are live; and a loop
+// of launches that use the same buffers takes no fault to open them.
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "diagnostics.h"
 #include "internal.h"
@@ -35,6 +43,46 @@ namespace {
 // (device_memory_kernel_begin/end), and only the pages something wrote are open.
 int opened[max_devices] = {};
 bool kernel_view = false;
+// The buffers of each device open in its current open period (their
+// mappings' bases), to be closed when it ends; and those of its last one,
+// to be opened when the next begins.
+std::vector<const char*> touched[max_devices];
+std::vector<const char*> touched_before[max_devices];
+
+// Whether device's current open period opened every buffer at its start:
+// under CUEMU_CHECK=uninit, which opens and closes them page by page around
+// each kernel, and when the program has put a SIGSEGV handler of its own in
+// place of the emulator's, which would never hear of a first touch.
+bool opened_all[max_devices] = {};
+bool opens_on_first_touch(int device) { return !check_uninit() && !opened_all[device]; }
+
+// The live cudaMalloc buffer of `device` whose mapping starts at base, or nullptr.
+mapping* live_buffer_of(int device, const char* base) {
+    auto it = by_base.find(base);
+    if (it == by_base.end()) return nullptr;  // freed, and out of quarantine
+    mapping& m = it->second;
+    return !m.info.freed && m.info.device == device && is_device_only_kind(m.info.how) ? &m : nullptr;
+}
+
+void open_touched_before(int device) {
+    for (const char* base : touched_before[device]) {
+        if (mapping* m = live_buffer_of(device, base)) {
+            mprotect(m->body, m->body_length, PROT_READ | PROT_WRITE);
+            touched[device].push_back(base);
+        }
+    }
+    touched_before[device].clear();
+}
+
+void close_touched(int device) {
+    std::vector<const char*>& list = touched[device];
+    std::sort(list.begin(), list.end());  // two threads may have opened one buffer
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    for (const char* base : list)
+        if (mapping* m = live_buffer_of(device, base)) mprotect(m->body, m->body_length, PROT_NONE);
+    touched_before[device].swap(list);
+    list.clear();
+}
 
 }  // namespace
 
@@ -44,6 +92,13 @@ bool kernel_view = false;
 void protect(mapping& m) {
     if (m.info.freed || !is_device_only_kind(m.info.how)) return;
     const bool device_open = opened[m.info.device] > 0;
+    if (opens_on_first_touch(m.info.device)) {
+        // Called for a new buffer: one made while its device works is
+        // open at once, like the buffers touched so far.
+        mprotect(m.body, m.body_length, device_open ? PROT_READ | PROT_WRITE : PROT_NONE);
+        if (device_open) touched[m.info.device].push_back(m.base);
+        return;
+    }
     if (!device_open || !kernel_view || !tracks_writes(m)) {
         mprotect(m.body, m.body_length, device_open ? PROT_READ | PROT_WRITE : PROT_NONE);
         return;
@@ -130,7 +185,14 @@ void mark_written(const void* p, std::size_t n) {
 
 void device_memory_open(int device) {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    if (opened[device]++ == 0) protect_device(device);
+    if (opened[device]++ != 0) return;
+    opened_all[device] = check_uninit() || !fault_handler_in_place();
+    if (opened_all[device]) {
+        touched_before[device].clear();
+        protect_device(device);
+    } else {
+        open_touched_before(device);
+    }
 }
 
 void device_memory_close(int device) {
@@ -139,7 +201,25 @@ void device_memory_close(int device) {
     bool all_closed = true;
     for (int d = 0; d < max_devices; ++d) all_closed &= opened[d] == 0;
     if (all_closed) kernel_view = false;
-    protect_device(device);
+    if (opens_on_first_touch(device))
+        close_touched(device);
+    else
+        protect_device(device);
+}
+
+bool open_device_memory_on_touch(const void* addr) {
+    if (check_uninit() || !in_device_address_range(addr)) return false;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    mapping* m = mapping_at(addr);
+    if (!m || m->info.freed || !is_device_only_kind(m->info.how)) return false;
+    const char* a = static_cast<const char*>(addr);
+    if (a < m->body || a >= m->body + m->body_length) return false;  // its guard page
+    const int device = m->info.device;
+    // Idle: a host mistake, reported as such.
+    if (opened[device] == 0 || !opens_on_first_touch(device)) return false;
+    mprotect(m->body, m->body_length, PROT_READ | PROT_WRITE);
+    touched[device].push_back(m->base);
+    return true;
 }
 
 void device_memory_kernel_begin() {

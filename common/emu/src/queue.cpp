@@ -201,6 +201,7 @@ std::uint64_t device_queue::push(CUstream_st* stream, device_work work, work_lab
                                  const std::function<void(std::uint64_t)>& while_locked,
                                  std::uint64_t after_event) {
     std::uint64_t seq;
+    int engine;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         seq = ++issued_;
@@ -220,9 +221,10 @@ std::uint64_t device_queue::push(CUstream_st* stream, device_work work, work_lab
             return seq;
         }
         if (serial_) item.engine = engine_kind::compute;
-        items_[int(item.engine)].push_back(std::move(item));
+        engine = int(item.engine);
+        items_[engine].push_back(std::move(item));
     }
-    wake_.notify_all();
+    engine_wake_[engine].notify_one();
     return seq;
 }
 
@@ -422,7 +424,7 @@ void device_queue::serve(engine_kind engine) {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
         auto it = list.end();
-        wake_.wait(lock, [&] { return (it = first_ready_locked(engine)) != list.end(); });
+        engine_wake_[int(engine)].wait(lock, [&] { return (it = first_ready_locked(engine)) != list.end(); });
         queued_work item = std::move(*it);
         list.erase(it);
         ++busy_;
@@ -450,7 +452,10 @@ void device_queue::serve(engine_kind engine) {
         mark_done_locked(item.seq);
         do_ready_bookkeeping_locked();
         const bool idle = busy_ == 0 && issued_ == done_through_;
-        wake_.notify_all();
+        // What this finished may let another engine's waiting work start;
+        // an engine with nothing queued stays asleep.
+        for (int other = 0; other < engine_count; ++other)
+            if (other != int(engine) && !items_[other].empty()) engine_wake_[other].notify_one();
         done_.notify_all();
         if (idle) {
             lock.unlock();

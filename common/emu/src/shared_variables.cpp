@@ -97,7 +97,11 @@ void read_symbols(symbol_table& table) {
 }
 
 const symbol_table& symbols() {
-    static symbol_table table;
+    // Never destroyed: it is first read during a launch, after the device
+    // queue registered its exit handler, so a static here would be destroyed
+    // at exit before the launches still queued have run (queue.cpp,
+    // finish_at_exit), while a worker may still read it.
+    static symbol_table& table = *new symbol_table;
     static std::once_flag once;
     std::call_once(once, [] { read_symbols(table); });
     return table;

@@ -1,8 +1,11 @@
 // worker_pool.cpp - the worker threads that run launches (launch_job.h): how
 // many (CUEMU_WORKERS), which CPU each keeps to, waking as many as a launch
 // has chunks of blocks for and waiting until those are back, and the
-// watchdog's looks at a launch that runs long (watchdog.h). CUEMU_SCHEDULE is
-// read here too, once, and handed to every launch.
+// watchdog's looks at a launch that runs long (watchdog.h). A launch that
+// would wake only one worker runs on the device's compute engine thread
+// instead, which saves two thread wake-ups; a watcher thread then takes the
+// watchdog's looks. CUEMU_SCHEDULE is read here too, once, and handed to
+// every launch.
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -117,6 +120,7 @@ public:
             const int cpu = cpus.empty() ? -1 : cpus[i];
             threads_.emplace_back([this, i, cpu] { work(progress_[i], cpu); });
         }
+        if (watchdog_seconds_ > 0) watcher_ = std::thread([this] { watch_launches_run_here(); });
     }
     ~worker_pool() {
         {
@@ -125,6 +129,12 @@ public:
         }
         wake_.notify_all();
         for (auto& t : threads_) t.join();
+        {
+            std::lock_guard<std::mutex> lock(watch_mutex_);
+            watch_quit_ = true;
+        }
+        watch_wake_.notify_one();
+        if (watcher_.joinable()) watcher_.join();
     }
     int size() const { return static_cast<int>(threads_.size()); }
 
@@ -138,6 +148,14 @@ public:
         const int wanted = job.config->cooperative
                                ? size()
                                : static_cast<int>(std::min<std::uint64_t>(size(), chunks));
+        // One worker would take all the blocks while this thread (the
+        // compute engine's) only waited for it: run them here instead.
+        // Each wake-up of a sleeping thread costs tens of microseconds, the
+        // most of an empty launch's time.
+        if (wanted == 1 && !job.config->cooperative && on_device_thread()) {
+            run_here(job);
+            return;
+        }
         std::unique_lock<std::mutex> lock(mutex_);
         job_ = &job;
         tickets_ = wanted;
@@ -210,6 +228,100 @@ private:
         return sum;
     }
 
+    // A compute engine thread made a worker for the launches it runs itself
+    // (run_here): its fibers, its progress counters and a signal stack, kept
+    // for the life of the thread, as a pool worker keeps them.
+    struct engine_as_worker {
+        progress_counter counter;
+        std::vector<char> signal_stack;
+        pool_worker_ptr worker;
+    };
+    static engine_as_worker& this_engine_as_worker() {
+        thread_local std::unique_ptr<engine_as_worker> me;
+        if (!me) {
+            me.reset(new engine_as_worker);
+            me->worker = become_pool_worker(&me->counter.finished, &me->counter.fingerprint,
+                                            &me->counter.answered);
+            me->signal_stack.resize(signal_stack_size);
+            stack_t ss{};
+            ss.ss_sp = me->signal_stack.data();
+            ss.ss_size = me->signal_stack.size();
+            sigaltstack(&ss, nullptr);
+        }
+        return *me;
+    }
+
+    // Runs the launch's blocks on the calling thread; the watcher (below)
+    // looks at it meanwhile, as run() does for the workers.
+    void run_here(launch_job& job) {
+        engine_as_worker& me = this_engine_as_worker();
+        const auto start = std::chrono::steady_clock::now();
+        if (watchdog_seconds_ > 0) {
+            std::lock_guard<std::mutex> lock(watch_mutex_);
+            watched_ = watched_launch{&job, pthread_self(), &me.counter, start, watched_.number + 1};
+            // A watcher that is looking already finds this launch at its next look.
+            if (watcher_asleep_) watch_wake_.notify_one();
+        }
+        work_on_launch(*me.worker, job);
+        if (watchdog_seconds_ > 0) {
+            std::lock_guard<std::mutex> lock(watch_mutex_);
+            watched_.job = nullptr;  // no signal reaches the thread after this
+        }
+        note_kernel_time(job, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                         true);
+    }
+
+    // The watchdog for launches run on a compute engine thread. It looks
+    // every poll interval while such launches keep coming, and sleeps once a
+    // look finds none started since the one before: a launch costs it no
+    // wake-up unless the watcher was asleep. Its looks are run()'s.
+    void watch_launches_run_here() {
+        using clock = std::chrono::steady_clock;
+        const auto limit = std::chrono::duration_cast<clock::duration>(
+            std::chrono::duration<double>(watchdog_seconds_));
+        const clock::duration poll = std::min<clock::duration>(limit / 4, std::chrono::seconds(1));
+        std::unique_lock<std::mutex> lock(watch_mutex_);
+        for (;;) {
+            watcher_asleep_ = true;
+            watch_wake_.wait(lock, [this] { return watch_quit_ || watched_.job != nullptr; });
+            watcher_asleep_ = false;
+            std::uint64_t judged = 0, seen = watched_.number;
+            std::unique_ptr<watchdog_judge> judge;
+            std::vector<worker_sample> samples(1);
+            while (!watch_quit_) {
+                watch_wake_.wait_for(lock, poll, [this] { return watch_quit_; });
+                if (watch_quit_) break;
+                if (!watched_.job) {
+                    if (watched_.number == seen) break;  // none since the last look: sleep
+                    seen = watched_.number;
+                    continue;
+                }
+                seen = watched_.number;
+                launch_job& job = *watched_.job;
+                const clock::time_point now = clock::now();
+                if (judged != watched_.number) {
+                    judge.reset(new watchdog_judge(watchdog_seconds_, watched_.start));
+                    judged = watched_.number;
+                }
+                if (!job.timed_out) {
+                    samples[0] = worker_sample{watched_.counter->fingerprint.load(),
+                                               watched_.counter->answered.load()};
+                    const watchdog_verdict verdict = judge->look(
+                        now, watched_.counter->finished.load(std::memory_order_relaxed), samples);
+                    if (verdict != watchdog_verdict::running) {
+                        job.timed_out_busy = verdict == watchdog_verdict::too_long;
+                        job.seconds_without_progress = judge->seconds_without_progress(now);
+                        job.timed_out = true;
+                    }
+                }
+                pthread_kill(watched_.thread, watchdog_signal());  // sample again, or stop it
+                if (!job.timed_out)
+                    note_kernel_time(job, std::chrono::duration<double>(now - watched_.start).count(), false);
+            }
+            if (watch_quit_) return;
+        }
+    }
+
     void work(progress_counter& counter, int cpu) {
         if (cpu >= 0) {
             cpu_set_t one;
@@ -260,6 +372,22 @@ private:
     int tickets_ = 0;  // workers the launch still wants to wake
     bool one_returned_ = false;  // a worker of this launch has come back
     bool quit_ = false;
+
+    // The launch a compute engine thread runs itself (run_here), for the
+    // watcher; launches take turns (scheduler.cpp), so there is one at most.
+    struct watched_launch {
+        launch_job* job = nullptr;  // nullptr: none runs now
+        pthread_t thread{};
+        progress_counter* counter = nullptr;
+        std::chrono::steady_clock::time_point start;
+        std::uint64_t number = 0;  // counts such launches, so the watcher tells them apart
+    };
+    std::thread watcher_;  // only with the watchdog on
+    std::mutex watch_mutex_;
+    std::condition_variable watch_wake_;
+    watched_launch watched_;
+    bool watcher_asleep_ = false;
+    bool watch_quit_ = false;
 };
 
 // Destroyed at exit (the workers are joined), except in a child made with
