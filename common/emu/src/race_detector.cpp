@@ -358,8 +358,8 @@ void note_instrumented() { instrumented.store(true, std::memory_order_relaxed); 
 void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
     tls_access_watch = watch_nothing;
     if (!race_instrumented()) {
-        // No source of the program uses __shared__ (nothing to check), or
-        // this is the AddressSanitizer build, which has no instrumentation.
+        // No source of the program was built with the instrumentation (no
+        // kernel source), or this is the AddressSanitizer build, which has none.
 #if defined(__SANITIZE_ADDRESS__)
         if (race_check_named()) say_race_check_unavailable();
 #endif
