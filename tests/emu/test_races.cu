@@ -125,7 +125,50 @@ __global__ void legacy_block_sum(const float* in, float* sums) {
     if (t == 0) sums[blockIdx.x] = s[0];
 }
 
+// Every thread reads one word, then one thread overwrites it with no barrier:
+// the check keeps only two of those reads (race_shadow.h), and they must
+// still catch the write, from another warp (read_everywhere) or, after a
+// __syncwarp, from the same warp (read_in_a_warp).
+__global__ void read_everywhere(int* out) {
+    __shared__ int table[32];
+    const int t = threadIdx.x;
+    if (t < 32) table[t] = t;
+    __syncthreads();
+    const int seen = table[5];
+    if (t == kBlock - 28) table[5] = seen + 1;
+    out[t] = seen;
+}
+constexpr int everywhere_read_line = __LINE__ - 4;
+constexpr int everywhere_write_line = __LINE__ - 4;
+
+__global__ void read_in_a_warp(int* out) {
+    __shared__ int table[32];
+    const int t = threadIdx.x;
+    table[t] = t;
+    __syncthreads();
+    int seen = 0;
+    if (t < 2) seen = table[5];  // these two are ordered before lane 3's write
+    __syncwarp();
+    if (t == 2) seen = table[5];  // this one is not: it cannot stand in for them
+    if (t == 3) table[5] = seen;
+    out[t] = seen;
+}
+constexpr int in_a_warp_read_line = __LINE__ - 4;
+constexpr int in_a_warp_write_line = __LINE__ - 4;
+
 // ---- correct kernels --------------------------------------------------------------
+// Lanes of one warp read a word; after a __syncwarp one lane writes it.
+__global__ void reads_then_warp_write(int* out) {
+    __shared__ int table[32];
+    const int t = threadIdx.x;
+    table[t] = t;
+    __syncthreads();
+    const int seen = table[5] + table[5];
+    __syncwarp();
+    if (t == 7) table[5] = seen;
+    out[t] = seen;
+}
+
 // The same reduction made right for independent lanes: read into a register,
 // __syncwarp, write, __syncwarp.
 __global__ void synced_block_sum(const float* in, float* sums) {
@@ -344,6 +387,23 @@ TEST_CASE("race:legacy-warp-synchronous") {
     CHECK(text.find("hint: add a __syncwarp()") != std::string::npos);
 }
 
+TEST_CASE("race:write-after-many-reads") {
+    int* out = device_array<int>(kBlock);
+    std::string text = race_report_of([&] { read_everywhere<<<1, kBlock>>>(out); }, "write-after-read");
+    CHECK(names_access(text, "read ", "(0,0,0)", everywhere_read_line));
+    CHECK(names_access(text, "write", "(100,0,0)", everywhere_write_line));
+    CHECK(text.find("'table' of ") != std::string::npos);
+    CHECK(text.find("element 5 (byte offset 20") != std::string::npos);
+}
+
+TEST_CASE("race:write-after-reads-in-one-warp") {
+    int* out = device_array<int>(32);
+    std::string text = race_report_of([&] { read_in_a_warp<<<1, 32>>>(out); }, "write-after-read");
+    CHECK(names_access(text, "read ", "(2,0,0)", in_a_warp_read_line));
+    CHECK(names_access(text, "write", "(3,0,0)", in_a_warp_write_line));
+    CHECK(text.find("lanes of warp 0") != std::string::npos);
+}
+
 TEST_CASE("clean:no-report-for-correct-sharing") {
     const int blocks = 6;
     stderr_capture capture(capture_until::device_idle);
@@ -378,6 +438,11 @@ TEST_CASE("clean:no-report-for-correct-sharing") {
     REQUIRE(cudaGetLastError() == cudaSuccess);
     const auto flags = bytes.read();
     for (int t = 0; t < kBlock; ++t) CHECK(flags[t] == kBlock - t);
+
+    device_buffer<int> doubled(32);
+    reads_then_warp_write<<<1, 32>>>(doubled.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    CHECK(doubled.read() == std::vector<int>(32, 10));
 
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const std::string text = capture.finish();

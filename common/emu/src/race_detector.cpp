@@ -33,30 +33,18 @@
 #include "diagnostics.h"
 #include "internal.h"
 #include "race_detector.h"
+#include "race_shadow.h"
 #include "../profiler/profiler.h"
 #include "shared_variables.h"
 
 namespace cuemu::detail {
 
 __thread unsigned char tls_access_watch = watch_nothing;
+__thread race_view tls_race_view;
 
 namespace {
 
 std::atomic<bool> instrumented{false};
-
-struct access_record {
-    std::uint32_t epoch = 0;
-    std::uint32_t warp_sync = 0;  // the warp's completed warp functions at the time
-    std::uint16_t thread = 0;     // linear index in the block
-    std::uint8_t bytes = 0;       // which bytes of the word (bit mask); 0: no access
-    bool is_volatile = false;
-    const void* pc = nullptr;
-};
-
-struct word_shadow {
-    std::uint32_t generation = 0;  // the block it belongs to; older ones are empty
-    access_record write, read[2];
-};
 
 // A worker's view of the block it runs.
 struct worker_shadow {
@@ -65,8 +53,8 @@ struct worker_shadow {
     std::vector<std::uint8_t> is_variable;  // per word of [layout.begin, layout.end)
     std::vector<word_shadow> static_words, dynamic_words;
     std::uintptr_t dynamic_begin = 0, dynamic_end = 0;
-    std::uint32_t generation = 0;
-    std::uint32_t epoch = 0;
+    std::uint32_t generation = 0;  // blocks this worker began (for volatile_global.cpp)
+    std::uint32_t epoch = 0;       // barriers of the running block
     const char* epoch_file = nullptr;  // the __syncthreads() that began the interval
     int epoch_line = 0;
     std::uint32_t warp_sync[32] = {};
@@ -113,10 +101,7 @@ void say_race_check_unavailable() {
 }
 #endif
 
-unsigned running_thread() {
-    const uint3 t = ::cuemu::tls_thread_idx, d = ::cuemu::tls_block_dim;
-    return t.x + d.x * (t.y + d.y * t.z);
-}
+unsigned running_thread() { return race_running_thread(); }
 
 std::string xyz_of(unsigned linear) {
     const uint3 d = ::cuemu::tls_block_dim;
@@ -305,9 +290,7 @@ bool ordered(const worker_shadow& w, const access_record& earlier, unsigned thre
     return earlier.thread / 32 == warp && w.warp_sync[warp] != earlier.warp_sync;
 }
 
-bool current(const worker_shadow& w, const access_record& r) {
-    return r.bytes != 0 && r.epoch == w.epoch;
-}
+bool current(const worker_shadow&, const access_record& r) { return r.interval == tls_race_view.interval; }
 
 // Legacy warp-synchronous code (two lanes of one warp on volatile shared
 // memory, no warp function between them) runs in lockstep, as on the GPUs it
@@ -324,9 +307,9 @@ bool tolerated_warp_synchronous(const access_record& earlier, bool earlier_write
 }
 
 // In the hooks' section, like shared_access (kernel_pc_of).
-__attribute__((section("cuemu_access_hooks"))) void check_word(worker_shadow& w, word_shadow& cell, std::uint8_t bytes, bool is_write,
-                const access_record& now, std::uintptr_t address, std::size_t size, bool is_dynamic) {
-    if (cell.generation != w.generation) cell = word_shadow{w.generation, {}, {}};
+__attribute__((section("cuemu_access_hooks"), noinline)) void check_word(
+    worker_shadow& w, word_shadow& cell, std::uint8_t bytes, bool is_write, const access_record& now,
+    std::uintptr_t address, std::size_t size, bool is_dynamic) {
     auto conflicts = [&](const access_record& r, bool r_writes) {
         return current(w, r) && (r.bytes & bytes) && !ordered(w, r, now.thread) &&
                !tolerated_warp_synchronous(r, r_writes, now, is_write, address);
@@ -334,10 +317,17 @@ __attribute__((section("cuemu_access_hooks"))) void check_word(worker_shadow& w,
     if (!is_write) {
         if (conflicts(cell.write, true))
             report_race(w, cell.write, true, now, false, address, size, is_dynamic);
-        access_record* slot = &cell.read[1];
-        if (!current(w, cell.read[0]) || cell.read[0].thread == now.thread) slot = &cell.read[0];
-        *slot = now;
-        slot->bytes = bytes;
+        access_record& r0 = cell.read[0];
+        access_record& r1 = cell.read[1];
+        if (!current(w, r0) || r0.thread == now.thread) {
+            r0 = now;
+            r0.bytes = bytes;
+            return;
+        }
+        if (current(w, r1) && r1.thread != r0.thread && read_adds_nothing(r0, r1, now.thread, now.warp_sync, now.is_volatile, bytes))
+            return;
+        r1 = now;
+        r1.bytes = bytes;
         return;
     }
     if (conflicts(cell.write, true))
@@ -346,7 +336,17 @@ __attribute__((section("cuemu_access_hooks"))) void check_word(worker_shadow& w,
         if (conflicts(r, false)) report_race(w, r, false, now, true, address, size, is_dynamic);
     cell.write = now;
     cell.write.bytes = bytes;
-    cell.read[0] = cell.read[1] = access_record{};
+    cell.read[0].interval = cell.read[1].interval = 0;
+}
+
+// A new interval: every record made so far stops counting. The count goes on
+// from block to block; when it wraps, the shadows are cleared for real.
+void next_interval(worker_shadow& w) {
+    if (++tls_race_view.interval == 0) {
+        std::fill(w.static_words.begin(), w.static_words.end(), word_shadow{});
+        std::fill(w.dynamic_words.begin(), w.dynamic_words.end(), word_shadow{});
+        tls_race_view.interval = 1;
+    }
 }
 
 }  // namespace
@@ -384,24 +384,38 @@ void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
     }
     w.static_words.resize(w.is_variable.size());
     if (w.dynamic_words.size() < (dynamic_bytes + 3) / 4) w.dynamic_words.resize((dynamic_bytes + 3) / 4);
-    if (++w.generation == 0) {  // wrapped: forget everything for real
-        std::fill(w.static_words.begin(), w.static_words.end(), word_shadow{});
-        std::fill(w.dynamic_words.begin(), w.dynamic_words.end(), word_shadow{});
-        w.generation = 1;
-    }
+    if (++w.generation == 0) w.generation = 1;  // 0 is volatile_global.cpp's "none"
+    next_interval(w);
     w.epoch = 0;
     w.epoch_file = nullptr;
     w.epoch_line = 0;
     std::fill(std::begin(w.warp_sync), std::end(w.warp_sync), 0u);
+    race_view& v = tls_race_view;
+    v.static_begin = w.layout.begin;
+    v.static_bytes = w.layout.end - w.layout.begin;
+    v.dynamic_begin = w.dynamic_begin;
+    v.dynamic_bytes = dynamic_bytes;
+    v.is_variable = w.is_variable.data();
+    v.static_words = w.static_words.data();
+    v.static_count = w.static_words.size();
+    v.dynamic_words = w.dynamic_words.data();
+    v.dynamic_count = w.dynamic_words.size();
+    v.warp_sync = w.warp_sync;
     tls_access_watch = watch_races;
 }
 
-void race_worker_idle() { tls_access_watch = watch_nothing; }
+void race_worker_idle() {
+    tls_access_watch = watch_nothing;
+    const std::uint32_t interval = tls_race_view.interval;  // the count goes on
+    tls_race_view = race_view{};
+    tls_race_view.interval = interval;
+}
 
 void race_barrier_released(const char* file, int line) {
     if (tls_access_watch != watch_races) return;
     worker_shadow& w = shadow();
     ++w.epoch;
+    next_interval(w);
     w.epoch_file = file;
     w.epoch_line = line;
 }
@@ -435,20 +449,33 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
     }
     if (is_volatile) warp_lockstep_point();
     if (tls_access_watch != watch_races) return;
+    const auto thread = static_cast<std::uint16_t>(running_thread());
+    const std::uint32_t warp_sync = w->warp_sync[thread / 32];
+    if (!is_write) {  // most accesses: a read of one word that changes nothing
+        const std::uintptr_t offset = a - (in_static ? w->layout.begin : w->dynamic_begin);
+        const std::uintptr_t word = offset / 4;
+        const std::vector<word_shadow>& words = in_static ? w->static_words : w->dynamic_words;
+        if (offset % 4 + size <= 4 && word < words.size() &&
+            read_changes_nothing(tls_race_view.interval, words[word],
+                                 static_cast<std::uint8_t>(((1u << size) - 1u) << offset % 4), thread, warp_sync,
+                                 is_volatile))
+            return;
+    }
     access_record now;
-    now.epoch = w->epoch;
-    now.thread = static_cast<std::uint16_t>(running_thread());
-    now.warp_sync = w->warp_sync[now.thread / 32];
+    now.interval = tls_race_view.interval;
+    now.thread = thread;
+    now.warp_sync = warp_sync;
     now.is_volatile = is_volatile;
     now.pc = pc;
     const std::uintptr_t base = in_static ? w->layout.begin : w->dynamic_begin;
     std::vector<word_shadow>& words = in_static ? w->static_words : w->dynamic_words;
+    // Word by word (an access of 8 or 16 bytes, or a misaligned one, spans
+    // several), each with the mask of the bytes it touches in that word.
     for (std::uintptr_t p = a, end = a + size; p < end;) {
         const std::uintptr_t word = (p - base) / 4;
-        const std::uintptr_t word_end = base + (word + 1) * 4;
-        const std::uintptr_t stop = std::min(end, word_end);
-        std::uint8_t bytes = 0;
-        for (std::uintptr_t b = p; b < stop; ++b) bytes |= std::uint8_t(1u << ((b - base) % 4));
+        const unsigned first_byte = static_cast<unsigned>((p - base) % 4);
+        const std::uintptr_t stop = std::min(end, base + (word + 1) * 4);
+        const auto bytes = static_cast<std::uint8_t>(((1u << (stop - p)) - 1u) << first_byte);
         if (word < words.size()) check_word(*w, words[word], bytes, is_write, now, a, size, in_dynamic);
         p = stop;
     }

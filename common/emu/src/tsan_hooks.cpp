@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "race_detector.h"
+#include "race_shadow.h"
 #include "../profiler/profiler.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -48,7 +49,10 @@ inline void profile(const void* p, std::size_t n, bool write, const void* pc) {
 }
 inline void plain(const void* p, std::size_t n, bool write, const void* pc) {
     cuemu::detail::tls_hook_caller = pc;
-    if (__builtin_expect(tls_access_watch == cuemu::detail::watch_races, 0))
+    // Under the race check: accesses outside shared memory need nothing, and
+    // most of those to it only a look at the word's records (race_shadow.h).
+    if (__builtin_expect(tls_access_watch == cuemu::detail::watch_races, 0) &&
+        cuemu::detail::tls_race_view.touches(p, n) && !cuemu::detail::plain_access_done(p, n, write, pc))
         cuemu::detail::shared_access(p, n, write, false, pc);
     profile(p, n, write, pc);
 }
