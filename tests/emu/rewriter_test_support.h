@@ -130,6 +130,7 @@ struct dim3 {
 };
 using cudaStream_t = struct CUstream_st*;
 namespace cuemu {
+struct shared_memory_free {};
 struct launch_site { const char* kernel; const char* file; int line; };
 struct launch_config {
     launch_config(dim3, dim3, std::size_t = 0, cudaStream_t = nullptr) {}
@@ -147,16 +148,21 @@ void launch(launch_site, launch_config, F&& f, kernel_ref<R> ref, A&&... a) {
     f(a...);
 }
 // As in an instrumented source: the twin, where one is declared, is called.
-template <class Fast>
-struct fast_body { Fast body; };
-template <class Fast>
-fast_body(Fast) -> fast_body<Fast>;
+// A kernel that cannot reach shared memory answers the probe.
+template <class Fast, class Probe>
+struct fast_body { Fast body; Probe probe; };
+template <class Fast, class Probe>
+fast_body(Fast, Probe) -> fast_body<Fast, Probe>;
 #define CUEMU_BODY_ATTRIBUTES __attribute__((no_sanitize("thread")))
 #define CUEMU_FAST_BODY(twin) ::cuemu::fast_body{[=](auto&&... cuemu_args_) \
-    __attribute__((no_sanitize("thread"))) -> decltype(twin(cuemu_args_...)) { twin(cuemu_args_...); }}
-template <typename F, typename R, typename Fast, typename... A>
-void launch(launch_site s, launch_config c, F&& f, kernel_ref<R> ref, fast_body<Fast> fast, A&&... a) {
-    if constexpr (std::is_invocable_v<const Fast&, std::decay_t<A>&...>) fast.body(a...);
+    __attribute__((no_sanitize("thread"))) -> decltype(twin(cuemu_args_...)) { twin(cuemu_args_...); }, \
+    [](auto cuemu_mark_) -> decltype(twin(cuemu_mark_)) {}}
+template <typename F, typename R, typename Fast, typename Probe, typename... A>
+void launch(launch_site s, launch_config c, F&& f, kernel_ref<R> ref, fast_body<Fast, Probe> fast, A&&... a) {
+    if constexpr (std::is_invocable_v<const Fast&, std::decay_t<A>&...>) {
+        static_assert(std::is_invocable_v<const Probe&, shared_memory_free> || true);
+        fast.body(a...);
+    }
     launch(s, c, f, ref, a...);
 }
 inline void* dynamic_shared_memory() { return nullptr; }

@@ -13,7 +13,8 @@
 //   twin:*      which build of a kernel runs (cuemu/launch.h): the
 //               uninstrumented twin only with CUEMU_CHECK=none (this source uses
 //               __shared__, so the race check is on by default), the
-//               instrumented kernel otherwise; run three ways.
+//               instrumented kernel otherwise, but for a kernel that cannot
+//               reach shared memory: its twin always; run three ways.
 // race:read-after-write runs under the default check too (no CUEMU_CHECK).
 // The whole file also compiles with nvcc.
 #include <cuda_runtime.h>
@@ -309,6 +310,15 @@ __global__ void store_calls_a_hook(int* called) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     called[threadIdx.x] = cuemu::detail::tls_hook_caller != nullptr;
 }
+
+// The same store to global memory, from a kernel that cannot reach shared
+// memory: its twin runs under the race check too (cuemu/launch.h).
+__global__ void global_store_calls_a_hook(int* called, int* target) {
+    cuemu::detail::tls_hook_caller = nullptr;
+    target[threadIdx.x] = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    called[threadIdx.x] = cuemu::detail::tls_hook_caller != nullptr;
+}
 #endif
 }  // namespace
 
@@ -482,5 +492,9 @@ TEST_CASE("twin:instrumented-only-under-the-race-check") {
     REQUIRE(cudaGetLastError() == cudaSuccess);
     INFO("CUEMU_CHECK=" << std::string(check ? check : "(unset)"));
     CHECK(called.read() == std::vector<int>(kBlock, race_check ? 1 : 0));
+    device_buffer<int> target(kBlock);
+    global_store_calls_a_hook<<<1, kBlock>>>(called.ptr, target.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    CHECK(called.read() == std::vector<int>(kBlock, 0));
 }
 #endif

@@ -564,7 +564,8 @@ TEST_CASE("a kernel is followed by its twin, which keeps the kernel's line numbe
           "}\n#if defined(__SANITIZE_THREAD__)\n#line 1 \"/src/t.cu\"\n"
           "__global__ void __attribute__((no_sanitize(\"thread\"))) __cuemu_fast_k(float* p) {\n"
           "    p[0] = 1;\n"
-          "}\n#endif\nCUEMU_KNOWN_KERNEL(k)\n#line 3 \"/src/t.cu\"\n"
+          "}\nvoid __cuemu_fast_k(::cuemu::shared_memory_free);\n"  // it cannot reach shared memory
+          "#endif\nCUEMU_KNOWN_KERNEL(k)\n#line 3 \"/src/t.cu\"\n"
           " // end\n"
           "int after;\n");
 }
@@ -661,6 +662,65 @@ __global__ void later(float* p) { p[0] = 2; }
     CHECK(contains(out, "__cuemu_fast_before(float* p, int n)"));
     CHECK(contains(out, "__cuemu_fast_later(float* p)"));
     CHECK(gxx_syntax_errors(kHeader + out) == "");
+}
+
+// ---- kernels that cannot reach shared memory (shared_reach.h) ------------------------
+const std::string kFreeMark = "void __cuemu_fast_k(::cuemu::shared_memory_free);";
+
+TEST_CASE("a kernel that cannot reach shared memory says so next to its twin") {
+    const std::string out = body_with_twins(
+        "__global__ void other(float* p) { __shared__ float s[4]; s[0] = p[0]; p[1] = s[0]; }\n"
+        "__device__ float twice(float x) { return 2 * x; }\n"
+        "__global__ void k(float* p) { p[0] = twice(p[0]); }\n");
+    CHECK(contains(out, kFreeMark));
+    CHECK_FALSE(contains(out, "void __cuemu_fast_other(::cuemu::shared_memory_free);"));
+    CHECK(gxx_syntax_errors(kHeader + out) == "");
+}
+
+TEST_CASE("a kernel that may reach shared memory gets no such mark") {
+    const char* const sources[] = {
+        // its own __shared__, dynamic or static
+        "__global__ void k(float* p) { extern __shared__ float s[]; s[0] = p[0]; }\n",
+        // a namespace-scope shared array
+        "extern __shared__ float buffer[];\n__global__ void k(float* p) { buffer[0] = p[0]; }\n",
+        "__shared__ int a, b[4];\n__global__ void k(int* p) { b[1] = p[0]; }\n",
+        // a function that hands out shared memory, directly or through another
+        "__device__ float* scratch() { extern __shared__ float s[]; return s; }\n"
+        "__global__ void k(float* p) { scratch()[0] = p[0]; }\n",
+        "__device__ float* scratch() { extern __shared__ float s[]; return s; }\n"
+        "__device__ float* row(int r) { return scratch() + 16 * r; }\n"
+        "__global__ void k(float* p) { row(1)[0] = p[0]; }\n",
+        // a macro that declares it, or names it
+        "#define TILE __shared__ float tile[16]\n__global__ void k(float* p) { TILE; tile[0] = p[0]; }\n",
+        "extern __shared__ float buffer[];\n#define AT(i) buffer[i]\n"
+        "__global__ void k(float* p) { AT(0) = p[0]; }\n",
+        // a __shared__ the list cannot follow: then no kernel of the file is free of it
+        "struct S { __shared__ int x; };\n__global__ void k(float* p) { p[0] = 1; }\n",
+    };
+    for (const char* source : sources) {
+        INFO(std::string(source));
+        const std::string out = body_with_twins(source);
+        CHECK_FALSE(contains(out, kFreeMark));
+    }
+}
+
+TEST_CASE("rewrite_tree decides on the names of every file of the tree") {
+    const std::map<std::string, std::string> files = {
+        {"/t/main.cu", "#include \"smem.cuh\"\n__global__ void k(float* p) { staging[0] = p[0]; }\n"
+                       "__global__ void plain(float* p) { p[0] = 1; }\n"},
+        {"/t/smem.cuh", "extern __shared__ float staging[];\n"},
+    };
+    const cuemu_rewrite::FileReader reader = [&](const std::string& path) -> std::optional<std::string> {
+        const auto it = files.find(path);
+        if (it == files.end()) return std::nullopt;
+        return it->second;
+    };
+    const cuemu_rewrite::TreeResult r =
+        cuemu_rewrite::rewrite_tree("/t/main.cu", "/b/main.cpp", "/b/h", {}, cuemu_rewrite::Options{}, reader);
+    REQUIRE(r.errors.empty());
+    REQUIRE(r.files.size() == 2);
+    CHECK_FALSE(contains(r.files[0].text, kFreeMark));
+    CHECK(contains(r.files[0].text, "void __cuemu_fast_plain(::cuemu::shared_memory_free);"));
 }
 
 }  // TEST_SUITE

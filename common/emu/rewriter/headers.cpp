@@ -34,6 +34,8 @@ public:
 
     TreeResult run(const std::string& cu_path, const std::string& output, const Options& options) {
         TreeResult result;
+        SharedNames tree_names;
+        std::vector<SharedNames> own_names;  // per file of result.files
         const std::string cu = normal(cu_path);
         cu_ = cu;
         cu_output_ = output;
@@ -51,7 +53,23 @@ public:
             Result r = rewrite(*text, file, mine);
             for (Diagnostic& d : r.errors) result.errors.push_back(FileDiagnostic{file, std::move(d)});
             result.uses_shared_memory = result.uses_shared_memory || r.uses_shared_memory;
+            tree_names.merge(r.shared_names);
+            own_names.push_back(std::move(r.shared_names));
             result.files.push_back(RewrittenFile{file, copy_of(file), std::move(r.output)});
+        }
+        // Whether a kernel can reach shared memory depends on the names of
+        // every file (a header's extern __shared__, a function or macro that
+        // uses it): a file whose twins were decided on fewer names than the
+        // tree's is rewritten again with all of them.
+        for (std::size_t k = 0; k < result.files.size() && result.errors.empty(); ++k) {
+            if (own_names[k].names == tree_names.names && own_names[k].unsure == tree_names.unsure) continue;
+            const std::string& file = result.files[k].original;
+            Options mine = options;
+            mine.redirect_include = [&](const std::string& name, bool angled) {
+                return redirect(file, name, angled);
+            };
+            mine.tree_shared_names = tree_names;
+            result.files[k].text = rewrite(*contents(file), file, mine).output;
         }
         return result;
     }

@@ -18,6 +18,7 @@
 #include "conditionals.h"
 #include "inline_ptx.h"
 #include "scopes.h"
+#include "shared_reach.h"
 #include "source.h"
 
 #include <algorithm>
@@ -374,8 +375,9 @@ public:
         display_name_ = display_name;
         find_launches();
         mark_static_shared();
-        find_twins();
         Result result;
+        result.shared_names = find_shared_reach(src_, braces_);
+        find_twins(options_.tree_shared_names ? *options_.tree_shared_names : result.shared_names);
         result.output = "#line 1 \"" + escape_for_string_literal(display_name) + "\"\n";
         emit(0, src_.size(), result.output);
         result.errors = std::move(errors_);
@@ -410,6 +412,7 @@ private:
         std::size_t name;        // the kernel's name
         std::size_t close;       // the '}' that ends the body
         std::size_t out_begin = npos, out_name = npos;  // where they went in the output
+        bool shared_free = false;  // its text cannot reach shared memory (shared_reach.h)
     };
     std::map<std::size_t, Twin> twins_;  // keyed by copy_begin
     Twin* twin_in_progress_ = nullptr;
@@ -492,7 +495,7 @@ private:
     // line, and whose body has no volatile access
     // (those must reach the hooks for the warp lockstep) and no #if that
     // opens before it or closes after it.
-    void find_twins() {
+    void find_twins(const SharedNames& shared) {
         std::map<std::string, int> definitions;
         std::vector<Twin> found;
         for (std::size_t i = 0; i < src_.size(); ++i) {
@@ -533,7 +536,9 @@ private:
             if (!plain || open_conditionals != 0) continue;
             if (src_.is_ident(head, "extern") && src_[src_.next_code(head + 1)].kind == Kind::String)
                 head = src_.next_code(src_.next_code(head + 1) + 1);  // the twin needs no C linkage
-            found.push_back(Twin{head, name, close});
+            Twin twin{head, name, close};
+            twin.shared_free = !shared.unsure && !mentions_shared(src_, head, close, shared);
+            found.push_back(twin);
         }
         for (const Twin& twin : found)
             if (definitions[src_.spelling(twin.name)] == 1) twins_[twin.copy_begin] = twin;
@@ -580,8 +585,13 @@ private:
             // Every build registers the kernel's address, so that a graph's
             // kernel node can name it by a void* (cuemu/kernel_registry.h).
             const std::string file = "\"" + escape_for_string_literal(display_name_) + "\"\n";
+            // A kernel that cannot reach shared memory says so with an
+            // overload of its twin that is only ever asked about, never called:
+            // its twin may run under the race check too.
+            const std::string free_mark =
+                twin.shared_free ? "\nvoid __cuemu_fast_" + name + "(::cuemu::shared_memory_free);" : "";
             out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
-                   std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy +
+                   std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy + free_mark +
                    "\n#endif\nCUEMU_KNOWN_KERNEL(" + name + ")\n#line " +
                    std::to_string(src_.location(twin.close).first) + " " + file;
         }

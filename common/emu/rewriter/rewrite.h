@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,23 @@ struct Diagnostic {
     std::string message;
 };
 
+// The names that may lead a kernel to shared memory (shared_reach.h): a
+// kernel whose text mentions none of them, nor __shared__, gets a twin that
+// may run under the race check too.
+struct SharedNames {
+    std::set<std::string> names;
+    bool unsure = false;  // something the list cannot follow: no kernel counts as free of shared memory
+    void merge(const SharedNames& other) {
+        names.insert(other.names.begin(), other.names.end());
+        unsure = unsure || other.unsure;
+    }
+};
+
 struct Result {
     std::string output;               // the rewritten source (meaningless when errors is not empty)
     std::vector<Diagnostic> errors;   // empty on success
     bool uses_shared_memory = false;  // __shared__ appears in code the compiler sees (extern included)
+    SharedNames shared_names;         // this file's
 };
 
 // What the rewriter knows beyond the text itself.
@@ -52,6 +66,9 @@ struct Options {
     // the quotes or brackets; returns the file to include instead (the
     // rewritten copy of a project header), or nullopt to leave it.
     std::function<std::optional<std::string>(const std::string& name, bool angled)> redirect_include;
+    // The names of every file of the tree (rewrite_tree's second pass); unset:
+    // this file's own.
+    std::optional<SharedNames> tree_shared_names;
 };
 
 // Rewrites `source`. `display_name` goes into the leading #line directive

@@ -46,18 +46,29 @@ namespace {
 
 std::atomic<bool> instrumented{false};
 
+// An access as the detector sees it: the record, and where it happened.
+struct access_record : shadow_record {
+    const void* pc = nullptr;
+};
+access_record with_pc(const shadow_record& r, const void* pc) {
+    access_record a;
+    static_cast<shadow_record&>(a) = r;
+    a.pc = pc;
+    return a;
+}
+
 // A worker's view of the block it runs.
 struct worker_shadow {
     bool layout_read = false;
     shared_layout layout;
     std::vector<std::uint8_t> is_variable;  // per word of [layout.begin, layout.end)
     std::vector<word_shadow> static_words, dynamic_words;
+    std::vector<word_pcs> static_pcs, dynamic_pcs;  // beside them
     std::uintptr_t dynamic_begin = 0, dynamic_end = 0;
     std::uint32_t generation = 0;  // blocks this worker began (for volatile_global.cpp)
     std::uint32_t epoch = 0;       // barriers of the running block
     const char* epoch_file = nullptr;  // the __syncthreads() that began the interval
     int epoch_line = 0;
-    std::uint32_t warp_sync[32] = {};
     std::string what, hint;  // the report handed to kernel_cannot_go_on
 };
 
@@ -284,13 +295,13 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
         "", 0);
 }
 
-bool ordered(const worker_shadow& w, const access_record& earlier, unsigned thread) {
+bool ordered(const worker_shadow& w, const shadow_record& earlier, unsigned thread) {
     if (earlier.thread == thread) return true;
     const unsigned warp = thread / 32;
-    return earlier.thread / 32 == warp && w.warp_sync[warp] != earlier.warp_sync;
+    return earlier.thread / 32 == warp && tls_race_view.warp_sync[warp] != earlier.warp_sync;
 }
 
-bool current(const worker_shadow&, const access_record& r) { return r.interval == tls_race_view.interval; }
+bool current(const worker_shadow&, const shadow_record& r) { return r.interval == tls_race_view.interval; }
 
 // Legacy warp-synchronous code (two lanes of one warp on volatile shared
 // memory, no warp function between them) runs in lockstep, as on the GPUs it
@@ -308,34 +319,33 @@ bool tolerated_warp_synchronous(const access_record& earlier, bool earlier_write
 
 // In the hooks' section, like shared_access (kernel_pc_of).
 __attribute__((section("cuemu_access_hooks"), noinline)) void check_word(
-    worker_shadow& w, word_shadow& cell, std::uint8_t bytes, bool is_write, const access_record& now,
+    worker_shadow& w, word_shadow& cell, word_pcs& pcs, std::uint8_t bytes, bool is_write, const access_record& now,
     std::uintptr_t address, std::size_t size, bool is_dynamic) {
-    auto conflicts = [&](const access_record& r, bool r_writes) {
+    auto conflicts = [&](const shadow_record& r, const void* r_pc, bool r_writes) {
         return current(w, r) && (r.bytes & bytes) && !ordered(w, r, now.thread) &&
-               !tolerated_warp_synchronous(r, r_writes, now, is_write, address);
+               !tolerated_warp_synchronous(with_pc(r, r_pc), r_writes, now, is_write, address);
     };
+    if (conflicts(cell.write, pcs.write, true))
+        report_race(w, with_pc(cell.write, pcs.write), true, now, is_write, address, size, is_dynamic);
     if (!is_write) {
-        if (conflicts(cell.write, true))
-            report_race(w, cell.write, true, now, false, address, size, is_dynamic);
-        access_record& r0 = cell.read[0];
-        access_record& r1 = cell.read[1];
-        if (!current(w, r0) || r0.thread == now.thread) {
-            r0 = now;
-            r0.bytes = bytes;
+        const shadow_record& r0 = cell.read[0];
+        const shadow_record& r1 = cell.read[1];
+        int slot = 1;
+        if (!current(w, r0) || r0.thread == now.thread) slot = 0;
+        else if (current(w, r1) && r1.thread != r0.thread &&
+                 read_adds_nothing(r0, r1, now.thread, now.warp_sync, now.is_volatile, bytes))
             return;
-        }
-        if (current(w, r1) && r1.thread != r0.thread && read_adds_nothing(r0, r1, now.thread, now.warp_sync, now.is_volatile, bytes))
-            return;
-        r1 = now;
-        r1.bytes = bytes;
+        cell.read[slot] = now;
+        cell.read[slot].bytes = bytes;
+        pcs.read[slot] = now.pc;
         return;
     }
-    if (conflicts(cell.write, true))
-        report_race(w, cell.write, true, now, true, address, size, is_dynamic);
-    for (const access_record& r : cell.read)
-        if (conflicts(r, false)) report_race(w, r, false, now, true, address, size, is_dynamic);
+    for (int slot = 0; slot < 2; ++slot)
+        if (conflicts(cell.read[slot], pcs.read[slot], false))
+            report_race(w, with_pc(cell.read[slot], pcs.read[slot]), false, now, true, address, size, is_dynamic);
     cell.write = now;
     cell.write.bytes = bytes;
+    pcs.write = now.pc;
     cell.read[0].interval = cell.read[1].interval = 0;
 }
 
@@ -383,13 +393,16 @@ void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
         return;
     }
     w.static_words.resize(w.is_variable.size());
-    if (w.dynamic_words.size() < (dynamic_bytes + 3) / 4) w.dynamic_words.resize((dynamic_bytes + 3) / 4);
+    w.static_pcs.resize(w.is_variable.size());
+    if (w.dynamic_words.size() < (dynamic_bytes + 3) / 4) {
+        w.dynamic_words.resize((dynamic_bytes + 3) / 4);
+        w.dynamic_pcs.resize((dynamic_bytes + 3) / 4);
+    }
     if (++w.generation == 0) w.generation = 1;  // 0 is volatile_global.cpp's "none"
     next_interval(w);
     w.epoch = 0;
     w.epoch_file = nullptr;
     w.epoch_line = 0;
-    std::fill(std::begin(w.warp_sync), std::end(w.warp_sync), 0u);
     race_view& v = tls_race_view;
     v.static_begin = w.layout.begin;
     v.static_bytes = w.layout.end - w.layout.begin;
@@ -399,8 +412,12 @@ void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
     v.static_words = w.static_words.data();
     v.static_count = w.static_words.size();
     v.dynamic_words = w.dynamic_words.data();
+    v.static_pcs = w.static_pcs.data();
+    v.dynamic_pcs = w.dynamic_pcs.data();
     v.dynamic_count = w.dynamic_words.size();
-    v.warp_sync = w.warp_sync;
+    std::fill(std::begin(v.warp_sync), std::end(v.warp_sync), 0u);
+    v.row_threads = ::cuemu::tls_block_dim.x;
+    v.plane_threads = ::cuemu::tls_block_dim.x * ::cuemu::tls_block_dim.y;
     tls_access_watch = watch_races;
 }
 
@@ -422,7 +439,7 @@ void race_barrier_released(const char* file, int line) {
 
 void race_warp_synchronized(unsigned warp) {
     if (tls_access_watch != watch_races || warp >= 32) return;
-    ++shadow().warp_sync[warp];
+    ++tls_race_view.warp_sync[warp];
 }
 
 void shared_access(const void* addr, std::size_t size, bool is_write, bool is_volatile,
@@ -441,7 +458,7 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
                 volatile_access_outside_shared(addr, is_write, pc, nullptr);
             } else {
                 const auto thread = static_cast<std::uint16_t>(running_thread());
-                const volatile_race_clock clock{w->generation, w->epoch, w->warp_sync[thread / 32], thread};
+                const volatile_race_clock clock{w->generation, w->epoch, tls_race_view.warp_sync[thread / 32], thread};
                 volatile_access_outside_shared(addr, is_write, pc, &clock);
             }
         }
@@ -450,7 +467,7 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
     if (is_volatile) warp_lockstep_point();
     if (tls_access_watch != watch_races) return;
     const auto thread = static_cast<std::uint16_t>(running_thread());
-    const std::uint32_t warp_sync = w->warp_sync[thread / 32];
+    const std::uint32_t warp_sync = tls_race_view.warp_sync[thread / 32];
     if (!is_write) {  // most accesses: a read of one word that changes nothing
         const std::uintptr_t offset = a - (in_static ? w->layout.begin : w->dynamic_begin);
         const std::uintptr_t word = offset / 4;
@@ -469,6 +486,7 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
     now.pc = pc;
     const std::uintptr_t base = in_static ? w->layout.begin : w->dynamic_begin;
     std::vector<word_shadow>& words = in_static ? w->static_words : w->dynamic_words;
+    std::vector<word_pcs>& pcs = in_static ? w->static_pcs : w->dynamic_pcs;
     // Word by word (an access of 8 or 16 bytes, or a misaligned one, spans
     // several), each with the mask of the bytes it touches in that word.
     for (std::uintptr_t p = a, end = a + size; p < end;) {
@@ -476,7 +494,7 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
         const unsigned first_byte = static_cast<unsigned>((p - base) % 4);
         const std::uintptr_t stop = std::min(end, base + (word + 1) * 4);
         const auto bytes = static_cast<std::uint8_t>(((1u << (stop - p)) - 1u) << first_byte);
-        if (word < words.size()) check_word(*w, words[word], bytes, is_write, now, a, size, in_dynamic);
+        if (word < words.size()) check_word(*w, words[word], pcs[word], bytes, is_write, now, a, size, in_dynamic);
         p = stop;
     }
 }
@@ -487,6 +505,7 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
 // race check or the profiler needs every access to reach the hooks.
 namespace cuemu {
 bool twins_allowed() { return !detail::race_check_requested() && !detail::profiling_requested(); }
+bool shared_memory_free_twins_allowed() { return !detail::profiling_requested(); }
 
 bool note_source_uses_shared_memory() {
     detail::shared_memory_source.store(true, std::memory_order_relaxed);

@@ -17,20 +17,27 @@
 
 namespace cuemu::detail {
 
-struct access_record {
+// 12 bytes, so that the three of a word share a cache line most of the time;
+// where in the code each happened is kept apart, in word_pcs, which only the
+// stores and a report touch.
+struct shadow_record {
     std::uint32_t interval = 0;   // the barrier interval it happened in; 0: none
     std::uint32_t warp_sync = 0;  // the warp's completed warp functions at the time
     std::uint16_t thread = 0;     // linear index in the block
     std::uint8_t bytes = 0;       // which bytes of the word (bit mask)
     bool is_volatile = false;
-    const void* pc = nullptr;
 };
 
 // The last write and up to two reads (of different threads) of the current
 // interval: enough to find a conflicting pair whatever order the emulator
 // runs the threads in.
 struct word_shadow {
-    access_record write, read[2];
+    shadow_record write, read[2];
+};
+// Where each of them happened: the instruction after the hook's call.
+struct word_pcs {
+    const void* write = nullptr;
+    const void* read[2] = {nullptr, nullptr};
 };
 
 // What a worker's hooks need of the block it runs under the race check; all
@@ -41,9 +48,14 @@ struct race_view {
     const std::uint8_t* is_variable = nullptr;  // per word of the static part (the gaps are not shared)
     word_shadow* static_words = nullptr;
     word_shadow* dynamic_words = nullptr;
+    word_pcs* static_pcs = nullptr;  // beside each of the words above
+    word_pcs* dynamic_pcs = nullptr;
     std::size_t static_count = 0, dynamic_count = 0;
-    const std::uint32_t* warp_sync = nullptr;  // per warp: its completed warp functions
     std::uint32_t interval = 0;
+    // blockDim.x and blockDim.x * blockDim.y: a thread's linear index without
+    // a chain of multiplications on every access
+    unsigned row_threads = 0, plane_threads = 0;
+    std::uint32_t warp_sync[32] = {};  // per warp of the block: its completed warp functions
 
     // Whether [p, p + n) overlaps the block's shared memory. Most accesses of
     // a kernel are to global memory, and this lets them go at once.
@@ -55,9 +67,14 @@ struct race_view {
 };
 extern __thread race_view tls_race_view;
 
+// The running CUDA thread's index in its block, x fastest.
 inline unsigned race_running_thread() {
     const uint3 t = ::cuemu::tls_thread_idx, d = ::cuemu::tls_block_dim;
     return t.x + d.x * (t.y + d.y * t.z);
+}
+inline unsigned race_running_thread(const race_view& v) {
+    const uint3 t = ::cuemu::tls_thread_idx;
+    return t.x + v.row_threads * t.y + v.plane_threads * t.z;
 }
 
 // Can a read be left out of the shadow, with r0 and r1 two reads of other
@@ -69,7 +86,7 @@ inline unsigned race_running_thread() {
 // ordered after it is ordered after neither, and cannot be both of them).
 // Then a report names one of those two reads instead. In a tiled loop, where
 // every thread of a row or column reads the same words, that is nearly every read.
-inline bool read_adds_nothing(const access_record& r0, const access_record& r1, unsigned thread,
+inline bool read_adds_nothing(const shadow_record& r0, const shadow_record& r1, unsigned thread,
                               std::uint32_t warp_sync, bool is_volatile, std::uint8_t bytes) {
     if ((bytes & ~(r0.bytes & r1.bytes)) != 0) return false;
     if ((r0.is_volatile || r1.is_volatile) && !is_volatile) return false;
@@ -86,15 +103,15 @@ inline bool read_adds_nothing(const access_record& r0, const access_record& r1, 
 // detector (shared_access).
 inline bool read_changes_nothing(std::uint32_t interval, const word_shadow& cell, std::uint8_t bytes,
                                  unsigned thread, std::uint32_t warp_sync, bool is_volatile) {
-    const access_record& write = cell.write;
+    const shadow_record& write = cell.write;
     if (write.interval == interval && (write.bytes & bytes) && write.thread != thread) return false;
-    const access_record& r0 = cell.read[0];
+    const shadow_record& r0 = cell.read[0];
     if (r0.interval != interval) return false;
-    auto stands_for_this = [&](const access_record& r) {
+    auto stands_for_this = [&](const shadow_record& r) {
         return (bytes & ~r.bytes) == 0 && r.warp_sync == warp_sync && (!r.is_volatile || is_volatile);
     };
     if (r0.thread == thread) return stands_for_this(r0);
-    const access_record& r1 = cell.read[1];
+    const shadow_record& r1 = cell.read[1];
     if (r1.interval != interval || r1.thread == r0.thread) return false;
     if (r1.thread == thread) return stands_for_this(r1);
     return read_adds_nothing(r0, r1, thread, warp_sync, is_volatile, bytes);
@@ -112,30 +129,34 @@ __attribute__((always_inline)) inline bool plain_access_done(const void* p, std:
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     std::uintptr_t offset;
     word_shadow* cell;
+    word_pcs* pcs;
     if (a - v.static_begin < v.static_bytes) {
         offset = a - v.static_begin;
         if (offset / 4 >= v.static_count || !v.is_variable[offset / 4]) return false;
         cell = v.static_words + offset / 4;
+        pcs = v.static_pcs + offset / 4;
     } else if (a - v.dynamic_begin < v.dynamic_bytes) {
         offset = a - v.dynamic_begin;
         if (offset / 4 >= v.dynamic_count) return false;
         cell = v.dynamic_words + offset / 4;
+        pcs = v.dynamic_pcs + offset / 4;
     } else {
         return false;
     }
     if (offset % 4 + n > 4) return false;
     const std::uint32_t interval = v.interval;
-    const unsigned thread = race_running_thread();
+    const unsigned thread = race_running_thread(v);
     const std::uint32_t warp_sync = v.warp_sync[thread / 32];
     const auto bytes = static_cast<std::uint8_t>(((1u << n) - 1u) << offset % 4);
-    const access_record now{interval, warp_sync, static_cast<std::uint16_t>(thread), bytes, false, pc};
+    const shadow_record now{interval, warp_sync, static_cast<std::uint16_t>(thread), bytes, false};
     // A record of another thread in this interval, on these bytes: a possible race.
-    auto other = [&](const access_record& r) {
+    auto other = [&](const shadow_record& r) {
         return r.interval == interval && r.thread != thread && (r.bytes & bytes);
     };
     if (is_write) {
         if (other(cell->write) || other(cell->read[0]) || other(cell->read[1])) return false;
         cell->write = now;
+        pcs->write = pc;
         cell->read[0].interval = cell->read[1].interval = 0;
         return true;
     }
@@ -143,8 +164,10 @@ __attribute__((always_inline)) inline bool plain_access_done(const void* p, std:
     if (read_changes_nothing(interval, *cell, bytes, thread, warp_sync, false)) return true;
     // As the detector would: the first slot unless it holds another
     // thread's read of this interval, else the second.
-    access_record& r0 = cell->read[0];
-    (r0.interval != interval || r0.thread == thread ? r0 : cell->read[1]) = now;
+    const shadow_record& r0 = cell->read[0];
+    const int slot = r0.interval != interval || r0.thread == thread ? 0 : 1;
+    cell->read[slot] = now;
+    pcs->read[slot] = pc;
     return true;
 }
 

@@ -47,13 +47,18 @@ inline void profile(const void* p, std::size_t n, bool write, const void* pc) {
     if (__builtin_expect(cuemu::detail::tls_profiling, 0))
         cuemu::detail::profile_access(p, n, write ? cuemu::detail::profile_op::store : cuemu::detail::profile_op::load, pc);
 }
-inline void plain(const void* p, std::size_t n, bool write, const void* pc) {
+// A plain access to the block's shared memory under the race check: most
+// need only a look at the word's records (race_shadow.h), the rest go to the
+// detector. Out of line, so that the hooks themselves stay small: most
+// accesses of a kernel are to global memory, and need nothing.
+CUEMU_HOOK __attribute__((noinline)) void plain_shared(const void* p, std::size_t n, bool write, const void* pc) {
+    if (!cuemu::detail::plain_access_done(p, n, write, pc)) cuemu::detail::shared_access(p, n, write, false, pc);
+}
+__attribute__((always_inline)) inline void plain(const void* p, std::size_t n, bool write, const void* pc) {
     cuemu::detail::tls_hook_caller = pc;
-    // Under the race check: accesses outside shared memory need nothing, and
-    // most of those to it only a look at the word's records (race_shadow.h).
     if (__builtin_expect(tls_access_watch == cuemu::detail::watch_races, 0) &&
-        cuemu::detail::tls_race_view.touches(p, n) && !cuemu::detail::plain_access_done(p, n, write, pc))
-        cuemu::detail::shared_access(p, n, write, false, pc);
+        cuemu::detail::tls_race_view.touches(p, n))
+        plain_shared(p, n, write, pc);
     profile(p, n, write, pc);
 }
 inline void marked_volatile(const void* p, std::size_t n, bool write, const void* pc) {

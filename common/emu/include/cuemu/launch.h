@@ -269,19 +269,27 @@ bool note_source_uses_shared_memory();
 // (a template kernel, a kernel defined after the launch or in another file, a
 // kernel with volatile accesses, which must reach the hooks to run warp by
 // warp) the lambda's return type fails to form, and the instrumented kernel runs.
+// A kernel whose text cannot reach shared memory (cuemu-rewrite's
+// shared_reach.h) also declares __cuemu_fast_NAME(shared_memory_free); its twin
+// runs under the race check too, which has nothing to look at in it (the
+// functions it calls keep their instrumentation).
 bool twins_allowed();
-template <class Fast>
+bool shared_memory_free_twins_allowed();
+struct shared_memory_free {};
+template <class Fast, class Probe>
 struct fast_body {
     Fast body;
+    Probe probe;  // callable with shared_memory_free when the kernel cannot reach shared memory
 };
-template <class Fast>
-fast_body(Fast) -> fast_body<Fast>;
+template <class Fast, class Probe>
+fast_body(Fast, Probe) -> fast_body<Fast, Probe>;
 struct no_fast_body {};
 #if defined(__SANITIZE_THREAD__)
 #define CUEMU_FAST_BODY(twin)                                                              \
     ::cuemu::fast_body {                                                                   \
         [=](auto&&... cuemu_args_) __attribute__((no_sanitize("thread")))                  \
-            -> decltype(twin(cuemu_args_...)) { twin(cuemu_args_...); }                    \
+            -> decltype(twin(cuemu_args_...)) { twin(cuemu_args_...); },                   \
+        [](auto cuemu_mark_) -> decltype(twin(cuemu_mark_)) {}                             \
     }
 #else
 #define CUEMU_FAST_BODY(twin) ::cuemu::no_fast_body{}
@@ -301,11 +309,12 @@ template <class Body, class Resolver, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
             kernel_ref<Resolver> ref, Args&&... args);
 
-template <class Body, class Resolver, class Fast, class... Args>
+template <class Body, class Resolver, class Fast, class Probe, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
-            kernel_ref<Resolver> ref, fast_body<Fast> fast, Args&&... args) {
+            kernel_ref<Resolver> ref, fast_body<Fast, Probe> fast, Args&&... args) {
     if constexpr (std::is_invocable_v<const Fast&, std::decay_t<Args>&...>) {
-        if (twins_allowed()) {
+        constexpr bool shared_free = std::is_invocable_v<const Probe&, shared_memory_free>;
+        if (twins_allowed() || (shared_free && shared_memory_free_twins_allowed())) {
             launch(site, config, fast.body, ref, std::forward<Args>(args)...);
             return;
         }
