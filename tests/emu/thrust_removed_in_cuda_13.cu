@@ -16,6 +16,7 @@
 #include <thrust/optional.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
+#include <thrust/tuple.h>
 
 #include <type_traits>
 
@@ -34,6 +35,8 @@ template <typename T>
 struct has_value_type<T, thrust::void_t<typename T::value_type>> : std::true_type {};
 static_assert(has_value_type<thrust::device_vector<int>>::value, "a device_vector has a value_type");
 using plain_int = thrust::remove_cvref_t<const int&>;
+// thrust::null_type: 1.17's tuples are built on their own, renamed one.
+thrust::tuple<int, thrust::null_type> padded_tuple;
 
 struct positive {
     __host__ __device__ bool operator()(int x) const { return x > 0; }
