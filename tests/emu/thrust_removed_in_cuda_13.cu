@@ -5,7 +5,8 @@
 // system/cuemu/detail/removed_in_cuda_13.h; test
 // emu.thrust.removed-in-cuda-13). Sorting ints below uses Thrust 1.17's radix
 // sort, whose own use of the renamed unary_function must still build, and
-// copy, copy_if, gather_if and scatter_if use its renamed identity inside.
+// copy, copy_if, gather_if and scatter_if use its renamed identity inside;
+// device_vector's pointers and references use its renamed remove_cvref.
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/gather.h>
@@ -15,6 +16,9 @@
 #include <thrust/optional.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
+#include <thrust/tuple.h>
+
+#include <type_traits>
 
 struct square : thrust::unary_function<int, int> {
     __host__ __device__ int operator()(int x) const { return x * x; }
@@ -22,6 +26,17 @@ struct square : thrust::unary_function<int, int> {
 struct add : thrust::binary_function<int, int, int> {
     __host__ __device__ int operator()(int a, int b) const { return a + b; }
 };
+
+// thrust::void_t and thrust::remove_cvref_t: Thrust's own headers bring in
+// the emulator's stand-ins (1.17's iterator_traits.h includes void_t.h).
+template <typename T, typename = void>
+struct has_value_type : std::false_type {};
+template <typename T>
+struct has_value_type<T, thrust::void_t<typename T::value_type>> : std::true_type {};
+static_assert(has_value_type<thrust::device_vector<int>>::value, "a device_vector has a value_type");
+using plain_int = thrust::remove_cvref_t<const int&>;
+// thrust::null_type: 1.17's tuples are built on their own, renamed one.
+thrust::tuple<int, thrust::null_type> padded_tuple;
 
 struct positive {
     __host__ __device__ bool operator()(int x) const { return x > 0; }

@@ -53,7 +53,6 @@ bool is_live(curandGenerator_t g) {
 const char* type_name(curandRngType_t type) {
     switch (type) {
     case CURAND_RNG_PSEUDO_MTGP32: return "CURAND_RNG_PSEUDO_MTGP32";
-    case CURAND_RNG_PSEUDO_MT19937: return "CURAND_RNG_PSEUDO_MT19937";
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32";
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64";
     default: return nullptr;
@@ -65,13 +64,15 @@ curandStatus_t create(curandGenerator_t* generator, curandRngType_t type, bool o
     if (type == CURAND_RNG_PSEUDO_DEFAULT) type = CURAND_RNG_PSEUDO_XORWOW;
     if (type == CURAND_RNG_QUASI_DEFAULT) type = CURAND_RNG_QUASI_SOBOL32;
     if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_MRG32K3A &&
-        type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && !is_quasi(type)) {
+        type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && type != CURAND_RNG_PSEUDO_MT19937 &&
+        !is_quasi(type)) {
         if (const char* name = type_name(type))
             std::fprintf(stderr,
                          "cuemu: %s: the emulator's cuRAND has no %s generator (it has XORWOW, "
-                         "MRG32k3a, Philox4_32_10, Sobol32 and Sobol64; the scrambled Sobols need "
-                         "cuRAND's own scramble constants, curandGetScrambleConstants32/64); the "
-                         "call returns CURAND_STATUS_TYPE_ERROR\n",
+                         "MRG32k3a, Philox4_32_10, MT19937, Sobol32 and Sobol64; MTGP32 needs "
+                         "cuRAND's own parameter tables, the scrambled Sobols its scramble "
+                         "constants, curandGetScrambleConstants32/64); the call returns "
+                         "CURAND_STATUS_TYPE_ERROR\n",
                          call, name);
         return CURAND_STATUS_TYPE_ERROR;
     }
@@ -102,8 +103,10 @@ std::size_t element_size(distribution what) {
     }
 }
 
+// XORWOW and MRG32k3a make normals in Box-Muller pairs; the others one a number.
 bool needs_pairs(curandGenerator_t g, distribution what) {
-    return g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && !is_quasi(g->type) &&
+    return g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && g->type != CURAND_RNG_PSEUDO_MT19937 &&
+           !is_quasi(g->type) &&
            what != distribution::bits &&
            what != distribution::uniform && what != distribution::uniform_double &&
            what != distribution::poisson;
@@ -182,11 +185,15 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
     if (!is_live(generator)) return CURAND_STATUS_NOT_INITIALIZED;
     if (is_quasi(generator->type)) return CURAND_STATUS_TYPE_ERROR;
     generator->seed = seed;
+    // MT19937 has no offset: its numbers start again from the first (measured).
+    if (generator->type == CURAND_RNG_PSEUDO_MT19937) generator->offset = 0;
     generator->restart();
     return CURAND_STATUS_SUCCESS;
 }
+// MT19937 has no offset in libcurand (CURAND_STATUS_TYPE_ERROR, 0 included).
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset) {
     if (!is_live(generator)) return CURAND_STATUS_NOT_INITIALIZED;
+    if (generator->type == CURAND_RNG_PSEUDO_MT19937) return CURAND_STATUS_TYPE_ERROR;
     generator->offset = offset;
     generator->restart();
     return CURAND_STATUS_SUCCESS;
@@ -199,6 +206,10 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrd
         return CURAND_STATUS_SUCCESS;
     }
     const bool xorwow = generator->type == CURAND_RNG_PSEUDO_XORWOW;
+    // libcurand's MT19937 takes DEFAULT and LEGACY only (one layout).
+    if (generator->type == CURAND_RNG_PSEUDO_MT19937 && order != CURAND_ORDERING_PSEUDO_DEFAULT &&
+        order != CURAND_ORDERING_PSEUDO_LEGACY)
+        return CURAND_STATUS_OUT_OF_RANGE;
     if (order == CURAND_ORDERING_PSEUDO_SEEDED && xorwow) {
         std::fprintf(stderr,
                      "cuemu: curandSetGeneratorOrdering: the emulator does not have XORWOW's "

@@ -16,6 +16,10 @@
 //     stream (counting from the offset) is number p mod 4 of block p / 4, and
 //     block b is the next four numbers (a curand4, curand_uniform4,
 //     curand_normal4, or four doubles from two curand4) of state b mod 65536.
+//   - MT19937: 8192 twisters, eight numbers from each in turn (mt19937.h);
+//     one number per value of every kind, converted as Sobol32's are
+//     (uniforms rounded once from x 2^-32 + 2^-33, normals the inverse
+//     normal distribution function), and no offset (libcurand refuses one).
 //   - Sobol32 and Sobol64 (quasi-random): n numbers over D dimensions are
 //     n / D points of each dimension in turn (all of dimension 0's, then
 //     dimension 1's...), from point `offset` on; the offset then moves on by
@@ -27,9 +31,11 @@
 
 #include <cstddef>
 
+#include <memory>
 #include <vector>
 
 #include "curand_kernel.h"
+#include "mt19937.h"
 
 namespace cuemu::curand_host {
 
@@ -51,12 +57,13 @@ struct request {
     double mean, stddev;  // normal and log-normal; lambda for Poisson in mean
 };
 
-// A generator's persistent XORWOW or MRG32k3a states; empty until the first
-// call, and emptied when the seed, offset or ordering is set.
+// A generator's persistent XORWOW, MRG32k3a or MT19937 states; empty until
+// the first call, and emptied when the seed, offset or ordering is set.
 struct dealt_states {
     std::vector<curandStateXORWOW_t> xorwow;
     std::vector<curandStateMRG32k3a_t> mrg;
-    void clear() { xorwow.clear(), mrg.clear(); }
+    std::unique_ptr<mt19937_generators> mt19937;
+    void clear() { xorwow.clear(), mrg.clear(), mt19937.reset(); }
 };
 
 // Writes n numbers (unsigned int, float or double by `what`) to out.

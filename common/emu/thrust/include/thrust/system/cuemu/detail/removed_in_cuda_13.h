@@ -7,19 +7,17 @@
 // the only headers of 1.17 that use them); the names themselves are these
 // stand-ins, which stop the build with a message naming the replacement when
 // a program derives from, makes or calls one. (Found by compiling a use of
-// each of 1.17's names with nvcc 13. Still building here though nvcc 13
-// refuses them: thrust::null_type, thrust::void_t, thrust::remove_cvref(_t)
-// and THRUST_NODISCARD, which 1.17 uses throughout its own headers.)
+// each of 1.17's names with nvcc 13. thrust::void_t, thrust::remove_cvref(_t)
+// and thrust::null_type are refused by the emulator's own
+// type_traits/void_t.h, type_traits/remove_cvref.h and removed_null_type.h.
+// Still building here though nvcc 13 refuses it: THRUST_NODISCARD, which 1.17
+// uses throughout its own headers.)
 #ifndef CUEMU_THRUST_REMOVED_IN_CUDA_13_H
 #define CUEMU_THRUST_REMOVED_IN_CUDA_13_H
 
-#include <thrust/detail/config.h>
+#include <thrust/system/cuemu/detail/removed_marker.h>
 
 THRUST_NAMESPACE_BEGIN
-namespace system::cuemu::detail {
-template <typename...>
-constexpr bool removed_in_cuda_13 = false;
-}  // namespace system::cuemu::detail
 
 template <typename Argument, typename Result>
 struct unary_function {

@@ -1,0 +1,22 @@
+// <thrust/tuple.h> on the emulator: Thrust 1.17's own header (and the detail/tuple.inl it includes, which defines null_type), read
+// with thrust::null_type renamed to the name 1.17's code keeps
+// (detail/null_type_renamed_begin.h; the name itself is a stand-in that
+// refuses a program using it, as nvcc 13 does). Its includes come first, so
+// the renaming covers only its own text. An include guard, not #pragma once
+// (see thrust/functional.h).
+#ifndef CUEMU_THRUST_TUPLE_H
+#define CUEMU_THRUST_TUPLE_H
+
+#include <utility>
+
+#include <thrust/detail/config.h>
+#include <thrust/detail/swap.h>
+#include <thrust/detail/type_traits.h>
+
+#include <thrust/detail/null_type_renamed_begin.h>
+#include_next <thrust/tuple.h>
+#include <thrust/detail/null_type_renamed_end.h>
+
+#include <thrust/system/cuemu/detail/removed_null_type.h>
+
+#endif
