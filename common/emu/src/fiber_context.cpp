@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#if !(defined(__x86_64__) && defined(__linux__))
+#if !(defined(__x86_64__) && defined(__linux__)) || defined(CUEMU_PORTABLE_FIBER_SWITCH)
 #include <boost/context/detail/fcontext.hpp>
 #endif
 
@@ -36,7 +36,7 @@ void free_fiber_stack(fiber_stack& stack) {
     stack = fiber_stack{};
 }
 
-#if defined(__x86_64__) && defined(__linux__)
+#if defined(__x86_64__) && defined(__linux__) && !defined(CUEMU_PORTABLE_FIBER_SWITCH)
 // cuemu_switch_fiber(from, to, message): pushes the registers a callee must
 // keep (System V ABI; the control words are left alone, see the header),
 // saves the stack pointer in *from, takes `to` as the stack pointer, pops

@@ -8,7 +8,8 @@
 // than the rest of the switch together. The emulator never changes them while
 // a kernel runs, so on x86-64 the switch here keeps only the registers the
 // ABI asks a callee to keep. Elsewhere it uses Boost.Context's own switch
-// (make_fcontext/jump_fcontext), which is portable.
+// (make_fcontext/jump_fcontext), which is portable; building
+// fiber_context.cpp with -DCUEMU_PORTABLE_FIBER_SWITCH tries that one on x86-64.
 //
 // A suspended fiber is one pointer: where its stack pointer was when it
 // switched away. Whoever switches to it passes a message, which the switch
