@@ -69,6 +69,7 @@ struct block_state {
     std::vector<fiber_slot*>* ready;  // to resume, in this order (worker_state::ready)
     std::vector<fiber_slot*>* at_barrier;  // worker_state::at_barrier
     std::vector<fiber_slot*>* at_lockstep;  // worker_state::lockstep
+    std::vector<fiber_slot*>* idle;         // worker_state::idle
     std::size_t next_ready = 0;            // ready[next_ready] is the next to resume
     // Blocks chain_next .. chain_end - 1 of the worker's chunk: a fiber whose
     // block has finished goes on with the next of them itself

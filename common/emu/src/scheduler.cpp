@@ -294,6 +294,21 @@ fiber_slot* take_next_ready(block_state& block) {
     return take_queued(block);
 }
 
+// take_next_ready, or else, while threads of the block are left to start, an
+// idle fiber to start the next of them: what the loop would run next
+// (run_block_threads), without the two switches through it. Before the
+// first barrier of a block, each thread arriving there starts the next.
+fiber_slot* take_next_to_run(block_state& block) {
+    if (block.next_ready < block.ready->size() || block.cursor.next >= block.cursor.count ||
+        block.idle->empty())
+        return take_next_ready(block);
+    if (block.job->timed_out.load(std::memory_order_relaxed)) return nullptr;
+    fiber_slot* fresh = block.idle->back();
+    block.idle->pop_back();
+    fresh->block = &block;
+    return fresh;
+}
+
 void hand_on(fiber_slot* s, fiber_slot* next) {
     // From here a fault or the watchdog's signal belongs to next; until the
     // switch the stack is still s's, where the signal handlers leave it
@@ -322,7 +337,7 @@ inline void file_at_barrier(block_state& block, fiber_slot* s, bool predicate) {
 // At __syncthreads (see hand_on). False when the loop must decide what runs next.
 bool hand_on_at_barrier(fiber_slot* s) {
     block_state& block = *s->block;
-    fiber_slot* next = take_next_ready(block);
+    fiber_slot* next = take_next_to_run(block);
     if (!next) return false;
     hand_on(s, next);
     return true;
@@ -400,6 +415,15 @@ bool go_on_with_next_block(block_state& block);
             note_current_thread(s);
             s->state = fiber_state::threw;
             s->exception_text = "an exception that is not a std::exception";
+        }
+        // Done, and threads of the block wait to be resumed: this fiber goes
+        // idle as the loop would file it, and the next of them runs.
+        if (s->state == fiber_state::idle) {
+            if (fiber_slot* next = take_next_ready(*block)) {
+                block->idle->push_back(s);
+                hand_on(s, next);
+                continue;
+            }
         }
         yield_to_scheduler(s);
     }
@@ -655,7 +679,8 @@ void run_block_threads(worker_state& w, launch_job& job, block_state& block, std
 // its fibers go on with; returns the first block it did not run.
 std::uint64_t run_block(worker_state& w, launch_job& job, std::uint64_t linear_block,
                         std::uint64_t chain_end) {
-    block_state block{&job, tls_thread_cursor, job.config->block, nullptr, w.warps, &w.ready, &w.at_barrier, &w.lockstep};
+    block_state block{&job,     tls_thread_cursor, job.config->block, nullptr,    w.warps,
+                      &w.ready, &w.at_barrier,     &w.lockstep,       &w.idle};
     start_block(block, linear_block, unflatten(linear_block, job.config->grid));
     block.chain_next = linear_block + 1;
     if (job.schedule.kind == schedule_kind::forward) block.chain_end = chain_end;
@@ -815,7 +840,7 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
         if (!(w.arrived >> lane & 1u)) return request.result;
     }
     s->state = fiber_state::at_warp;
-    if (fiber_slot* next = take_next_ready(block))
+    if (fiber_slot* next = take_next_to_run(block))
         hand_on(s, next);
     else
         yield_to_scheduler(s);
