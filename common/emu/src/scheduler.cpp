@@ -244,7 +244,7 @@ inline void note_current_thread(fiber_slot* s) {
 }
 
 // ---- fibers ------------------------------------------------------------------
-// The next fiber queued to resume (ready[next_ready]), there is one.
+// The next fiber queued to resume (ready[next_ready]; the caller knows there is one).
 //
 // A switch to a fiber first reads the registers it saved on its stack, and
 // with hundreds of fibers a block's stack tops do not stay in the core's
