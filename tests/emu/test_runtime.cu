@@ -45,6 +45,19 @@ __global__ void rotate_rounds(const int* in, int* out, int rounds) {
     out[t] = value;
 }
 
+// __syncthreads_count, _and and _or, several rounds: round r's votes differ
+// from the round before's, so a count left over from an earlier barrier, or
+// a vote of another block's, shows.
+__global__ void barrier_votes(int* counts, int* alls, int* anys, int rounds) {
+    const int t = threadIdx.x, n = blockDim.x;
+    for (int r = 0; r < rounds; ++r) {
+        const int slot = (blockIdx.x * rounds + r) * n + t;
+        counts[slot] = __syncthreads_count(t % (r + 2) == 0 || t < static_cast<int>(blockIdx.x));
+        alls[slot] = __syncthreads_and(t < n - r);
+        anys[slot] = __syncthreads_or(t == r * 40);
+    }
+}
+
 // Tiled matrix multiply, square n x n, n a multiple of TILE. With
 // with_second_barrier false, the next tile overwrites shared memory while
 // other threads still read the current one: the classic missing barrier.
@@ -254,6 +267,25 @@ TEST_CASE("barriers: every write before __syncthreads is seen by every thread af
     REQUIRE(cudaGetLastError() == cudaSuccess);
     std::vector<int> out = d_out.read();
     for (int i = 0; i < n; ++i) REQUIRE(out[i] == in[(i + rounds) % n]);
+}
+
+TEST_CASE("__syncthreads_count, _and and _or give every thread its block's votes at that barrier") {
+    const int n = 100, blocks = 3, rounds = 4;  // 100: a partial last warp
+    device_buffer<int> d_counts(blocks * rounds * n), d_alls(blocks * rounds * n), d_anys(blocks * rounds * n);
+    barrier_votes<<<blocks, n>>>(d_counts.ptr, d_alls.ptr, d_anys.ptr, rounds);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<int> counts = d_counts.read(), alls = d_alls.read(), anys = d_anys.read();
+    for (int b = 0; b < blocks; ++b)
+        for (int r = 0; r < rounds; ++r) {
+            int yes = 0;
+            for (int t = 0; t < n; ++t) yes += t % (r + 2) == 0 || t < b;
+            for (int t = 0; t < n; ++t) {
+                const int slot = (b * rounds + r) * n + t;
+                CHECK(counts[slot] == yes);
+                CHECK(alls[slot] == (r == 0 ? 1 : 0));
+                CHECK(anys[slot] == (r * 40 < n ? 1 : 0));
+            }
+        }
 }
 
 static std::vector<float> run_tiled(const std::vector<float>& a, const std::vector<float>& b,

@@ -19,16 +19,14 @@
 #include <string>
 #include <vector>
 
-#include <boost/context/fiber.hpp>
-
 #include "cuemu/builtins.h"
 #include "cuemu/runtime.h"
 #include "cuemu/thread_loop.h"
+#include "fiber_context.h"
 #include "fiber_switch.h"
 #include "launch_job.h"
 
 namespace cuemu::detail {
-namespace bctx = boost::context;
 
 struct fiber_slot;
 
@@ -71,11 +69,19 @@ struct block_state {
     std::vector<fiber_slot*>* ready;  // to resume, in this order (worker_state::ready)
     std::vector<fiber_slot*>* at_barrier;  // worker_state::at_barrier
     std::vector<fiber_slot*>* at_lockstep;  // worker_state::lockstep
+    std::vector<fiber_slot*>* idle;         // worker_state::idle
     std::size_t next_ready = 0;            // ready[next_ready] is the next to resume
     // Blocks chain_next .. chain_end - 1 of the worker's chunk: a fiber whose
     // block has finished goes on with the next of them itself
     // (go_on_with_next_block); empty for other orders and cooperative launches.
     std::uint64_t chain_next = 0, chain_end = 0;
+    // The block's scheduling loop (run_block_threads), while a fiber runs.
+    fiber_context loop = nullptr;
+    // The threads waiting at __syncthreads so far (scheduler.cpp: file_at_barrier):
+    int barrier_count = 0;           // how many with a nonzero predicate
+    bool barriers_differ = false;    // one waits at another line than the first
+    bool arrivals_unsorted = false;  // they did not arrive in threadIdx order
+    int released_count = 0;  // barrier_count of the barrier released last
 };
 
 // refused: the kernel called something the emulator cannot do (grid.sync()
@@ -84,18 +90,15 @@ struct block_state {
 // the other lanes (warp_lockstep_point).
 enum class fiber_state { idle, at_barrier, at_warp, at_lockstep, faulted, threw, timed_out, refused };
 
-struct fiber_slot {
-    bctx::fiber fiber;  // this CUDA thread, while suspended
-    bctx::fiber sched;  // the block's scheduling loop, while this one runs
+struct alignas(64) fiber_slot {  // its hot fields in one cache line (scheduler.cpp: take_queued)
+    fiber_context context = nullptr;  // this CUDA thread, while suspended
     fiber_state state = fiber_state::idle;
     block_state* block = nullptr;
     uint3 thread_idx{0, 0, 0};
     unsigned linear = 0;  // thread index within the block, x fastest
-    // where it waits at __syncthreads, and the predicate of the _count/_and/_or forms
+    // where it waits at __syncthreads
     const char* barrier_file = "";
     int barrier_line = 0;
-    int barrier_predicate = 0;
-    int barrier_result = 0;
     sigjmp_buf fault_jump;
     // what the fault handler saw
     int signal_number = 0;
@@ -119,6 +122,7 @@ struct fiber_slot {
     // Inside warp_lockstep_point (for the watchdog: see there).
     bool in_lockstep_wait = false;
     void* fake_stack = nullptr;
+    fiber_stack stack;  // freed by discard_all_fibers
 };
 
 // Dynamic shared memory is 256-byte aligned; aligned_alloc memory goes back

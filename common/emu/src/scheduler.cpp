@@ -55,14 +55,12 @@
 #include <string>
 #include <vector>
 
-#include <boost/context/fiber.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
-
 #include "cuemu/builtins.h"
 #include "cuemu/launch.h"
 #include "cuemu/runtime.h"
 #include "block_state.h"
 #include "diagnostics.h"
+#include "fiber_context.h"
 #include "fiber_switch.h"
 #include "internal.h"
 #include "launch_job.h"
@@ -102,34 +100,12 @@ inline void advance(uint3& idx, const dim3& dim) {
     ++idx.z;
 }
 
-// The stack allocator the fibers use: boost's guarded stack, remembering
-// where the stack lies so an overflow can be told apart from a bad pointer.
-//
 // Each stack's top is moved down by a different offset (its "colour"): the
 // stacks are allocated a power of two apart, so without it the top frames of
 // all the block's fibers would fall in the same cache sets and evict one
 // another at every switch, which made a barrier round trip mostly cache
 // misses. The extra room keeps at least fiber_stack_size for every fiber.
 constexpr std::size_t max_stack_colour = 64 * 1024;
-struct recorded_stack {
-    bctx::protected_fixedsize_stack inner{fiber_stack_size + max_stack_colour};
-    fiber_slot* slot;
-    std::size_t colour;  // bytes below the top of the allocation
-    bctx::stack_context allocate() {
-        bctx::stack_context sc = inner.allocate();
-        sc.sp = static_cast<char*>(sc.sp) - colour;
-        sc.size -= colour;
-        slot->stack_high = static_cast<const char*>(sc.sp);
-        slot->stack_low = slot->stack_high - sc.size - 2 * 4096;  // include the guard
-        slot->own_stack = stack_span{slot->stack_high - sc.size, sc.size};
-        return sc;
-    }
-    void deallocate(bctx::stack_context& sc) noexcept {
-        sc.sp = static_cast<char*>(sc.sp) + colour;
-        sc.size += colour;
-        inner.deallocate(sc);
-    }
-};
 
 // The colour of the n-th fiber of a worker: steps of 17 cache lines (odd, so
 // consecutive fibers cycle through every set of a 4 KiB-periodic cache),
@@ -268,12 +244,35 @@ inline void note_current_thread(fiber_slot* s) {
 }
 
 // ---- fibers ------------------------------------------------------------------
+// The next fiber queued to resume (ready[next_ready]; the caller knows there is one).
+//
+// A switch to a fiber first reads the registers it saved on its stack, and
+// with hundreds of fibers a block's stack tops do not stay in the core's
+// cache from one barrier to the next: that read used to be most of a
+// barrier's cost (perf: the first pop of the switch). The queue says which
+// fibers come next, so their stack tops and slots are fetched a few switches
+// early (prefetches: they cannot fault, and cost little when useless).
+constexpr std::size_t fetch_stack_ahead = 2;  // fibers ahead of the one resumed
+constexpr std::size_t fetch_slot_ahead = 4;   // its slot (where its stack is) earlier still
+constexpr int stack_lines_fetched = 4;        // the switch's registers and the frames above them
+inline fiber_slot* take_queued(block_state& block) {
+    const std::vector<fiber_slot*>& ready = *block.ready;
+    const std::size_t i = block.next_ready++;
+    if (i + fetch_stack_ahead < ready.size()) {
+        const char* top = static_cast<const char*>(ready[i + fetch_stack_ahead]->context);
+        for (int line = 0; line < stack_lines_fetched; ++line) __builtin_prefetch(top + 64 * line);
+    }
+    if (i + fetch_slot_ahead < ready.size()) __builtin_prefetch(ready[i + fetch_slot_ahead]);
+    return ready[i];
+}
+
 // From a CUDA thread's fiber back to the block's scheduling loop, and on when
 // the loop resumes this fiber.
 void yield_to_scheduler(fiber_slot* s) {
     fiber_switch_start(&s->fake_stack, s->scheduler_stack);
-    s->sched = std::move(s->sched).resume();
+    void* message = switch_fiber(&s->context, s->block->loop, nullptr);
     fiber_switch_finish(s->fake_stack, nullptr);
+    unwind_if_asked(message);
 }
 
 // When the block's loop has fibers queued to resume (the threads leaving the
@@ -282,8 +281,8 @@ void yield_to_scheduler(fiber_slot* s) {
 // the loop's next step would be to resume the first of them. Instead the
 // fiber takes that one from the queue itself and switches straight to it: one
 // switch per wait instead of two (there and back through the loop's stack),
-// and the same order. The next fiber's resume returns the loop's
-// continuation, which it then holds as its own `sched`. Everything else
+// and the same order. The loop stays where it was (block_state::loop), and
+// the next fiber switches back to it when it must. Everything else
 // (starting threads, releasing a barrier, faults, the watchdog) stays with the
 // loop. The caller has filed itself as waiting where the loop would have
 // (at_barrier, or its warp's arrived lanes). Null when the loop must decide
@@ -292,92 +291,142 @@ fiber_slot* take_next_ready(block_state& block) {
     if (block.next_ready >= block.ready->size() ||
         block.job->timed_out.load(std::memory_order_relaxed))
         return nullptr;
-    return (*block.ready)[block.next_ready++];
+    return take_queued(block);
+}
+
+// take_next_ready, or else, while threads of the block are left to start, an
+// idle fiber to start the next of them: what the loop would run next
+// (run_block_threads), without the two switches through it. Before the
+// first barrier of a block, each thread arriving there starts the next.
+fiber_slot* take_next_to_run(block_state& block) {
+    if (block.next_ready < block.ready->size() || block.cursor.next >= block.cursor.count ||
+        block.idle->empty())
+        return take_next_ready(block);
+    if (block.job->timed_out.load(std::memory_order_relaxed)) return nullptr;
+    fiber_slot* fresh = block.idle->back();
+    block.idle->pop_back();
+    fresh->block = &block;
+    return fresh;
 }
 
 void hand_on(fiber_slot* s, fiber_slot* next) {
+    // From here a fault or the watchdog's signal belongs to next; until the
+    // switch the stack is still s's, where the signal handlers leave it
+    // alone (fault_handler.cpp: interrupted_on_fiber_stack).
+    tls_slot = next;
     fiber_switch_start(&s->fake_stack, next->own_stack);
-    bctx::fiber loop = std::move(next->fiber).resume_with([s, next](bctx::fiber&& from) {
-        // On next's stack, s suspended: from here on a fault or the
-        // watchdog's signal belongs to next.
-        tls_slot = next;
-        s->fiber = std::move(from);
-        return std::move(s->sched);  // what next's resume returns
-    });
+    void* message = switch_fiber(&s->context, next->context, nullptr);
     fiber_switch_finish(s->fake_stack, nullptr);
-    s->sched = std::move(loop);
+    unwind_if_asked(message);
+}
+
+// Files s as waiting at __syncthreads, with what the barrier's release will
+// need (block_state: barrier_count ...) worked out as the threads arrive,
+// rather than in passes over all their slots when the barrier is released.
+inline void file_at_barrier(block_state& block, fiber_slot* s, bool predicate) {
+    std::vector<fiber_slot*>& waiting = *block.at_barrier;
+    if (!waiting.empty()) {
+        const fiber_slot* last = waiting.back();
+        if (last->linear > s->linear) block.arrivals_unsorted = true;
+        if (!same_barrier(s, waiting.front())) block.barriers_differ = true;
+    }
+    block.barrier_count += predicate;
+    waiting.push_back(s);
 }
 
 // At __syncthreads (see hand_on). False when the loop must decide what runs next.
 bool hand_on_at_barrier(fiber_slot* s) {
     block_state& block = *s->block;
-    fiber_slot* next = take_next_ready(block);
+    fiber_slot* next = take_next_to_run(block);
     if (!next) return false;
-    block.at_barrier->push_back(s);
     hand_on(s, next);
     return true;
 }
 
 bool go_on_with_next_block(block_state& block);
 
-bctx::fiber make_fiber(fiber_slot* s, std::size_t colour_index) {
-    return bctx::fiber(std::allocator_arg, recorded_stack{{}, s, stack_colour(colour_index)}, [s](bctx::fiber&& sched) {
-        fiber_switch_finish(nullptr, &s->scheduler_stack);
-        s->sched = std::move(sched);
-        if (int how = sigsetjmp(s->fault_jump, 0); how != 0) {
-            // The fault handler or the watchdog jumped here from inside the
-            // kernel. By default this fiber is never resumed again and the
-            // worker discards it; with CUEMU_ON_FAULT=continue, after a fault
-            // (not the watchdog), it goes on with the next thread.
-            // 3: stop_kernel_with (a failed device-side assert).
-            s->state = how == 2   ? fiber_state::timed_out
-                       : how == 3 ? fiber_state::refused
-                                  : fiber_state::faulted;
-            forget_abandoned_frames(s->own_stack);
-            unblock_watchdog_signal();  // on_fault blocks it, and siglongjmp kept the mask
-            yield_to_scheduler(s);
-        }
-        for (;;) {
-            block_state* block = s->block;
-            try {
-                do {
-                    // The launch's own loop, in forward order (thread_loop.h);
-                    // the others, and launches without one, start threads here.
-                    if (block->job->config->thread_loop && !block->start_order)
-                        block->job->config->thread_loop(block->job->ctx);
-                    record_finished_run(*block);
-                    while (block->cursor.next < block->cursor.count) {
-                        if (block->start_order) {
-                            s->linear = block->start_order[block->cursor.next];
-                            s->thread_idx = unflatten(s->linear, block->dim);
-                        } else {
-                            s->linear = block->cursor.next;
-                            s->thread_idx = block->cursor.idx;
-                            advance(block->cursor.idx, block->dim);
-                        }
-                        ++block->cursor.next;
-                        tls_thread_idx = s->thread_idx;
-                        block->job->run_thread(block->job->ctx);
-                        thread_exited(*block, s->linear);
-                        count_progress();
+[[noreturn]] void run_fiber(fiber_slot* s);
+
+// A fiber's life: CUDA threads, one after another, until the worker
+// discards it (see fiber_context.h for the unwinding).
+[[noreturn]] void fiber_main(void* slot, void* message) {
+    fiber_slot* s = static_cast<fiber_slot*>(slot);
+    fiber_switch_finish(nullptr, &s->scheduler_stack);
+    fiber_context* back;
+    try {
+        unwind_if_asked(message);
+        run_fiber(s);
+    } catch (const fiber_unwind& unwind) {
+        back = unwind.back;
+    }
+    fiber_context gone = nullptr;
+    fiber_switch_start(nullptr, s->scheduler_stack);  // null: this stack is done with
+    switch_fiber(&gone, *back, nullptr);
+    std::abort();  // never resumed
+}
+
+[[noreturn]] void run_fiber(fiber_slot* s) {
+    if (int how = sigsetjmp(s->fault_jump, 0); how != 0) {
+        // The fault handler or the watchdog jumped here from inside the
+        // kernel. By default this fiber is never resumed again and the
+        // worker discards it; with CUEMU_ON_FAULT=continue, after a fault
+        // (not the watchdog), it goes on with the next thread.
+        // 3: stop_kernel_with (a failed device-side assert).
+        s->state = how == 2   ? fiber_state::timed_out
+                   : how == 3 ? fiber_state::refused
+                              : fiber_state::faulted;
+        forget_abandoned_frames(s->own_stack);
+        unblock_watchdog_signal();  // on_fault blocks it, and siglongjmp kept the mask
+        yield_to_scheduler(s);
+    }
+    for (;;) {
+        block_state* block = s->block;
+        try {
+            do {
+                // The launch's own loop, in forward order (thread_loop.h);
+                // the others, and launches without one, start threads here.
+                if (block->job->config->thread_loop && !block->start_order)
+                    block->job->config->thread_loop(block->job->ctx);
+                record_finished_run(*block);
+                while (block->cursor.next < block->cursor.count) {
+                    if (block->start_order) {
+                        s->linear = block->start_order[block->cursor.next];
+                        s->thread_idx = unflatten(s->linear, block->dim);
+                    } else {
+                        s->linear = block->cursor.next;
+                        s->thread_idx = block->cursor.idx;
+                        advance(block->cursor.idx, block->dim);
                     }
-                } while (go_on_with_next_block(*block));
-                s->state = fiber_state::idle;
-            } catch (const bctx::detail::forced_unwind&) {
-                throw;  // the fiber is being destroyed: let boost unwind it
-            } catch (const std::exception& e) {
-                note_current_thread(s);
-                s->state = fiber_state::threw;
-                s->exception_text = e.what();
-            } catch (...) {
-                note_current_thread(s);
-                s->state = fiber_state::threw;
-                s->exception_text = "an exception that is not a std::exception";
-            }
-            yield_to_scheduler(s);
+                    ++block->cursor.next;
+                    tls_thread_idx = s->thread_idx;
+                    block->job->run_thread(block->job->ctx);
+                    thread_exited(*block, s->linear);
+                    count_progress();
+                }
+            } while (go_on_with_next_block(*block));
+            s->state = fiber_state::idle;
+        } catch (const fiber_unwind&) {
+            throw;  // the fiber is being destroyed: let it unwind
+        } catch (const std::exception& e) {
+            note_current_thread(s);
+            s->state = fiber_state::threw;
+            s->exception_text = e.what();
+        } catch (...) {
+            note_current_thread(s);
+            s->state = fiber_state::threw;
+            s->exception_text = "an exception that is not a std::exception";
         }
-        return std::move(s->sched);
-    });
+        // Done, and threads of the block wait to be resumed: this fiber goes
+        // idle as the loop would file it, and the next of them runs.
+        if (s->state == fiber_state::idle) {
+            if (fiber_slot* next = take_next_ready(*block)) {
+                block->idle->push_back(s);
+                hand_on(s, next);
+                continue;
+            }
+        }
+        yield_to_scheduler(s);
+    }
 }
 
 fiber_slot* acquire_slot(worker_state& w) {
@@ -388,7 +437,12 @@ fiber_slot* acquire_slot(worker_state& w) {
     }
     w.slots.push_back(std::make_unique<fiber_slot>());
     fiber_slot* s = w.slots.back().get();
-    s->fiber = make_fiber(s, w.slots.size() - 1);
+    s->stack = allocate_fiber_stack(fiber_stack_size + max_stack_colour, stack_colour(w.slots.size() - 1));
+    s->stack_low = s->stack.low;  // the guard page too: an overflow faults there
+    s->stack_high = s->stack.high;
+    const char* usable = s->stack.low + 4096;
+    s->own_stack = stack_span{usable, static_cast<std::size_t>(s->stack.high - usable)};
+    s->context = make_fiber_context(s->stack, fiber_main, s);
     return s;
 }
 
@@ -402,11 +456,9 @@ void discard_all_fibers(worker_state& w) {
         // about the trip there and back (fiber_switch.h).
         void* fake_stack = nullptr;
         fiber_switch_start(&fake_stack, slot->own_stack);
-        slot->fiber = bctx::fiber{};  // unwind while the slot is whole
+        unwind_fiber(slot->context);  // while the slot is whole
         fiber_switch_finish(fake_stack, nullptr);
-        void* unused = nullptr;
-        fiber_switch_start(&unused, slot->scheduler_stack);
-        fiber_switch_finish(unused, nullptr);
+        free_fiber_stack(slot->stack);
     }
     w.idle.clear();
     w.at_barrier.clear();
@@ -432,6 +484,7 @@ bool barrier_is_sound(worker_state& w, block_state& block) {
         report_barrier_after_exit(w, block);
         return false;
     }
+    if (!block.barriers_differ) return true;
     fiber_slot* first = waiting.front();
     for (fiber_slot* b : waiting) {
         if (same_barrier(b, first)) continue;
@@ -463,20 +516,18 @@ bool resume(worker_state& w, fiber_slot* s) {
     tls_slot = s;
     void* fake_stack = nullptr;
     fiber_switch_start(&fake_stack, s->own_stack);
-    bctx::fiber back = std::move(s->fiber).resume();
+    switch_fiber(&s->block->loop, s->context, nullptr);
     fiber_switch_finish(fake_stack, nullptr);
     // The fiber back here is the one running now: fibers leaving a barrier
     // hand on to each other (hand_on_at_barrier), so it need not be s.
     s = tls_slot;
-    s->fiber = std::move(back);
     tls_slot = nullptr;
     switch (s->state) {
         case fiber_state::idle:
             w.idle.push_back(s);
             return true;
         case fiber_state::at_barrier:
-            w.at_barrier.push_back(s);
-            return true;
+            return true;  // block_barrier filed it
         case fiber_state::at_warp:
             return true;  // its warp_state knows it; a group's completion queues it
         case fiber_state::at_lockstep:
@@ -528,6 +579,8 @@ void start_block(block_state& block, std::uint64_t linear_block, uint3 block_idx
     block.ready->clear();
     block.next_ready = 0;
     block.at_barrier->clear();
+    block.barrier_count = 0;
+    block.barriers_differ = block.arrivals_unsorted = false;
     race_block_begin(tls_dynamic_shared, block.job->config->shared_bytes);
     profile_block_begin(tls_dynamic_shared, block.job->config->shared_bytes);
 }
@@ -571,7 +624,7 @@ void run_block_threads(worker_state& w, launch_job& job, block_state& block, std
     for (std::uint64_t round = 1;; ) {
         fiber_slot* s;
         if (next_ready < w.ready.size()) {
-            s = w.ready[next_ready++];
+            s = take_queued(block);
         } else if (block.cursor.next < block.cursor.count) {
             s = acquire_slot(w);
             s->block = &block;
@@ -587,12 +640,17 @@ void run_block_threads(worker_state& w, launch_job& job, block_state& block, std
             // Every live thread is suspended and some wait at __syncthreads.
             if (!barrier_is_sound(w, block)) return;
             std::vector<fiber_slot*>& leaving = w.at_barrier;
-            int count = 0;  // for __syncthreads_count, _and and _or
-            for (const fiber_slot* b : leaving) count += b->barrier_predicate;
-            for (fiber_slot* b : leaving) b->barrier_result = count;
-            auto by_index = [](const fiber_slot* a, const fiber_slot* b) { return a->linear < b->linear; };
-            if (!std::is_sorted(leaving.begin(), leaving.end(), by_index))
-                std::sort(leaving.begin(), leaving.end(), by_index);
+            // What every leaving thread's __syncthreads returns (for
+            // __syncthreads_count, _and and _or); each reads it as it resumes,
+            // before any thread can reach the next barrier.
+            block.released_count = block.barrier_count;
+            block.barrier_count = 0;
+            block.barriers_differ = false;
+            if (block.arrivals_unsorted) {
+                std::sort(leaving.begin(), leaving.end(),
+                          [](const fiber_slot* a, const fiber_slot* b) { return a->linear < b->linear; });
+                block.arrivals_unsorted = false;
+            }
             if (schedule.kind == schedule_kind::reverse) std::reverse(leaving.begin(), leaving.end());
             if (schedule.kind == schedule_kind::shuffle) shuffle_with(leaving, mix(block_seed + round));
             ++round;
@@ -621,7 +679,8 @@ void run_block_threads(worker_state& w, launch_job& job, block_state& block, std
 // its fibers go on with; returns the first block it did not run.
 std::uint64_t run_block(worker_state& w, launch_job& job, std::uint64_t linear_block,
                         std::uint64_t chain_end) {
-    block_state block{&job, tls_thread_cursor, job.config->block, nullptr, w.warps, &w.ready, &w.at_barrier, &w.lockstep};
+    block_state block{&job,     tls_thread_cursor, job.config->block, nullptr,    w.warps,
+                      &w.ready, &w.at_barrier,     &w.lockstep,       &w.idle};
     start_block(block, linear_block, unflatten(linear_block, job.config->grid));
     block.chain_next = linear_block + 1;
     if (job.schedule.kind == schedule_kind::forward) block.chain_end = chain_end;
@@ -781,7 +840,7 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
         if (!(w.arrived >> lane & 1u)) return request.result;
     }
     s->state = fiber_state::at_warp;
-    if (fiber_slot* next = take_next_ready(block))
+    if (fiber_slot* next = take_next_to_run(block))
         hand_on(s, next);
     else
         yield_to_scheduler(s);
@@ -850,13 +909,13 @@ int block_barrier(int predicate, const char* file, int line) {
     s->state = fiber_state::at_barrier;
     s->barrier_file = file;
     s->barrier_line = line;
-    s->barrier_predicate = predicate != 0;
+    file_at_barrier(*s->block, s, predicate != 0);
     if (!hand_on_at_barrier(s)) yield_to_scheduler(s);
     // Resumed by the block's loop or by the fiber before it in the queue, on
     // the same OS thread: restore this thread's index (another fiber ran in
     // between).
     tls_thread_idx = s->thread_idx;
-    return s->barrier_result;
+    return s->block->released_count;
 }
 
 }  // namespace cuemu
