@@ -15,15 +15,16 @@
 
 namespace cuemu::detail {
 
-fiber_stack allocate_fiber_stack(std::size_t size, std::size_t colour) {
+fiber_stack allocate_fiber_stack(std::size_t usable, std::size_t colour) {
     const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    const std::size_t mapped = (size + page - 1) / page * page + page;
+    const std::size_t room = (usable + colour + page - 1) / page * page;  // the top's page included
+    const std::size_t mapped = room + page;
     void* memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (memory == MAP_FAILED) {
         std::fprintf(stderr, "cuemu: no memory for another CUDA thread's stack (%zu bytes)\n", mapped);
         std::abort();
     }
-    mprotect(memory, page, PROT_NONE);  // the guard page: an overflow faults
+    mprotect(memory, mapped - room, PROT_NONE);  // the guard: an overflow faults
     fiber_stack stack;
     stack.low = static_cast<char*>(memory);
     stack.high = stack.low + mapped - colour;

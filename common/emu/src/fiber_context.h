@@ -36,16 +36,16 @@ void* switch_fiber(fiber_context* from, fiber_context to, void* message);
 // first switch to it, message being that switch's. entry must never return.
 using fiber_entry = void (*)(void* arg, void* message);
 
-// A fiber's stack of `size` bytes, with a guard page below it; the fiber's
-// frames start `colour` bytes below its top (scheduler.cpp: stack_colour).
-// Every stack of the same size, so that the colours, not the sizes, set
-// where the tops fall in the caches.
+// A fiber's stack, with a guard page below it; the fiber's frames start
+// `colour` bytes below the mapping's end (scheduler.cpp: stack_colour), and
+// have the same room whatever the colour, so that a kernel's deep stack
+// overflows the same way on every thread.
 struct fiber_stack {
-    char* low = nullptr;   // the guard page's start
+    char* low = nullptr;   // the mapping's start, where the guard begins
     char* high = nullptr;  // the top the fiber's frames start from
     std::size_t mapped = 0;
 };
-fiber_stack allocate_fiber_stack(std::size_t size, std::size_t colour);
+fiber_stack allocate_fiber_stack(std::size_t usable, std::size_t colour);
 void free_fiber_stack(fiber_stack& stack);
 
 // A context that, switched to, calls entry(arg, message) on `stack`.

@@ -104,7 +104,8 @@ inline void advance(uint3& idx, const dim3& dim) {
 // stacks are allocated a power of two apart, so without it the top frames of
 // all the block's fibers would fall in the same cache sets and evict one
 // another at every switch, which made a barrier round trip mostly cache
-// misses. The extra room keeps at least fiber_stack_size for every fiber.
+// misses. Every fiber still gets fiber_stack_size below its top, no more
+// (allocate_fiber_stack), so an overflow is the same on every thread.
 constexpr std::size_t max_stack_colour = 64 * 1024;
 
 // The colour of the n-th fiber of a worker: steps of 17 cache lines (odd, so
@@ -437,7 +438,7 @@ fiber_slot* acquire_slot(worker_state& w) {
     }
     w.slots.push_back(std::make_unique<fiber_slot>());
     fiber_slot* s = w.slots.back().get();
-    s->stack = allocate_fiber_stack(fiber_stack_size + max_stack_colour, stack_colour(w.slots.size() - 1));
+    s->stack = allocate_fiber_stack(fiber_stack_size, stack_colour(w.slots.size() - 1));
     s->stack_low = s->stack.low;  // the guard page too: an overflow faults there
     s->stack_high = s->stack.high;
     const char* usable = s->stack.low + 4096;
