@@ -65,6 +65,21 @@ __global__ void thread_6_2_0_writes_past_end_between_barriers(float* out) {
     out[threadIdx.y * blockDim.x + threadIdx.x] += 1.0f;
 }
 
+// A kernel longer than GCC would inline on its own, with a device function
+// and library math, run through its uninstrumented twin: a fault in it must
+// still name the thread and the line, however the launch's loop over the
+// block's threads calls or inlines the twin.
+__device__ float logistic(float x) { return 1.0f / (1.0f + expf(-x)); }
+__global__ void long_kernel_thread_77_of_block_2_reads_past_end(const float* in, float* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool culprit = blockIdx.x == 2 && threadIdx.x == 77;
+    const float x = in[culprit ? n : i];
+    float sum = 0.0f;
+    for (int k = 1; k <= 4; ++k) sum += logistic(x * k) * sqrtf(static_cast<float>(k)) + logf(1.0f + x * x / k);
+    out[i] = sum;
+}
+constexpr int long_kernel_access_line = __LINE__ - 5;
+
 // The launch is accepted; the fault is only known once the host waits.
 static void launch_accepted_then_fails_at_sync(cudaError_t expected) {
     CHECK(cudaGetLastError() == cudaSuccess);
@@ -122,6 +137,23 @@ TEST_CASE("names-thread-after-barrier") {
 TEST_CASE("names-thread-between-barriers") {
     check_report_names([](float* d) { thread_6_2_0_writes_past_end_between_barriers<<<1, dim3(8, 4)>>>(d); },
                        "block (0,0,0) of grid (1,1,1), thread (6,2,0)");
+}
+
+TEST_CASE("names-thread-in-long-kernel") {
+    const int n = 4 * 128;
+    float *d_in = nullptr, *d_out = nullptr;
+    REQUIRE(cudaMalloc(&d_in, n * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&d_out, n * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMemset(d_in, 0, n * sizeof(float)) == cudaSuccess);
+    stderr_capture capture;
+    long_kernel_thread_77_of_block_2_reads_past_end<<<4, 128>>>(d_in, d_out, n);
+    launch_accepted_then_fails_at_sync(cudaErrorIllegalAddress);
+    std::string report = capture.finish();
+    CHECK(report.find("out-of-bounds read in kernel 'long_kernel_thread_77_of_block_2_reads_past_end'") !=
+          std::string::npos);
+    CHECK(report.find("block (2,0,0) of grid (4,1,1), thread (77,0,0)") != std::string::npos);
+    CHECK(report.find("at " __FILE__ ":" + std::to_string(long_kernel_access_line)) != std::string::npos);
+    check_sticky(cudaErrorIllegalAddress);
 }
 
 TEST_CASE("null-pointer") {
