@@ -45,7 +45,7 @@ struct fiber_stack {
     char* high = nullptr;  // the top the fiber's frames start from
     std::size_t mapped = 0;
 };
-fiber_stack allocate_fiber_stack(std::size_t usable, std::size_t colour);
+fiber_stack allocate_fiber_stack(std::size_t usable, std::size_t max_colour, std::size_t colour);
 void free_fiber_stack(fiber_stack& stack);
 
 // A context that, switched to, calls entry(arg, message) on `stack`.

@@ -438,7 +438,7 @@ fiber_slot* acquire_slot(worker_state& w) {
     }
     w.slots.push_back(std::make_unique<fiber_slot>());
     fiber_slot* s = w.slots.back().get();
-    s->stack = allocate_fiber_stack(fiber_stack_size, stack_colour(w.slots.size() - 1));
+    s->stack = allocate_fiber_stack(fiber_stack_size, max_stack_colour, stack_colour(w.slots.size() - 1));
     s->stack_low = s->stack.low;  // the guard page too: an overflow faults there
     s->stack_high = s->stack.high;
     const char* usable = s->stack.low + 4096;
