@@ -35,8 +35,10 @@ void race_warp_synchronized(unsigned warp);
 // The running CUDA thread waits until no other thread of its block can run
 // (each runs to its next barrier, warp function, volatile shared access or
 // end), so the lanes of a warp take their volatile shared accesses in step
-// (scheduler.cpp).
-void warp_lockstep_point();
+// (scheduler.cpp). In the hooks' section: a watchdog signal that lands in it
+// before it has marked the thread as waiting (its first lines) names the
+// kernel's line that called the hook, not this function's.
+__attribute__((section("cuemu_access_hooks"))) void warp_lockstep_point();
 
 // ---- the instrumentation's side (tsan_hooks.cpp calls these) ----------------------
 // What a worker does with an access: nothing (host code, or a build without

@@ -872,7 +872,7 @@ unsigned warp_active_mask() {
 }
 
 // ---- barriers ---------------------------------------------------------------------
-void detail::warp_lockstep_point() {
+__attribute__((section("cuemu_access_hooks"))) void detail::warp_lockstep_point() {
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) return;
