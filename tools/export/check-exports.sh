@@ -23,7 +23,6 @@ unset TUTORIAL_BUILD_DIR CUEMU_BUILD_DIR TUTORIAL_LOCKED_BUILD
 # each compile of a lesson (its exercise, then its solution), most of an
 # export's time. Through a preloaded cache file (cmake -C): the flags hold
 # spaces, which TUTORIAL_CMAKE_ARGS cannot carry.
-mkdir -p "$work"
 printf 'set(CMAKE_%s_FLAGS_RELWITHDEBINFO "-O1 -g1 -DNDEBUG" CACHE STRING "")\n' C CXX >"$work/flags.cmake"
 export TUTORIAL_CMAKE_ARGS="-DTUTORIAL_NVCC=OFF -DTUTORIAL_DEBUG_INFO=lines -C $work/flags.cmake" TUTORIAL_NO_INSTALL=1
 # Every export holds the same emulator and test harness: with ccache (where
