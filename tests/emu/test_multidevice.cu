@@ -367,7 +367,7 @@ TEST_CASE("report-names-the-faulting-launch") {
     void* args[] = {&host_pointer};
     for (int k = 0; k < 300; ++k)
         REQUIRE(cudaLaunchKernel(keep_pointer, dim3(1), dim3(2048), args, 0, 0) ==
-                cudaErrorInvalidConfiguration);
+                cudaErrorInvalidValue);
     stderr_capture capture(capture_until::device_idle);
     hold<<<1, 1>>>(flags, flags + 1, 1ll << 33);  // device 0 waits for the host
     const int launch_line = __LINE__ + 1;

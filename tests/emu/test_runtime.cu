@@ -139,14 +139,16 @@ static cudaError_t launch_noop(dim3 grid, dim3 block, size_t shmem = 0) {
 }
 
 // ---- launch limits and errors ----------------------------------------------------
+// CUDA 13's runtime refuses every launch past the limits with
+// cudaErrorInvalidValue (measured on an H200: docs/gpu-runs/2026-11-30-h200.md).
 TEST_CASE("a block of 2048 threads is refused with the real error, and it is not sticky") {
     REQUIRE(cudaGetLastError() == cudaSuccess);
     noop<<<1, 2048>>>();
     cudaError_t e = cudaGetLastError();
-    CHECK(e == cudaErrorInvalidConfiguration);
-    CHECK(static_cast<int>(e) == 9);
-    CHECK(std::string(cudaGetErrorName(e)) == "cudaErrorInvalidConfiguration");
-    CHECK(std::string(cudaGetErrorString(e)) == "invalid configuration argument");
+    CHECK(e == cudaErrorInvalidValue);
+    CHECK(static_cast<int>(e) == 1);
+    CHECK(std::string(cudaGetErrorName(e)) == "cudaErrorInvalidValue");
+    CHECK(std::string(cudaGetErrorString(e)) == "invalid argument");
     CHECK(cudaGetLastError() == cudaSuccess);  // read once, then cleared
     CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
@@ -155,14 +157,14 @@ TEST_CASE("launch limits are the real ones") {
     CHECK(launch_noop(1, 1024) == cudaSuccess);
     CHECK(launch_noop(1, dim3(32, 32)) == cudaSuccess);
     CHECK(launch_noop(1, dim3(1, 1, 64)) == cudaSuccess);
-    CHECK(launch_noop(1, 1025) == cudaErrorInvalidConfiguration);
-    CHECK(launch_noop(1, dim3(64, 32)) == cudaErrorInvalidConfiguration);  // 2048 in all
-    CHECK(launch_noop(1, dim3(1, 1, 65)) == cudaErrorInvalidConfiguration);
-    CHECK(launch_noop(1, dim3(1, 1025)) == cudaErrorInvalidConfiguration);
-    CHECK(launch_noop(0, 32) == cudaErrorInvalidConfiguration);
-    CHECK(launch_noop(1, 0) == cudaErrorInvalidConfiguration);
-    CHECK(launch_noop(dim3(1, 65536), 1) == cudaErrorInvalidConfiguration);
-    CHECK(launch_noop(dim3(1, 1, 65536), 1) == cudaErrorInvalidConfiguration);
+    CHECK(launch_noop(1, 1025) == cudaErrorInvalidValue);
+    CHECK(launch_noop(1, dim3(64, 32)) == cudaErrorInvalidValue);  // 2048 in all
+    CHECK(launch_noop(1, dim3(1, 1, 65)) == cudaErrorInvalidValue);
+    CHECK(launch_noop(1, dim3(1, 1025)) == cudaErrorInvalidValue);
+    CHECK(launch_noop(0, 32) == cudaErrorInvalidValue);
+    CHECK(launch_noop(1, 0) == cudaErrorInvalidValue);
+    CHECK(launch_noop(dim3(1, 65536), 1) == cudaErrorInvalidValue);
+    CHECK(launch_noop(dim3(1, 1, 65536), 1) == cudaErrorInvalidValue);
     CHECK(launch_noop(dim3(1, 65535), 1) == cudaSuccess);
     CHECK(launch_noop(1, 32, 48 * 1024) == cudaSuccess);
     CHECK(launch_noop(1, 32, 48 * 1024 + 1) == cudaErrorInvalidValue);
@@ -170,9 +172,9 @@ TEST_CASE("launch limits are the real ones") {
 
 TEST_CASE("peek does not clear the last error; get does") {
     noop<<<1, 4096>>>();
-    CHECK(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
-    CHECK(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
-    CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+    CHECK(cudaPeekAtLastError() == cudaErrorInvalidValue);
+    CHECK(cudaPeekAtLastError() == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
     CHECK(cudaPeekAtLastError() == cudaSuccess);
 }
 

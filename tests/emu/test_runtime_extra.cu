@@ -445,8 +445,8 @@ TEST_CASE("cudaLaunchKernel with void** arguments, and its launch errors") {
     REQUIRE(cudaLaunchKernel(axpy, dim3((n + 127) / 128), dim3(128), args, 0, 0) == cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     CHECK(y[999] == 1.0f + 2.0f * 999.0f);
-    CHECK(cudaLaunchKernel(axpy, dim3(1), dim3(2048), args, 0, 0) == cudaErrorInvalidConfiguration);
-    CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+    CHECK(cudaLaunchKernel(axpy, dim3(1), dim3(2048), args, 0, 0) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
     CHECK(cudaFree(x) == cudaSuccess);
     CHECK(cudaFree(y) == cudaSuccess);
 }
@@ -474,8 +474,8 @@ TEST_CASE("cudaLaunchKernel((void*)kernel, ...) finds the kernel by its address"
     for (int i : {0, 1, 127, 128, 299}) CHECK(y[i] == 0.5f + 3.0f * static_cast<float>(i));
     // A launch error is the call's own, and recorded, as with the typed form.
     CHECK(cudaLaunchKernel((void*)axpy, dim3(1), dim3(2048), args, 0, 0) ==
-          cudaErrorInvalidConfiguration);
-    CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+          cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
 
     SUBCASE("an address that is no kernel the emulator registered") {
         // A template's instantiation is not registered (kernel_registry.h);

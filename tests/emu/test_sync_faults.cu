@@ -211,14 +211,14 @@ TEST_CASE("launch-configurations") {
         const char* why;
     };
     const bad_launch cases[] = {
-        {1, 0, 0, cudaErrorInvalidConfiguration, "block size x is 0"},
-        {0, 32, 0, cudaErrorInvalidConfiguration, "grid size x is 0"},
-        {1, 1025, 0, cudaErrorInvalidConfiguration, "block size x is 1025, the limit is 1024"},
-        {1, dim3(64, 32), 0, cudaErrorInvalidConfiguration, "a block of 2048 threads, the limit is 1024"},
-        {1, dim3(1, 1025), 0, cudaErrorInvalidConfiguration, "block size y is 1025, the limit is 1024"},
-        {1, dim3(1, 1, 65), 0, cudaErrorInvalidConfiguration, "block size z is 65, the limit is 64"},
-        {dim3(1, 65536), 1, 0, cudaErrorInvalidConfiguration, "grid size y is 65536, the limit is 65535"},
-        {dim3(1, 1, 65536), 1, 0, cudaErrorInvalidConfiguration, "grid size z is 65536, the limit is 65535"},
+        {1, 0, 0, cudaErrorInvalidValue, "block size x is 0"},
+        {0, 32, 0, cudaErrorInvalidValue, "grid size x is 0"},
+        {1, 1025, 0, cudaErrorInvalidValue, "block size x is 1025, the limit is 1024"},
+        {1, dim3(64, 32), 0, cudaErrorInvalidValue, "a block of 2048 threads, the limit is 1024"},
+        {1, dim3(1, 1025), 0, cudaErrorInvalidValue, "block size y is 1025, the limit is 1024"},
+        {1, dim3(1, 1, 65), 0, cudaErrorInvalidValue, "block size z is 65, the limit is 64"},
+        {dim3(1, 65536), 1, 0, cudaErrorInvalidValue, "grid size y is 65536, the limit is 65535"},
+        {dim3(1, 1, 65536), 1, 0, cudaErrorInvalidValue, "grid size z is 65536, the limit is 65535"},
         // More than 48 KiB of dynamic shared memory without the opt-in attribute:
         // the real driver answers CUDA_ERROR_INVALID_VALUE.
         {1, 32, 48 * 1024 + 1, cudaErrorInvalidValue, "49153 bytes of dynamic shared memory, the limit is 49152"},

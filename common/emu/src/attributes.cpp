@@ -189,14 +189,22 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* fu
     return cudaSuccess;
 }
 
+std::size_t cuemu::detail::dynamic_shared_limit(const void* kernel) {
+    std::lock_guard<std::mutex> lock(settings_mutex);
+    auto it = kernel ? kernel_settings.find(kernel) : kernel_settings.end();
+    const cudaFuncAttributes a = it == kernel_settings.end() ? default_kernel_attributes() : it->second;
+    return static_cast<std::size_t>(a.maxDynamicSharedSizeBytes);
+}
+
 cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attribute, int value) {
     if (!func) return record(cudaErrorInvalidDeviceFunction);
     std::lock_guard<std::mutex> lock(settings_mutex);
     auto it = kernel_settings.try_emplace(func, default_kernel_attributes()).first;
     switch (attribute) {
         case cudaFuncAttributeMaxDynamicSharedMemorySize:
-            // The emulated device offers no more than 48 KiB (sharedMemPerBlockOptin).
-            if (value < 0 || value > 48 * 1024) return record(cudaErrorInvalidValue);
+            // Up to the device's sharedMemPerBlockOptin; launches check against it.
+            if (value < 0 || value > static_cast<int>(shared_per_block_optin))
+                return record(cudaErrorInvalidValue);
             it->second.maxDynamicSharedSizeBytes = value;
             return cudaSuccess;
         case cudaFuncAttributePreferredSharedMemoryCarveout:

@@ -70,9 +70,12 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     std::memset(prop, 0, sizeof *prop);
     std::strncpy(prop->name, emulator_device_name().c_str(), sizeof prop->name - 1);
     prop->totalGlobalMem = device_memory_capacity();
+    // Compute capability 7.5's shared memory: 48 KiB a block, up to 64 KiB for a
+    // kernel that opts in (cudaFuncAttributeMaxDynamicSharedMemorySize), 64 KiB
+    // a multiprocessor.
     prop->sharedMemPerBlock = 48 * 1024;
-    prop->sharedMemPerBlockOptin = 48 * 1024;
-    prop->sharedMemPerMultiprocessor = 48 * 1024;
+    prop->sharedMemPerBlockOptin = shared_per_block_optin;
+    prop->sharedMemPerMultiprocessor = 64 * 1024;
     prop->regsPerBlock = 65536;
     prop->regsPerMultiprocessor = 65536;
     prop->warpSize = 32;

@@ -232,6 +232,11 @@ std::string emulator_device_name();  // device.cpp
 // What the launch itself refuses (a bad configuration), checked at the launch
 // (launch_checks.cpp).
 cudaError_t check_launch(const launch_site& site, const launch_config& config);
+// Shared memory a block may have past the default 48 KiB where its kernel opts
+// in (compute capability 7.5's limit), and the dynamic shared memory a launch of
+// `kernel` may ask for: 48 KiB, or what cudaFuncSetAttribute set (attributes.cpp).
+constexpr std::size_t shared_per_block_optin = 64 * 1024;
+std::size_t dynamic_shared_limit(const void* kernel);
 // Runs a checked launch to the end; the fault's (sticky) error or cudaSuccess.
 cudaError_t run_launch(const launch_site& site, const launch_config& config,
                        void (*run_thread)(void*), void* ctx);

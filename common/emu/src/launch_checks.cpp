@@ -19,10 +19,14 @@ namespace {
 constexpr unsigned max_threads_per_block = 1024;
 constexpr unsigned max_block_dim[3] = {1024, 1024, 64};
 constexpr unsigned max_grid_dim[3] = {2147483647u, 65535u, 65535u};
-constexpr std::size_t max_shared_per_block = 48 * 1024;
 
 // The first limit a configuration breaks, in words, with the real runtime's
-// error for it; cudaSuccess and "" when it is fine.
+// error for it; cudaSuccess and "" when it is fine. CUDA 13's runtime answers
+// every one of these with cudaErrorInvalidValue ("invalid argument"), not the
+// cudaErrorInvalidConfiguration older runtimes gave: measured on an H200 with
+// runtime 13.0 and driver 580 (tools/launch-limits.cu, docs/gpu-runs/2026-11-30-h200.md).
+constexpr cudaError_t refused_configuration = cudaErrorInvalidValue;
+
 cudaError_t check_configuration(const launch_config& c, std::string& why) {
     const unsigned block[3] = {c.block.x, c.block.y, c.block.z};
     const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
@@ -32,33 +36,38 @@ cudaError_t check_configuration(const launch_config& c, std::string& why) {
         if (block[d] == 0 || grid[d] == 0) {
             why = std::string(block[d] == 0 ? "block" : "grid") + " size " + axis[d] +
                   " is 0: a launch needs at least one block of at least one thread";
-            return cudaErrorInvalidConfiguration;
+            return refused_configuration;
         }
         if (block[d] > max_block_dim[d]) {
             why = "block size " + std::string(axis[d]) + " is " + std::to_string(block[d]) +
                   ", the limit is " + std::to_string(max_block_dim[d]);
-            return cudaErrorInvalidConfiguration;
+            return refused_configuration;
         }
         if (grid[d] > max_grid_dim[d]) {
             why = "grid size " + std::string(axis[d]) + " is " + std::to_string(grid[d]) +
                   ", the limit is " + std::to_string(max_grid_dim[d]);
-            return cudaErrorInvalidConfiguration;
+            return refused_configuration;
         }
         threads *= block[d];
     }
     if (threads > max_threads_per_block) {
         why = "a block of " + std::to_string(threads) + " threads, the limit is " +
               std::to_string(max_threads_per_block) + " per block";
-        return cudaErrorInvalidConfiguration;
+        return refused_configuration;
     }
-    if (c.shared_bytes > max_shared_per_block) {
-        // The real driver refuses more than 48 KiB of dynamic shared memory
-        // with CUDA_ERROR_INVALID_VALUE unless the kernel opted in with
-        // cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...),
-        // which the emulator does not offer.
+    // More than 48 KiB of dynamic shared memory only for a kernel that opted in
+    // with cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...),
+    // and never more than it opted in to. (A GPU also counts the kernel's static
+    // __shared__ memory in; the emulator does not know it at the launch.)
+    const std::size_t limit = dynamic_shared_limit(c.kernel);
+    if (c.shared_bytes > limit) {
         why = std::to_string(c.shared_bytes) + " bytes of dynamic shared memory, the limit is " +
-              std::to_string(max_shared_per_block) + " (48 KiB)";
-        return cudaErrorInvalidValue;
+              std::to_string(limit) +
+              (limit == 48 * 1024 ? " (48 KiB; a kernel may opt in to up to 64 KiB with "
+                                    "cudaFuncSetAttribute(kernel, "
+                                    "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))"
+                                  : " (what cudaFuncSetAttribute set for this kernel)");
+        return refused_configuration;
     }
     return cudaSuccess;
 }
