@@ -93,7 +93,7 @@ TEST_CASE("a block of more than 1024 threads is refused even when each side fits
     auto a = random_floats(rows * cols), b = random_floats(rows * cols);
     auto got = poisoned_floats(rows * cols);
     // 64 x 32 = 2048 threads: each side is within 1024 but the product is not.
-    // The launch fails with cudaErrorInvalidConfiguration, which CUDA_CHECK
+    // The launch fails (cudaErrorInvalidValue under CUDA 13), which CUDA_CHECK
     // turns into an exception in test builds.
     CHECK_THROWS_AS(matrix_add_on_gpu(a.data(), b.data(), got.data(), rows, cols, 64, 32),
                     std::runtime_error);
