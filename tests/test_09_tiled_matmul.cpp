@@ -100,7 +100,10 @@ TEST_CASE("only tiles of 8, 16 and 32 are supported; another size launches nothi
     }
 }
 
-TEST_CASE("without the second __syncthreads the tiles are overwritten while still in use") {
+// A race on purpose: the test suite "deliberate-race" is left out where a race
+// checker runs over the tests (tools/gpu-check.sh's racecheck).
+TEST_CASE("without the second __syncthreads the tiles are overwritten while still in use" *
+          doctest::test_suite("deliberate-race")) {
     // 100x70 * 70x129 with 16 x 16 tiles: 5 tile steps along k, so fast
     // threads have four chances to overwrite a tile that slower threads of
     // their block are still reading.

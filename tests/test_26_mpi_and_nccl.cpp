@@ -34,6 +34,7 @@ enum class AllReduce { host, cuda_aware, nccl };
 int device_for_rank(int local_rank, int device_count);
 Job join_job();
 bool nccl_available();
+bool nccl_runs_here();
 std::vector<float> all_reduce_on_ranks(AllReduce how, const std::vector<float>& mine);
 std::vector<float> train_job(AllReduce how, const float* images, const int* labels, int count,
                              int batch, int steps, uint64_t seed);
@@ -135,10 +136,18 @@ static void check_all_reduce(AllReduce how) {
     }
 }
 
-// The nvcc build without NCCL skips its NCCL part, and says so.
+// The nvcc build without NCCL skips its NCCL part, and says so; so does a job
+// with more ranks on a machine than it has GPUs (NCCL refuses ranks sharing one).
 static bool skipped_without_nccl() {
-    if (!nccl_available()) MESSAGE("SKIPPED: this build has no NCCL");
-    return !nccl_available();
+    if (!nccl_available()) {
+        MESSAGE("SKIPPED: this build has no NCCL");
+        return true;
+    }
+    if (!nccl_runs_here()) {
+        MESSAGE("SKIPPED: NCCL needs a GPU of its own for each rank, and ranks share a GPU here");
+        return true;
+    }
+    return false;
 }
 
 // The CUDA-aware way is the host way where MPI cannot take device pointers

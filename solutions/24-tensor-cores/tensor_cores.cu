@@ -152,6 +152,9 @@ void fp32_gemm_on_gpu(int m, int n, int k, const float* h_a, const float* h_b, f
     CUDA_CHECK(cudaMalloc(&d_a, (size_t)m * k * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&d_b, (size_t)k * n * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&d_c, (size_t)m * n * sizeof(float)));
+    // All bits set is a NaN: an element the product leaves unwritten comes back
+    // as NaN, never as whatever an earlier allocation left there.
+    CUDA_CHECK(cudaMemset(d_c, 0xFF, (size_t)m * n * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(d_a, h_a, (size_t)m * k * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_b, h_b, (size_t)k * n * sizeof(float), cudaMemcpyHostToDevice));
     launch_fp32(m, n, k, d_a, d_b, d_c);
@@ -183,6 +186,9 @@ static void gemm_with_half_inputs(int m, int n, int k, const float* h_a, const f
     CUDA_CHECK(cudaMalloc(&d_a, a_half.size() * sizeof(half)));
     CUDA_CHECK(cudaMalloc(&d_b, b_half.size() * sizeof(half)));
     CUDA_CHECK(cudaMalloc(&d_c, (size_t)m * n * sizeof(float)));
+    // All bits set is a NaN: an element the product leaves unwritten comes back
+    // as NaN, never as whatever an earlier allocation left there.
+    CUDA_CHECK(cudaMemset(d_c, 0xFF, (size_t)m * n * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(d_a, a_half.data(), a_half.size() * sizeof(half), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_b, b_half.data(), b_half.size() * sizeof(half), cudaMemcpyHostToDevice));
     multiply(d_a, d_b, d_c);

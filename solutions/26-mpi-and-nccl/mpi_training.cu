@@ -449,6 +449,26 @@ std::vector<float> gather_from_every_rank(const Job& job, const std::vector<floa
 // Whether NCCL is in this build: the nvcc build without NCCL skips it.
 bool nccl_available() { return TUTORIAL_HAVE_NCCL != 0; }
 
+// NCCL wants a GPU of its own for every rank: it refuses two ranks on one GPU
+// (ncclCommInitRank answers "invalid usage"; with NCCL_DEBUG=WARN it says
+// "Duplicate GPU detected", as NCCL 2.28 did for 2 ranks on a one-GPU machine).
+// True when some machine of the job runs more ranks than it has GPUs; then the
+// NCCL way is skipped, saying so. A collective call: every rank makes it.
+bool ranks_share_gpus(const Job& job) {
+    MPI_Comm node;
+    MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, job.rank, MPI_INFO_NULL,
+                                  &node));
+    int ranks_here = 1;
+    MPI_CHECK(MPI_Comm_size(node, &ranks_here));
+    MPI_CHECK(MPI_Comm_free(&node));
+    int shared_here = ranks_here > job.device_count ? 1 : 0, shared_anywhere = 0;
+    MPI_CHECK(MPI_Allreduce(&shared_here, &shared_anywhere, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD));
+    return shared_anywhere != 0;
+}
+
+// For the tests: can the NCCL way run in this job, on these machines?
+bool nccl_runs_here() { return nccl_available() && !ranks_share_gpus(join_job()); }
+
 // ---- the launchers the tests call ----
 
 // Every rank hands in its own gradients (host memory, mlp_param_count()
@@ -633,6 +653,14 @@ int main(int argc, char** argv) {
             if (job.rank == 0)
                 std::printf("\nall-reduce nccl: SKIPPED, this build has no NCCL (the nvcc build "
                             "links it where CMake finds nccl.h and libnccl)\n");
+            all_reduce_ms.push_back(-1.0);
+            continue;
+        }
+        if (how == AllReduce::nccl && ranks_share_gpus(job)) {
+            if (job.rank == 0)
+                std::printf("\nall-reduce nccl: SKIPPED, NCCL needs a GPU of its own for each rank, "
+                            "and ranks share GPUs here (%d GPU(s) on this machine: start at most "
+                            "that many ranks on it)\n", job.device_count);
             all_reduce_ms.push_back(-1.0);
             continue;
         }
