@@ -4,13 +4,14 @@
     tools/compare_with_ncu.py EMULATOR.csv NCU.csv [--markdown]
 
 EMULATOR.csv: written by a program run with CUEMU_PROFILE (docs/profiler.md).
-NCU.csv: the same program, same flags, on a GPU:
+NCU.csv: the same program, same flags, on a GPU (add the two ..._op_red.sum
+metrics to count atomics whose result is unused, as tools/gpu-check.sh does):
     ncu --csv --print-units base --metrics $(tools/profile_report.py --ncu-metrics) PROGRAM ARGS > NCU.csv
 (ncu prints one row per launch and metric: "ID", "Kernel Name", "Metric Name",
-"Metric Value", ...). Launches are paired in order, and each pair must name the
-same kernel. For every metric both files have, prints the emulator's value, the
-GPU's and their ratio; counters that should agree exactly are marked when they
-do not. The estimated time (cuemu__estimated_time_us) is set beside ncu's
+"Metric Value", ...). Launches are paired kernel by kernel, in order; launch
+counts that differ and kernels on one side only are noted at the end. For every
+metric both files have, prints the emulator's value, the GPU's and their ratio;
+counters that should agree exactly are marked when they do not. The estimated time (cuemu__estimated_time_us) is set beside ncu's
 gpu__time_duration.sum. Exit code 0 when the files could be compared (whatever
 the differences), 2 with one line when they could not.
 """
@@ -75,25 +76,55 @@ def main(argv):
         print(__doc__.strip())
         return 0 if len(argv) > 1 and argv[1] in ("-h", "--help") else 2
     emulator, gpu = read_emulator(argv[1]), read_ncu(argv[2])
-    if len(emulator) != len(gpu):
-        fail(f"{len(emulator)} launches in {argv[1]}, {len(gpu)} in {argv[2]}: not the same run")
-    rows, differences = [], 0
-    for emu, measured in zip(emulator, gpu):
-        if plain_name(emu["kernel"]) != plain_name(measured["kernel"]):
-            fail(f"launch {emu['launch']}: {emu['kernel']} here, {measured['kernel']} on the GPU")
-        pairs = [(m, number(emu[m]), v) for m, v in measured["metrics"].items() if m in emu]
-        if "gpu__time_duration.sum" in measured["metrics"]:
-            # ncu's duration is in ns with --print-units base; the estimate in us.
-            ns = measured["metrics"]["gpu__time_duration.sum"]
-            pairs.append(("time (us): cuemu__estimated_time_us vs gpu__time_duration.sum",
-                          number(emu["cuemu__estimated_time_us"]), ns / 1000 if ns is not None else None))
-        for metric, here, there in pairs:
-            exact = metric.startswith(EXACT)
-            differs = exact and here != there
-            differences += differs
-            ratio = f"{here / there:.3f}" if here is not None and there else "-"
-            rows.append((emu["launch"], plain_name(emu["kernel"]), metric, here, there, ratio,
-                         "DIFFERS" if differs else ""))
+    # Launches are paired kernel by kernel, in order: the k-th launch of a kernel
+    # here with its k-th launch on the GPU. Timing loops that repeat until a time
+    # is reached launch a kernel more or fewer times on each side, and a library
+    # (cuBLAS) launches kernels of its own on a GPU only.
+    here_by_kernel, there_by_kernel = {}, {}
+    for emu in emulator:
+        here_by_kernel.setdefault(plain_name(emu["kernel"]), []).append(emu)
+    for measured in gpu:
+        there_by_kernel.setdefault(plain_name(measured["kernel"]), []).append(measured)
+    common = [k for k in here_by_kernel if k in there_by_kernel]
+    if not common:
+        fail(f"no kernel of {argv[1]} is in {argv[2]}: not the same program")
+    notes = []
+    for kernel in here_by_kernel:
+        if kernel not in there_by_kernel:
+            notes.append(f"{kernel}: {len(here_by_kernel[kernel])} launch(es) here, none on the GPU")
+        elif len(here_by_kernel[kernel]) != len(there_by_kernel[kernel]):
+            notes.append(f"{kernel}: {len(here_by_kernel[kernel])} launch(es) here, "
+                         f"{len(there_by_kernel[kernel])} on the GPU: the first "
+                         f"{min(len(here_by_kernel[kernel]), len(there_by_kernel[kernel]))} compared")
+    for kernel in there_by_kernel:
+        if kernel not in here_by_kernel:
+            notes.append(f"{kernel}: {len(there_by_kernel[kernel])} launch(es) on the GPU only "
+                         "(a library's kernel, or a launch the emulator did not count)")
+    rows, differences, compared = [], 0, 0
+    for kernel in common:
+        for emu, measured in zip(here_by_kernel[kernel], there_by_kernel[kernel]):
+            compared += 1
+            metrics = dict(measured["metrics"])
+            for what in ("requests", "sectors"):
+                # An atomic whose result is unused compiles to a reduction (RED):
+                # ncu counts it under op_red, the emulator with the atomics.
+                atom = f"l1tex__t_{what}_pipe_lsu_mem_global_op_atom.sum"
+                red = f"l1tex__t_{what}_pipe_lsu_mem_global_op_red.sum"
+                if metrics.get(atom) is not None and metrics.get(red) is not None:
+                    metrics[atom] += metrics[red]
+            pairs = [(m, number(emu[m]), v) for m, v in metrics.items() if m in emu]
+            if "gpu__time_duration.sum" in metrics:
+                # ncu's duration is in ns with --print-units base; the estimate in us.
+                ns = metrics["gpu__time_duration.sum"]
+                pairs.append(("time (us): cuemu__estimated_time_us vs gpu__time_duration.sum",
+                              number(emu["cuemu__estimated_time_us"]), ns / 1000 if ns is not None else None))
+            for metric, here, there in pairs:
+                exact = metric.startswith(EXACT)
+                differs = exact and here != there
+                differences += differs
+                ratio = f"{here / there:.3f}" if here is not None and there else "-"
+                rows.append((emu["launch"], kernel, metric, here, there, ratio,
+                             "DIFFERS" if differs else ""))
     markdown = "--markdown" in argv
     if markdown:
         print("| launch | kernel | metric | emulator | GPU | ratio | |")
@@ -102,7 +133,9 @@ def main(argv):
         cells = [launch, kernel, metric, f"{here:g}" if here is not None else "-",
                  f"{there:g}" if there is not None else "-", ratio, mark]
         print("| " + " | ".join(map(str, cells)) + " |" if markdown else "  ".join(map(str, cells)))
-    print(f"{len(emulator)} launches compared; {differences} exact counter(s) differ")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"{compared} launches compared; {differences} exact counter(s) differ")
     return 0
 
 
