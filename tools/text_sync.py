@@ -17,7 +17,9 @@ from the real sources and from real runs, and no TODO's answer is printed.
             (compared after the elision rule below); and in a lesson README,
             a plain-text block under "Expected output" or "Common mistakes"
             that is not tagged so, or tagged  by-hand="why no run here can
-            produce it"  (an nvcc compile error, a GPU-only message).
+            produce it"  (an nvcc compile error, a GPU-only message); a
+            by-hand block whose reason names a docs/gpu-runs/*.md record
+            must be quoted from that record, line for line.
 `update` rewrites the tagged blocks from the sources and from fresh runs.
 
 Commands in an output block: `$ [NAME=value ...] ./tutorial run NN ARGS` (the exercise),
@@ -553,7 +555,18 @@ def check_outputs(files, errors, runner, update):
         for block in blocks:
             tagged = 'output' in block.attrs or 'mistake' in block.attrs
             if 'by-hand' in block.attrs:
-                continue  # says why no run here can produce it (an nvcc error, a GPU)
+                # It says why no run here can produce it (an nvcc error, a GPU). A
+                # GPU's output names its record in docs/gpu-runs/, and must be
+                # quoted from it, line for line.
+                record = re.search(r'docs/gpu-runs/[\w.-]+\.md', block.attrs['by-hand'])
+                if record:
+                    text = (ROOT / record.group(0)).read_text() if (ROOT / record.group(0)).is_file() else None
+                    quoted = '\n'.join(block.lines)
+                    if text is None:
+                        errors.append(f'{block.where()}: names {record.group(0)}, which does not exist')
+                    elif quoted not in text:
+                        errors.append(f'{block.where()}: not quoted line for line from {record.group(0)}')
+                continue
             if not tagged:
                 if (is_readme and block.lang in ('', 'text', 'console')
                         and re.search(r'expected output|common mistakes', block.heading, re.I)):
