@@ -88,7 +88,7 @@ inline std::string ref_in_macro(const std::string& callee) {
 inline std::string launch_of(const std::string& callee, const std::string& cfg, const std::string& args) {
     return "::cuemu::launch(::cuemu::launch_site{\"" + callee +
            "\", __FILE__, __LINE__}, ::cuemu::launch_config(" + cfg +
-           "), [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { " + callee + "(cuemu_args_...); }" + ref_of(callee) +
+           "), [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES -> decltype(" + callee + "(cuemu_args_...)) { " + callee + "(cuemu_args_...); }" + ref_of(callee) +
            (args.empty() ? "" : ", " + args) + ")";
 }
 

@@ -77,7 +77,7 @@ TEST_CASE("a launch without arguments has no trailing comma") {
     CHECK(body("k<<<1,1>>>();") == launch_of("k", "1,1", "") + ";");
     CHECK(body("k<<<1,1>>>( /* none */ );") ==
           "::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, ::cuemu::launch_config(1,1), "
-          "[=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { k(cuemu_args_...); }" + ref_of("k") + " /* none */ );");
+          "[=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES -> decltype(k(cuemu_args_...)) { k(cuemu_args_...); }" + ref_of("k") + " /* none */ );");
 }
 
 TEST_CASE("spaces around <<< and >>> are allowed") {
@@ -118,7 +118,7 @@ TEST_CASE("a three-line launch in the common layout") {
         "next();\n";
     const std::string out = body(source);
     CHECK(out == "::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, ::cuemu::launch_config(blocks,\n"
-                 "    threads), [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { k(cuemu_args_...); }" + ref_of("k") + ", a,\n"
+                 "    threads), [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES -> decltype(k(cuemu_args_...)) { k(cuemu_args_...); }" + ref_of("k") + ", a,\n"
                  "               b);\n"
                  "next();\n");
 }
@@ -307,11 +307,11 @@ TEST_CASE("a launch inside a #define keeps its line continuations") {
     const std::string out = body(source);
     CHECK(out ==
           "#define LAUNCH(n) ::cuemu::launch(::cuemu::launch_site{\"k\", __FILE__, __LINE__}, "
-          "::cuemu::launch_config((n), 32), [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { k(cuemu_args_...); }" + ref_in_macro("k") + ",  \\\n"
+          "::cuemu::launch_config((n), 32), [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES -> decltype(k(cuemu_args_...)) { k(cuemu_args_...); }" + ref_in_macro("k") + ",  \\\n"
           "    out, (n))\n"
           "#define LAUNCH2 ::cuemu::launch(::cuemu::launch_site{\"k2\", __FILE__, __LINE__}, "
           "::cuemu::launch_config(\\\n"
-          "1, 1), [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { k2(cuemu_args_...); }" + ref_in_macro("k2") + ")\n"
+          "1, 1), [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES -> decltype(k2(cuemu_args_...)) { k2(cuemu_args_...); }" + ref_in_macro("k2") + ")\n"
           "int after;\n");
 }
 

@@ -698,7 +698,8 @@ private:
     //   k<<<CFG>>>(ARGS)  ->
     //   ::cuemu::launch(::cuemu::launch_site{"k", __FILE__, __LINE__},
     //                   ::cuemu::launch_config(CFG),
-    //                   [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { k(cuemu_args_...); },
+    //                   [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES
+    //                       -> decltype(k(cuemu_args_...)) { k(cuemu_args_...); },
     //                   ::cuemu::kernel_ref{RESOLVER}, CUEMU_FAST_BODY(__cuemu_fast_k), ARGS)
     // all on the line of 'k' (the twin only where the kernel is a plain name). CFG and ARGS keep their own newlines; the ones
     // inside a multi-line kernel name (and before <<<) come back right after
@@ -712,7 +713,10 @@ private:
         emit(launch.open_end, launch.close, out);
         out += ")";
         out += newlines(src_.newlines_between(launch.close, launch.paren_open), in_directive);
-        out += ", [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { " + callee + "(cuemu_args_...); }";
+        // The return type names the call, so that a launch can ask whether the
+        // arguments fit as they are (0 or NULL for a pointer do not: null_arguments.h).
+        out += ", [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES -> decltype(" + callee +
+               "(cuemu_args_...)) { " + callee + "(cuemu_args_...); }";
         // The kernel's address for the parameters-as-bytes launch (launch.h).
         out += ", ::cuemu::kernel_ref{[=](auto cuemu_fp_) -> decltype(static_cast<typename "
                "decltype(cuemu_fp_)::type>(" + callee + ")) { return static_cast<typename "

@@ -116,6 +116,22 @@ void last_error_was_read() {
 
 namespace cuemu {
 
+// null_arguments.h: a mark holding an integer other than 0 reached a pointer
+// parameter. nvcc accepts only a null pointer constant there, so the program
+// would not have built with it; the emulator says so instead of guessing.
+void integer_passed_as_pointer(long long value) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "cuemu: a kernel launch passed the integer %lld for a pointer parameter; CUDA "
+                 "accepts only a null pointer constant (0, NULL, nullptr) there, and nvcc refuses "
+                 "this launch: pass a pointer\n",
+                 value);
+    std::fflush(stderr);
+    // Reached on a worker thread, in the kernel's call: end the process here,
+    // without the exit handlers that would wait for this very kernel.
+    std::_Exit(1);
+}
+
 // The host side of a launch, at the launch itself: what a GPU refuses before
 // the kernel is queued.
 cudaError_t detail::check_launch(const launch_site& site, const launch_config& config) {

@@ -3,7 +3,7 @@
 // cuemu-rewrite turns   k<<<grid, block, shmem, stream>>>(a, b)   into
 //   ::cuemu::launch(::cuemu::launch_site{"k", __FILE__, __LINE__},
 //                   ::cuemu::launch_config(grid, block, shmem, stream),
-//                   [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES { k(cuemu_args_...); },
+//                   [=](auto&&... cuemu_args_) CUEMU_BODY_ATTRIBUTES -> decltype(k(cuemu_args_...)) { k(cuemu_args_...); },
 //                   ::cuemu::kernel_ref([=](auto cuemu_fp_) -> decltype(...) {...}), a, b)
 // The launch returns before the kernel runs: launches are asynchronous, as on
 // a GPU. Pointers into host memory among the arguments are screened (below).
@@ -43,6 +43,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "null_arguments.h"
 #include "thread_loop.h"
 #include "types.h"
 
@@ -312,7 +313,11 @@ void launch(const launch_site& site, const launch_config& config, Body body,
 template <class Body, class Resolver, class Fast, class Probe, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
             kernel_ref<Resolver> ref, fast_body<Fast, Probe> fast, Args&&... args) {
-    if constexpr (std::is_invocable_v<const Fast&, std::decay_t<Args>&...>) {
+    if constexpr (needs_integer_marks<Body, Args...>) {
+        // 0 or NULL for a pointer parameter (null_arguments.h).
+        launch(site, config, body, ref, fast, mark_integer(std::forward<Args>(args))...);
+        return;
+    } else if constexpr (std::is_invocable_v<const Fast&, std::decay_t<Args>&...>) {
         constexpr bool shared_free = std::is_invocable_v<const Probe&, shared_memory_free>;
         if (twins_allowed() || (shared_free && shared_memory_free_twins_allowed())) {
             launch(site, config, fast.body, ref, std::forward<Args>(args)...);
@@ -361,8 +366,22 @@ template <class A>
 using lvalue_as_reference_t = std::conditional_t<std::is_lvalue_reference_v<A>, A, std::decay_t<A>>;
 
 template <class Body, class Resolver, class... Args>
+void launch_resolved(const launch_site& site, const launch_config& config, Body body,
+                     kernel_ref<Resolver> ref, Args&&... args);
+
+template <class Body, class Resolver, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
             kernel_ref<Resolver> ref, Args&&... args) {
+    if constexpr (needs_integer_marks<Body, Args...>)
+        // 0 or NULL for a pointer parameter (null_arguments.h).
+        launch_resolved(site, config, body, ref, mark_integer(std::forward<Args>(args))...);
+    else
+        launch_resolved(site, config, body, ref, std::forward<Args>(args)...);
+}
+
+template <class Body, class Resolver, class... Args>
+void launch_resolved(const launch_site& site, const launch_config& config, Body body,
+                     kernel_ref<Resolver> ref, Args&&... args) {
     using pointer = void (*)(std::decay_t<Args>...);
     using class_reference_pointer = void (*)(class_as_reference_t<Args&&>...);
     using const_class_reference_pointer = void (*)(class_as_const_reference_t<Args&&>...);
