@@ -18,8 +18,6 @@ import sys
 KNOWN = {
     "static 40 KiB + dynamic 16 KiB, no opt-in":
         "the emulator does not know a kernel's static __shared__ bytes at the launch",
-    "__launch_bounds__(128), 256 threads":
-        "the emulator does not read __launch_bounds__",
 }
 
 

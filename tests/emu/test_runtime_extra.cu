@@ -306,6 +306,25 @@ TEST_CASE("occupancy answers follow the device's properties") {
     CHECK(block <= 100);
 }
 
+// __launch_bounds__(128): at most 128 threads a block, which a GPU enforces at
+// the launch (cudaErrorInvalidValue under CUDA 13, docs/gpu-runs/) and reports
+// as the kernel's maxThreadsPerBlock.
+__global__ void __launch_bounds__(128) bounded_kernel(float* out) { out[threadIdx.x] = 1.0f; }
+
+TEST_CASE("__launch_bounds__ caps a kernel's blocks, as on a GPU") {
+    cudaFuncAttributes a;
+    REQUIRE(cudaFuncGetAttributes(&a, bounded_kernel) == cudaSuccess);
+    CHECK(a.maxThreadsPerBlock == 128);
+    float* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 256 * sizeof(float)) == cudaSuccess);
+    bounded_kernel<<<1, 128>>>(d);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    bounded_kernel<<<1, dim3(16, 9)>>>(d);  // 144 threads
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(cudaFree(d) == cudaSuccess);
+}
+
 TEST_CASE("cudaFuncGetAttributes, cudaFuncSetAttribute, cache configs and limits") {
     cudaFuncAttributes a;
     REQUIRE(cudaFuncGetAttributes(&a, plain_kernel) == cudaSuccess);

@@ -413,6 +413,7 @@ private:
         std::size_t close;       // the '}' that ends the body
         std::size_t out_begin = npos, out_name = npos;  // where they went in the output
         bool shared_free = false;  // its text cannot reach shared memory (shared_reach.h)
+        std::string max_threads;   // __launch_bounds__'s first argument, as written; or ""
     };
     std::map<std::size_t, Twin> twins_;  // keyed by copy_begin
     Twin* twin_in_progress_ = nullptr;
@@ -538,10 +539,29 @@ private:
                 head = src_.next_code(src_.next_code(head + 1) + 1);  // the twin needs no C linkage
             Twin twin{head, name, close};
             twin.shared_free = !shared.unsure && !mentions_shared(src_, head, close, shared);
+            twin.max_threads = launch_bounds_max_threads(head, name);
             found.push_back(twin);
         }
         for (const Twin& twin : found)
             if (definitions[src_.spelling(twin.name)] == 1) twins_[twin.copy_begin] = twin;
+    }
+
+    // The first argument of a __launch_bounds__(max_threads, ...) among tokens
+    // [head, name), as written; "" where there is none.
+    std::string launch_bounds_max_threads(std::size_t head, std::size_t name) const {
+        for (std::size_t t = head; t < name; ++t) {
+            if (!src_.is_ident(t, "__launch_bounds__")) continue;
+            const std::size_t open = src_.next_code(t + 1);
+            if (open >= name || !src_.is_punct(open, '(')) return "";
+            int depth = 0;
+            for (std::size_t u = open + 1; u < name; ++u) {
+                if (src_.is_punct(u, '(')) ++depth;
+                if (src_.is_punct(u, ')') && depth-- == 0) return src_.joined(open + 1, u);
+                if (src_.is_punct(u, ',') && depth == 0) return src_.joined(open + 1, u);
+            }
+            return "";
+        }
+        return "";
     }
 
     // Whether a launch may name the twin of the kernel its name names: the
@@ -583,7 +603,8 @@ private:
                          "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
             // Only a build with the instrumentation has a use for it (launch.h).
             // Every build registers the kernel's address, so that a graph's
-            // kernel node can name it by a void* (cuemu/kernel_registry.h).
+            // kernel node can name it by a void* (cuemu/kernel_registry.h),
+            // and its __launch_bounds__, which its launches are checked against.
             const std::string file = "\"" + escape_for_string_literal(display_name_) + "\"\n";
             // A kernel that cannot reach shared memory says so with an
             // overload of its twin that is only ever asked about, never called:
@@ -592,7 +613,10 @@ private:
                 twin.shared_free ? "\nvoid __cuemu_fast_" + name + "(::cuemu::shared_memory_free);" : "";
             out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
                    std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy + free_mark +
-                   "\n#endif\nCUEMU_KNOWN_KERNEL(" + name + ")\n#line " +
+                   "\n#endif\nCUEMU_KNOWN_KERNEL(" + name + ")\n" +
+                   (twin.max_threads.empty() ? ""
+                                             : "CUEMU_LAUNCH_BOUNDS(" + name + ", " + twin.max_threads + ")\n") +
+                   "#line " +
                    std::to_string(src_.location(twin.close).first) + " " + file;
         }
         if (auto twin = twins_.find(i); twin != twins_.end() && !twin_in_progress_) {

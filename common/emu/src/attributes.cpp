@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "cuemu/kernel_registry.h"
 #include "cuemu/runtime.h"
 #include "cuemu/runtime_extra.h"
 #include "internal.h"
@@ -186,7 +187,36 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* fu
     std::lock_guard<std::mutex> lock(settings_mutex);
     auto it = kernel_settings.find(func);
     *attributes = it == kernel_settings.end() ? default_kernel_attributes() : it->second;
+    attributes->maxThreadsPerBlock = max_threads_per_block_of(func);  // its __launch_bounds__
     return cudaSuccess;
+}
+
+// __launch_bounds__ of the kernels that name one, registered at static
+// initialization (kernel_registry.h), so a function-local map: it must exist
+// before any other file's static initializers run.
+namespace {
+std::mutex& bounds_mutex() {
+    static std::mutex m;
+    return m;
+}
+std::map<const void*, int>& launch_bounds() {
+    static std::map<const void*, int> bounds;
+    return bounds;
+}
+}  // namespace
+
+bool cuemu::note_launch_bounds(const void* kernel, long long max_threads) {
+    if (!kernel || max_threads < 1 || max_threads > 1024) return false;  // a GPU's compiler refuses those
+    std::lock_guard<std::mutex> lock(bounds_mutex());
+    launch_bounds()[kernel] = static_cast<int>(max_threads);
+    return true;
+}
+
+int cuemu::detail::max_threads_per_block_of(const void* kernel) {
+    if (!kernel) return 1024;
+    std::lock_guard<std::mutex> lock(bounds_mutex());
+    auto it = launch_bounds().find(kernel);
+    return it == launch_bounds().end() ? 1024 : it->second;
 }
 
 std::size_t cuemu::detail::dynamic_shared_limit(const void* kernel) {

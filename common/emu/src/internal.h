@@ -237,6 +237,8 @@ cudaError_t check_launch(const launch_site& site, const launch_config& config);
 // `kernel` may ask for: 48 KiB, or what cudaFuncSetAttribute set (attributes.cpp).
 constexpr std::size_t shared_per_block_optin = 64 * 1024;
 std::size_t dynamic_shared_limit(const void* kernel);
+// The most threads a block of `kernel` may have: its __launch_bounds__, or 1024.
+int max_threads_per_block_of(const void* kernel);
 // Runs a checked launch to the end; the fault's (sticky) error or cudaSuccess.
 cudaError_t run_launch(const launch_site& site, const launch_config& config,
                        void (*run_thread)(void*), void* ctx);

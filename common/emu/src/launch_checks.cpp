@@ -55,6 +55,11 @@ cudaError_t check_configuration(const launch_config& c, std::string& why) {
               std::to_string(max_threads_per_block) + " per block";
         return refused_configuration;
     }
+    if (const int bound = max_threads_per_block_of(c.kernel); threads > static_cast<std::uint64_t>(bound)) {
+        why = "a block of " + std::to_string(threads) + " threads, and the kernel's __launch_bounds__ allows " +
+              std::to_string(bound);
+        return refused_configuration;
+    }
     // More than 48 KiB of dynamic shared memory only for a kernel that opted in
     // with cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...),
     // and never more than it opted in to. (A GPU also counts the kernel's static

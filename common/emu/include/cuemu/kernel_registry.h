@@ -59,6 +59,11 @@ bool note_kernel_address(Resolver resolve, const char* name) {
     return true;
 }
 
+// A kernel's __launch_bounds__(max_threads, ...): a launch of more threads a
+// block is refused, as on a GPU, and cudaFuncGetAttributes reports it as the
+// kernel's maxThreadsPerBlock (attributes.cpp).
+bool note_launch_bounds(const void* kernel, long long max_threads);
+
 }  // namespace cuemu
 
 // After a kernel's definition (cuemu-rewrite emits it; a hand-written program
@@ -71,5 +76,13 @@ bool note_kernel_address(Resolver resolve, const char* name) {
                 return ::cuemu::kernel_address_of<decltype(cuemu_request_)>(name);         \
             },                                                                             \
             #name);
+
+// After the definition of a kernel whose head names __launch_bounds__ (the
+// first argument, as written; cuemu-rewrite emits it for a non-template kernel
+// defined once in the file).
+#define CUEMU_LAUNCH_BOUNDS(name, max_threads)                                             \
+    static const bool __cuemu_launch_bounds_##name __attribute__((unused)) =               \
+        ::cuemu::note_launch_bounds(reinterpret_cast<const void*>(&name),                  \
+                                    static_cast<long long>(max_threads));
 
 #endif
