@@ -58,7 +58,7 @@ def main(argv):
     if run.returncode != 0:
         fail(f"{argv[2]} exited with {run.returncode}: {run.stderr.strip()}")
     here = cases(run.stdout)
-    problems = []
+    problems, agreed = [], 0
     for case, answer in gpu.items():
         mine = here.get(case)
         if mine is None:
@@ -71,12 +71,13 @@ def main(argv):
                 print(f"known difference, {case}: GPU '{answer}', here '{mine}' ({KNOWN[case]})")
         elif mine != answer:
             problems.append(f"{case}: GPU '{answer}', here '{mine}'")
+        else:
+            agreed += 1
     for case in here:
         if case not in gpu:
             problems.append(f"{case}: printed here, not in {argv[1]}")
     for p in problems:
         print(f"DIFFERS: {p}")
-    agreed = len(gpu) - len(problems) - sum(1 for c in KNOWN if c in gpu)
     print(f"{agreed} of {len(gpu)} cases answered as on the GPU; {len(problems)} differ")
     return 1 if problems else 0
 

@@ -80,6 +80,14 @@ phase_limit() {
 # A phase's own deadline, for the phases that run many programs one by one.
 deadline=0
 time_left() { echo $((deadline - SECONDS)); }
+# program_limit [CAP]: the seconds the next program of such a phase may take, at
+# most CAP; prints nothing and fails when under 5 s of the phase are left.
+program_limit() {
+    local left=$((deadline - SECONDS))
+    [ "$left" -ge 5 ] || return 1
+    [ -n "${1:-}" ] && [ "$left" -gt "$1" ] && left=$1
+    echo "$left"
+}
 
 # ---- 1. env ----------------------------------------------------------------------
 {
@@ -209,9 +217,7 @@ if limit=$(phase_limit 200); then
         case $nn in 05|08|09|19) continue ;; esac
         program="$BUILD/bin/lesson${nn}_solution_nvcc"
         [ -x "$program" ] || { note "bench: lesson $nn not built"; continue; }
-        left=$(time_left)
-        if [ "$left" -lt 5 ]; then note "bench: lesson $nn skipped, no time left"; status=1; continue; fi
-        [ "$left" -gt 60 ] && left=60
+        left=$(program_limit 60) || { note "bench: lesson $nn skipped, no time left"; status=1; continue; }
         one_start=$SECONDS
         (cd "$BUILD" && TUTORIAL_SEED=1 timeout "$left" "$program" --bench) >"$OUT/bench-$nn.log" 2>&1
         rc=$?
@@ -237,8 +243,7 @@ if limit=$(phase_limit 120); then
         read -r nn flags <<<"$run"
         program="$BUILD/bin/lesson${nn}_solution_nvcc"
         [ -x "$program" ] || continue
-        left=$(time_left)
-        if [ "$left" -lt 5 ]; then note "ncu: lesson $nn skipped, no time left"; status=1; continue; fi
+        left=$(program_limit) || { note "ncu: lesson $nn skipped, no time left"; status=1; continue; }
         # shellcheck disable=SC2086
         if TUTORIAL_SEED=1 timeout "$left" ncu --clock-control none --csv --print-units base \
                 --metrics "$metrics" "$program" $flags >"$OUT/ncu-$nn.csv" 2>"$OUT/ncu-$nn.log"; then
