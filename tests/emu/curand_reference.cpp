@@ -8,7 +8,8 @@
 // and, where no toolkit is installed, the emulator's output against the copy
 // stored in curand_reference.txt (emu.curand.vs-stored).
 //
-// The Sobol generators' lines (sobol_*) follow the pseudo-random ones. The
+// The Sobol generators' lines (sobol_*) follow the pseudo-random ones, then
+// MTGP32's host generator (mtgp32_*). The
 // toolkit's <curand_kernel.h> gives 0 for a Sobol state's curand_normal on
 // the host (it has no erfcinvf there), so device-API Sobol normals are
 // checked against the host generators in test_curand.cu instead.
@@ -416,6 +417,70 @@ void sobol_host_api() {
     curandDestroyGenerator(g);
 }
 
+// ---- MTGP32, host API ------------------------------------------------------------------
+// One number per value as Sobol's, so the Sobol lines' printer serves (double
+// normals rounded to float for the same reason). Poisson is left out: no
+// generator's host-API Poisson equals libcurand's (common/emu/README.md).
+curandGenerator_t make_mtgp32(unsigned long long seed) {
+    curandGenerator_t g;
+    curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_MTGP32);
+    curandSetPseudoRandomGeneratorSeed(g, seed);
+    return g;
+}
+
+void mtgp32_host_api() {
+    // Past two rounds of the 192 states (49152 numbers each).
+    const std::size_t n = 2 * 49152 + 7;
+    const unsigned long long seeds[] = {1234, 0, 0x123456789abcdef0ull};
+    for (unsigned long long seed : seeds)
+        for (int k = s_bits; k <= s_log_normal_double; ++k) {
+            curandGenerator_t g = make_mtgp32(seed);
+            char label[160];
+            std::snprintf(label, sizeof label, "mtgp32 host seed %llu %s n %zu", seed,
+                          sobol_kind_name[k], n);
+            sobol_call(g, false, sobol_kind(k), n, label);
+            curandDestroyGenerator(g);
+        }
+    // Its double normals are its float normals widened: every bit compared.
+    {
+        curandGenerator_t g = make_mtgp32(99);
+        std::vector<double> d(n);
+        sobol_print(curandGenerateNormalDouble(g, d.data(), n, 0.5, 2.0), d,
+                    "mtgp32 host seed 99 normal_double (every bit)");
+        curandDestroyGenerator(g);
+    }
+    // Successive calls, and what setting the seed, the ordering or new seeds
+    // between them does to where the next one starts.
+    curandGenerator_t g = make_mtgp32(77);
+    const sobol_kind kinds[] = {s_bits, s_normal, s_uniform_double, s_bits, s_uniform, s_bits, s_bits, s_bits};
+    const std::size_t counts[] = {1001, 50001, 3, 49152, 777, 10, 10, 10};
+    const char* before[] = {"", "", "", "", "the same seed", "another seed", "ordering best", "new seeds"};
+    for (int c = 0; c < 8; ++c) {
+        if (c == 4) curandSetPseudoRandomGeneratorSeed(g, 77);
+        if (c == 5) curandSetPseudoRandomGeneratorSeed(g, 78);
+        if (c == 6) curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_BEST);
+        if (c == 7) curandGenerateSeeds(g);
+        char label[160];
+        std::snprintf(label, sizeof label, "mtgp32 host successive call %d (%s): %s n %zu", c,
+                      before[c], sobol_kind_name[kinds[c]], counts[c]);
+        sobol_call(g, false, kinds[c], counts[c], label);
+    }
+    std::vector<unsigned long long> ll(4);
+    std::vector<unsigned> u(4);
+    std::printf("mtgp32 status: offset %d, long long %d, poisson lambda 0 %d\n",
+                int(curandSetGeneratorOffset(g, 0)), int(curandGenerateLongLong(g, ll.data(), 4)),
+                int(curandGeneratePoisson(g, u.data(), 4, 0.0)));
+    std::printf("mtgp32 status: ordering default %d, best %d, legacy %d, seeded %d, dynamic %d, "
+                "quasi %d\n",
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DEFAULT)),
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_BEST)),
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY)),
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED)),
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DYNAMIC)),
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT)));
+    curandDestroyGenerator(g);
+}
+
 // The device states' raw numbers and uniforms (the toolkit's host code path
 // has no Sobol normals to compare with).
 template <class State, class Vectors>
@@ -447,6 +512,7 @@ int main() {
     device_api<curandStatePhilox4_32_10_t>("philox");
     sobol_direction_vectors();
     sobol_host_api();
+    mtgp32_host_api();
     curandDirectionVectors32_t* v32 = nullptr;
     curandDirectionVectors64_t* v64 = nullptr;
     curandGetDirectionVectors32(&v32, CURAND_DIRECTION_VECTORS_32_JOEKUO6);

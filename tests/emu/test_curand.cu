@@ -9,6 +9,8 @@
 #include <cuda_runtime.h>
 #include <curand.h>
 #include <curand_kernel.h>
+#include <curand_mtgp32_host.h>
+#include <curand_mtgp32dc_p_11213.h>
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -247,12 +249,93 @@ TEST_CASE("host-API Poisson: the mean and variance of the law, for small and lar
     }
 }
 
+// ---- MTGP32: one state per block, the block's threads draw together ----------------------
+// Each thread stores its j-th number at j * threads + its rank, so state b's
+// k-th number overall is at out[b][k]; the host generator's state b gives
+// number k at (k / 256) * 49152 + b * 256 + k % 256 (192 states, rounds of 256).
+__global__ void mtgp32_draws(curandStateMtgp32_t* states, int rounds, int what, float* out_float,
+                             unsigned* out_raw, double* out_double) {
+    const int threads = blockDim.x * blockDim.y;
+    const int rank = threadIdx.y * blockDim.x + threadIdx.x;
+    curandStateMtgp32_t* state = &states[blockIdx.x];
+    const size_t base = size_t(blockIdx.x) * rounds * threads;
+    for (int j = 0; j < rounds; ++j) {
+        const size_t at = base + size_t(j) * threads + rank;
+        if (what == 0) out_raw[at] = curand(state);
+        if (what == 1) out_float[at] = curand_uniform(state);
+        if (what == 2) out_float[at] = curand_normal(state);
+        if (what == 3) out_double[at] = curand_uniform_double(state);
+    }
+}
+
+size_t mtgp32_host_position(int state, size_t k) {
+    return (k / 256) * 49152 + size_t(state) * 256 + k % 256;
+}
+
+TEST_CASE("MTGP32 in kernels: curandMakeMTGP32KernelState's states give the host generator's numbers") {
+    const unsigned long long seed = 0x9876543210ull;
+    const int blocks = 64;
+    device_buffer<mtgp32_kernel_params_t> params(1);
+    device_buffer<curandStateMtgp32_t> states(blocks);
+    REQUIRE(curandMakeMTGP32Constants(mtgp32dc_params_fast_11213, params.ptr) == CURAND_STATUS_SUCCESS);
+    // Blocks of 256, 128 and 16 x 8 threads: rounds of different sizes, one stream per state.
+    const dim3 shapes[] = {dim3(256), dim3(128), dim3(16, 8)};
+    for (const dim3& shape : shapes) {
+        const int threads = int(shape.x * shape.y);
+        const int rounds = 3 * 256 / threads + 1;  // past the host's first rounds
+        const size_t per_state = size_t(rounds) * threads;
+        const size_t count = blocks * per_state;
+        CAPTURE(threads);
+        // What the host generator gives, at each state's positions.
+        curandGenerator_t g;
+        REQUIRE(curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_MTGP32) == CURAND_STATUS_SUCCESS);
+        REQUIRE(curandSetPseudoRandomGeneratorSeed(g, seed) == CURAND_STATUS_SUCCESS);
+        const size_t host_count = mtgp32_host_position(blocks - 1, per_state - 1) + 1;
+        std::vector<unsigned> host_raw(host_count);
+        REQUIRE(curandGenerate(g, host_raw.data(), host_count) == CURAND_STATUS_SUCCESS);
+        // A new seed and back: the host generator starts again from its first number.
+        REQUIRE(curandSetPseudoRandomGeneratorSeed(g, seed + 1) == CURAND_STATUS_SUCCESS);
+        REQUIRE(curandSetPseudoRandomGeneratorSeed(g, seed) == CURAND_STATUS_SUCCESS);
+        std::vector<float> host_normal(host_count);
+        REQUIRE(curandGenerateNormal(g, host_normal.data(), host_count, 0.0f, 1.0f) == CURAND_STATUS_SUCCESS);
+        REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
+        std::vector<unsigned> want_raw(count);
+        std::vector<float> want_uniform(count), want_normal(count);
+        std::vector<double> want_double(count);
+        for (int b = 0; b < blocks; ++b)
+            for (size_t k = 0; k < per_state; ++k) {
+                const unsigned x = host_raw[mtgp32_host_position(b, k)];
+                want_raw[b * per_state + k] = x;
+                want_uniform[b * per_state + k] = x * 0x1p-32f + 0x1p-33f;
+                want_double[b * per_state + k] = x * 0x1p-32 + 0x1p-32;
+                // The device API's normal is the host generator's with the
+                // sign turned, as for Sobol (common/emu/README.md, "Sobol").
+                want_normal[b * per_state + k] = -host_normal[mtgp32_host_position(b, k)];
+            }
+        for (int what = 0; what < 4; ++what) {
+            CAPTURE(what);
+            REQUIRE(curandMakeMTGP32KernelState(states.ptr, mtgp32dc_params_fast_11213, params.ptr,
+                                                blocks, seed) == CURAND_STATUS_SUCCESS);
+            device_buffer<float> out_float(count);
+            device_buffer<unsigned> out_raw(count);
+            device_buffer<double> out_double(count);
+            mtgp32_draws<<<blocks, shape>>>(states.ptr, rounds, what, out_float.ptr, out_raw.ptr,
+                                            out_double.ptr);
+            REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+            if (what == 0) check_same_bits(out_raw, want_raw);
+            if (what == 1) check_same_bits(out_float, want_uniform);
+            if (what == 2) check_same_bits(out_float, want_normal);
+            if (what == 3) check_same_bits(out_double, want_double);
+        }
+    }
+}
+
 TEST_CASE("statuses: generators the emulator lacks, a null generator, a host pointer") {
     curandGenerator_t g;
     {
         stderr_capture capture;
-        CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MTGP32) == CURAND_STATUS_TYPE_ERROR);
-        CHECK(capture.finish().find("no CURAND_RNG_PSEUDO_MTGP32 generator") != std::string::npos);
+        CHECK(curandCreateGenerator(&g, CURAND_RNG_QUASI_SCRAMBLED_SOBOL32) == CURAND_STATUS_TYPE_ERROR);
+        CHECK(capture.finish().find("no CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 generator") != std::string::npos);
     }
     CHECK(curandGenerateUniform(nullptr, nullptr, 4) == CURAND_STATUS_NOT_INITIALIZED);
     REQUIRE(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT) == CURAND_STATUS_SUCCESS);

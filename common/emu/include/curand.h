@@ -4,13 +4,15 @@
 //
 // Types, enum values and status codes are cuRAND 10's (CUDA 13). Generators:
 // XORWOW (the default), MRG32k3a, Philox4_32_10, MT19937 (host API only, as in
-// cuRAND: src/curand/mt19937.cpp), and the quasi-random
+// cuRAND: src/curand/mt19937.cpp), MTGP32 (src/curand/mtgp32.cpp), and the
+// quasi-random
 // Sobol32 (the quasi default) and Sobol64, whose direction vectors are Joe and
 // Kuo's, derived from Boost.Random's table of them (src/curand/
 // sobol_directions.cpp); which of their orderings and outputs equal
 // libcurand's is written in common/emu/README.md ("cuRAND"). Generators the
-// emulator does not have (MTGP32, the scrambled Sobols) are refused
-// at creation with CURAND_STATUS_TYPE_ERROR and a line saying so.
+// emulator does not have (the scrambled Sobols; MTGP32 where no CUDA
+// toolkit gave its parameter table, src/curand_mtgp32_parameters.cpp) are
+// refused at creation with CURAND_STATUS_TYPE_ERROR and a line saying so.
 // Calls outside the subset are build errors naming them
 // (cuemu/curand_not_emulated.h).
 #ifndef CUEMU_CURAND_H

@@ -3,7 +3,8 @@
 // cuRAND's state layouts (curandState is XORWOW), seeding, skipping ahead and
 // raw 32-bit numbers here; their distributions (uniform, normal, log-normal,
 // Poisson) in cuemu/curand_distributions.h; the Sobol32 and Sobol64
-// quasi-random states in cuemu/curand_sobol.h.
+// quasi-random states in cuemu/curand_sobol.h; the MTGP32 state, which a
+// whole block shares, in curand_mtgp32_kernel.h.
 //
 // The numbers are NVIDIA's, bit for bit, for the same seed, subsequence and
 // offset: the algorithms and their constants are cuRAND's (written here from
@@ -13,7 +14,7 @@
 // library's logf/sinf/cosf, as libcurand's host generators do, where a GPU
 // uses its own approximate sine and cosine).
 //
-// Not here (using one is a build error: the name is undeclared): MTGP32 and
+// Not here (using one is a build error: the name is undeclared): the
 // scrambled Sobol states, curand_discrete, the *_from_normal Poisson.
 #ifndef CUEMU_CURAND_KERNEL_H
 #define CUEMU_CURAND_KERNEL_H
@@ -325,5 +326,6 @@ __device__ inline void curand_init(unsigned long long seed, unsigned long long s
 
 #include "cuemu/curand_distributions.h"
 #include "cuemu/curand_sobol.h"
+#include "curand_mtgp32_kernel.h"
 
 #endif

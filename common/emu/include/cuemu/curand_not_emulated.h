@@ -13,7 +13,7 @@
     curandStatus_t name(A&&...) {                                                              \
         static_assert(::cuemu::refused<A...>,                                                  \
                       "cuemu's cuRAND does not have " #name " (" what "); it has the XORWOW, " \
-                      "MRG32k3a, Philox4_32_10, Sobol32 and Sobol64 generators with "          \
+                      "MRG32k3a, Philox4_32_10, MT19937, MTGP32, Sobol32 and Sobol64 generators with "          \
                       "curandGenerate(LongLong), "                                             \
                       "curandGenerateUniform/Normal/LogNormal(Double) and "                    \
                       "curandGeneratePoisson. Build this program with nvcc for a GPU");        \

@@ -19,6 +19,7 @@
 #include "../internal.h"
 #include "curand.h"
 #include "host_layouts.h"
+#include "mtgp32.h"
 #include "sobol_directions.h"
 
 using cuemu::curand_host::distribution;
@@ -52,7 +53,6 @@ bool is_live(curandGenerator_t g) {
 
 const char* type_name(curandRngType_t type) {
     switch (type) {
-    case CURAND_RNG_PSEUDO_MTGP32: return "CURAND_RNG_PSEUDO_MTGP32";
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32";
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64";
     default: return nullptr;
@@ -65,15 +65,24 @@ curandStatus_t create(curandGenerator_t* generator, curandRngType_t type, bool o
     if (type == CURAND_RNG_QUASI_DEFAULT) type = CURAND_RNG_QUASI_SOBOL32;
     if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_MRG32K3A &&
         type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && type != CURAND_RNG_PSEUDO_MT19937 &&
-        !is_quasi(type)) {
+        type != CURAND_RNG_PSEUDO_MTGP32 && !is_quasi(type)) {
         if (const char* name = type_name(type))
             std::fprintf(stderr,
                          "cuemu: %s: the emulator's cuRAND has no %s generator (it has XORWOW, "
-                         "MRG32k3a, Philox4_32_10, MT19937, Sobol32 and Sobol64; MTGP32 needs "
-                         "cuRAND's own parameter tables, the scrambled Sobols its scramble "
-                         "constants, curandGetScrambleConstants32/64); the call returns "
+                         "MRG32k3a, Philox4_32_10, MT19937, MTGP32, Sobol32 and Sobol64; the "
+                         "scrambled Sobols need cuRAND's own scramble constants, "
+                         "curandGetScrambleConstants32/64); the call returns "
                          "CURAND_STATUS_TYPE_ERROR\n",
                          call, name);
+        return CURAND_STATUS_TYPE_ERROR;
+    }
+    if (type == CURAND_RNG_PSEUDO_MTGP32 && !cuemu::mtgp32_table_available()) {
+        std::fprintf(stderr,
+                     "cuemu: %s: the emulator's MTGP32 generator needs cuRAND's table of "
+                     "parameter sets (curand_mtgp32dc_p_11213.h of a CUDA toolkit), which was not "
+                     "found when the emulator was built; the call returns "
+                     "CURAND_STATUS_TYPE_ERROR\n",
+                     call);
         return CURAND_STATUS_TYPE_ERROR;
     }
     if (is_quasi(type) && cuemu::curand_host::sobol_dimensions() == 0) {
@@ -103,9 +112,15 @@ std::size_t element_size(distribution what) {
     }
 }
 
+// MT19937 and MTGP32 have no offset in libcurand: the generator's offset
+// counts the numbers taken since the seed was set.
+bool is_twister(curandRngType_t type) {
+    return type == CURAND_RNG_PSEUDO_MT19937 || type == CURAND_RNG_PSEUDO_MTGP32;
+}
+
 // XORWOW and MRG32k3a make normals in Box-Muller pairs; the others one a number.
 bool needs_pairs(curandGenerator_t g, distribution what) {
-    return g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && g->type != CURAND_RNG_PSEUDO_MT19937 &&
+    return g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && !is_twister(g->type) &&
            !is_quasi(g->type) &&
            what != distribution::bits &&
            what != distribution::uniform && what != distribution::uniform_double &&
@@ -184,16 +199,19 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
                                                   unsigned long long seed) {
     if (!is_live(generator)) return CURAND_STATUS_NOT_INITIALIZED;
     if (is_quasi(generator->type)) return CURAND_STATUS_TYPE_ERROR;
+    // libcurand's MTGP32 goes on where it was when given the seed it has (measured).
+    if (generator->type == CURAND_RNG_PSEUDO_MTGP32 && seed == generator->seed)
+        return CURAND_STATUS_SUCCESS;
     generator->seed = seed;
-    // MT19937 has no offset: its numbers start again from the first (measured).
-    if (generator->type == CURAND_RNG_PSEUDO_MT19937) generator->offset = 0;
+    // MT19937 and MTGP32 have no offset: their numbers start again from the first (measured).
+    if (is_twister(generator->type)) generator->offset = 0;
     generator->restart();
     return CURAND_STATUS_SUCCESS;
 }
-// MT19937 has no offset in libcurand (CURAND_STATUS_TYPE_ERROR, 0 included).
+// MT19937 and MTGP32 have no offset in libcurand (CURAND_STATUS_TYPE_ERROR, 0 included).
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset) {
     if (!is_live(generator)) return CURAND_STATUS_NOT_INITIALIZED;
-    if (generator->type == CURAND_RNG_PSEUDO_MT19937) return CURAND_STATUS_TYPE_ERROR;
+    if (is_twister(generator->type)) return CURAND_STATUS_TYPE_ERROR;
     generator->offset = offset;
     generator->restart();
     return CURAND_STATUS_SUCCESS;
@@ -224,13 +242,22 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrd
                        (order == CURAND_ORDERING_PSEUDO_DYNAMIC && !generator->on_host);
     if (!known) return CURAND_STATUS_OUT_OF_RANGE;
     generator->ordering = order;
+    // MTGP32 has one order; setting one starts again from the first number (measured).
+    if (generator->type == CURAND_RNG_PSEUDO_MTGP32) generator->offset = 0;
     generator->restart();
     return CURAND_STATUS_SUCCESS;
 }
 // The pseudo-random generators seed themselves at the first generate call;
-// this call only checks the generator, as libcurand's does for them.
+// this call only checks the generator, as libcurand's does for them, except
+// that libcurand's MTGP32 seeds its states again, starting from the first
+// number (measured).
 curandStatus_t curandGenerateSeeds(curandGenerator_t generator) {
-    return is_live(generator) ? CURAND_STATUS_SUCCESS : CURAND_STATUS_NOT_INITIALIZED;
+    if (!is_live(generator)) return CURAND_STATUS_NOT_INITIALIZED;
+    if (generator->type == CURAND_RNG_PSEUDO_MTGP32) {
+        generator->offset = 0;
+        generator->restart();
+    }
+    return CURAND_STATUS_SUCCESS;
 }
 
 // The Sobol generators keep their place (the offset, in points) when the

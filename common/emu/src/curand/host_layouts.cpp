@@ -256,38 +256,54 @@ void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, 
     }
 }
 
-// ---- MT19937: one raw number per value --------------------------------------------
-template <class Out, class Convert>
-void fill_mt19937(const request& r, dealt_states& d, Out* out, std::size_t n, Convert convert) {
-    if (!d.mt19937) d.mt19937 = std::make_unique<mt19937_generators>(r.seed);
-    for (std::size_t i = 0; i < n; ++i) out[i] = convert(d.mt19937->at(r.offset + i));
+// ---- MT19937 and MTGP32: one raw number per value -----------------------------------
+template <class Generators>
+std::unique_ptr<Generators>& generators_of(dealt_states& d);
+template <>
+std::unique_ptr<mt19937_generators>& generators_of(dealt_states& d) { return d.mt19937; }
+template <>
+std::unique_ptr<mtgp32_generators>& generators_of(dealt_states& d) { return d.mtgp32; }
+
+template <class Generators, class Out, class Convert>
+void fill_twister(const request& r, dealt_states& d, Out* out, std::size_t n, Convert convert) {
+    std::unique_ptr<Generators>& g = generators_of<Generators>(d);
+    if (!g) g = std::make_unique<Generators>(r.seed);
+    for (std::size_t i = 0; i < n; ++i) out[i] = convert(g->at(r.offset + i));
 }
 
-void fill_mt19937_by_kind(const request& r, dealt_states& d, void* out, std::size_t n) {
+// Uniforms differ between the two as measured: MT19937's floats are rounded
+// once from the exact x 2^-32 + 2^-33 and its doubles are x 2^-32 + 2^-33;
+// MTGP32's are the device API's conversions (float arithmetic, rounding
+// twice; doubles x 2^-32 + 2^-32).
+template <class Generators>
+void fill_twister_by_kind(const request& r, dealt_states& d, void* out, std::size_t n) {
     using cuemu::curand_detail::quasi_normal;
     using cuemu::curand_detail::quasi_normal_double;
+    constexpr bool mtgp32 = std::is_same<Generators, mtgp32_generators>::value;
     const float mean = static_cast<float>(r.mean), stddev = static_cast<float>(r.stddev);
     const double mean_d = r.mean, stddev_d = r.stddev;
     switch (r.what) {
     case distribution::bits:
     case distribution::bits64:
-        return fill_mt19937(r, d, static_cast<unsigned*>(out), n, [](unsigned x) { return x; });
+        return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [](unsigned x) { return x; });
     case distribution::poisson: {
         const poisson_table table = make_poisson_table(mean_d);
-        return fill_mt19937(r, d, static_cast<unsigned*>(out), n,
-                            [&](unsigned x) { return poisson_by_inversion(table, x); });
+        return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n,
+                                        [&](unsigned x) { return poisson_by_inversion(table, x); });
     }
-    // Rounded once, from the exact x 2^-32 + 2^-33 (the device API's float sum rounds twice).
     case distribution::uniform:
-        return fill_mt19937(r, d, static_cast<float*>(out), n,
-                            [](unsigned x) { return static_cast<float>(x * 0x1p-32 + 0x1p-33); });
+        return fill_twister<Generators>(r, d, static_cast<float*>(out), n, [](unsigned x) {
+            return mtgp32 ? cuemu::curand_detail::uniform_from_bits(x)
+                          : static_cast<float>(x * 0x1p-32 + 0x1p-33);
+        });
     case distribution::uniform_double:
-        return fill_mt19937(r, d, static_cast<double*>(out), n,
-                            [](unsigned x) { return x * 0x1p-32 + 0x1p-33; });
+        return fill_twister<Generators>(r, d, static_cast<double*>(out), n, [](unsigned x) {
+            return mtgp32 ? cuemu::curand_detail::uniform_double_from_bits(x) : x * 0x1p-32 + 0x1p-33;
+        });
     case distribution::normal:
     case distribution::log_normal: {
         const bool log = r.what == distribution::log_normal;
-        return fill_mt19937(r, d, static_cast<float*>(out), n, [&](unsigned x) {
+        return fill_twister<Generators>(r, d, static_cast<float*>(out), n, [&](unsigned x) {
             const float v = mean + stddev * -quasi_normal(x);
             return log ? expf(v) : v;
         });
@@ -295,8 +311,12 @@ void fill_mt19937_by_kind(const request& r, dealt_states& d, void* out, std::siz
     case distribution::normal_double:
     case distribution::log_normal_double: {
         const bool log = r.what == distribution::log_normal_double;
-        return fill_mt19937(r, d, static_cast<double*>(out), n, [&](unsigned x) {
-            const double v = mean_d + stddev_d * -quasi_normal_double(x);
+        // MTGP32's double normals are its float normals, widened (measured:
+        // all of 2^20); its double log-normals are not.
+        const bool widened = mtgp32 && !log;
+        return fill_twister<Generators>(r, d, static_cast<double*>(out), n, [&](unsigned x) {
+            const double z = widened ? -quasi_normal(x) : -quasi_normal_double(x);
+            const double v = mean_d + stddev_d * z;
             return log ? std::exp(v) : v;
         });
     }
@@ -313,7 +333,9 @@ void fill(const request& r, dealt_states& d, void* out, std::size_t n) {
     case CURAND_RNG_PSEUDO_PHILOX4_32_10:
         return fill_philox(r, out, n);
     case CURAND_RNG_PSEUDO_MT19937:
-        return fill_mt19937_by_kind(r, d, out, n);
+        return fill_twister_by_kind<mt19937_generators>(r, d, out, n);
+    case CURAND_RNG_PSEUDO_MTGP32:
+        return fill_twister_by_kind<mtgp32_generators>(r, d, out, n);
     case CURAND_RNG_QUASI_SOBOL32:
         return fill_sobol_by_kind<curandStateSobol32_t>(r, sobol_directions32(), out, n);
     case CURAND_RNG_QUASI_SOBOL64:
@@ -325,7 +347,8 @@ void fill(const request& r, dealt_states& d, void* out, std::size_t n) {
 
 unsigned long long offset_after(const request& r, std::size_t n) {
     if (is_quasi(r.type)) return r.offset + n / r.dimensions;
-    if (r.type == CURAND_RNG_PSEUDO_PHILOX4_32_10 || r.type == CURAND_RNG_PSEUDO_MT19937)
+    if (r.type == CURAND_RNG_PSEUDO_PHILOX4_32_10 || r.type == CURAND_RNG_PSEUDO_MT19937 ||
+        r.type == CURAND_RNG_PSEUDO_MTGP32)
         return r.offset + n;
     const bool pairs = r.what == distribution::normal || r.what == distribution::normal_double ||
                        r.what == distribution::log_normal || r.what == distribution::log_normal_double;

@@ -20,6 +20,10 @@
 //     one number per value of every kind, converted as Sobol32's are
 //     (uniforms rounded once from x 2^-32 + 2^-33, normals the inverse
 //     normal distribution function), and no offset (libcurand refuses one).
+//   - MTGP32: 192 states, a round of 256 numbers from each in turn
+//     (mtgp32.h); one number per value, converted as the device API converts
+//     one number (uniforms x 2^-32 + 2^-33 in float arithmetic, doubles
+//     x 2^-32 + 2^-32), normals as MT19937's; no offset (libcurand refuses one).
 //   - Sobol32 and Sobol64 (quasi-random): n numbers over D dimensions are
 //     n / D points of each dimension in turn (all of dimension 0's, then
 //     dimension 1's...), from point `offset` on; the offset then moves on by
@@ -36,6 +40,7 @@
 
 #include "curand_kernel.h"
 #include "mt19937.h"
+#include "mtgp32.h"
 
 namespace cuemu::curand_host {
 
@@ -57,13 +62,14 @@ struct request {
     double mean, stddev;  // normal and log-normal; lambda for Poisson in mean
 };
 
-// A generator's persistent XORWOW, MRG32k3a or MT19937 states; empty until
+// A generator's persistent XORWOW, MRG32k3a, MT19937 or MTGP32 states; empty until
 // the first call, and emptied when the seed, offset or ordering is set.
 struct dealt_states {
     std::vector<curandStateXORWOW_t> xorwow;
     std::vector<curandStateMRG32k3a_t> mrg;
     std::unique_ptr<mt19937_generators> mt19937;
-    void clear() { xorwow.clear(), mrg.clear(), mt19937.reset(); }
+    std::unique_ptr<mtgp32_generators> mtgp32;
+    void clear() { xorwow.clear(), mrg.clear(), mt19937.reset(), mtgp32.reset(); }
 };
 
 // Writes n numbers (unsigned int, float or double by `what`) to out.
