@@ -41,14 +41,25 @@ std::string run_command(const std::string& command) {
     return out;
 }
 
-// True for a source file the learner did not write: the emulator's own
-// headers (the launch wrapper, the builtins, its libcu++ and CUB: header_dirs.cpp)
-// and the system's (std::apply).
+}  // namespace
+
+// The emulator's own headers (the launch wrapper, the builtins, its libcu++
+// and CUB: header_dirs.cpp) and the system's (std::apply).
 bool is_library_file(const std::string& file) {
     return is_emulator_header(file) || file.compare(0, 5, "/usr/") == 0;
 }
 
-}  // namespace
+std::string without_parameters(const std::string& name) {
+    // The '(' that opens the parameters, not one inside a template
+    // argument (k<(Pitch)0>).
+    int depth = 0;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if (name[i] == '<') ++depth;
+        else if (name[i] == '>') --depth;
+        else if (name[i] == '(' && depth == 0 && i > 0) return name.substr(0, i);
+    }
+    return name;
+}
 
 std::size_t copy_kernel_function_name(const char* function, char* out, std::size_t size) {
     std::size_t length = 0;
@@ -80,15 +91,7 @@ std::string function_name_of(const void* function) {
     std::string name = run_command(command);
     name = name.substr(0, name.find('\n'));
     if (name.empty() || name[0] == '?') return "";
-    // Cut the parameter list: the '(' that closes the name, not one inside a
-    // template argument (k<(Pitch)0>).
-    int depth = 0;
-    for (std::size_t i = 0; i < name.size(); ++i) {
-        if (name[i] == '<') ++depth;
-        else if (name[i] == '>') --depth;
-        else if (name[i] == '(' && depth == 0 && i > 0) return name.substr(0, i);
-    }
-    return name;
+    return without_parameters(name);
 }
 
 std::string source_line_of(const void* pc) {

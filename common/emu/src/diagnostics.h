@@ -48,6 +48,10 @@ cudaError_t report_kernel_problem(const launch_site& site, const std::string& he
 
 // True for a file in the emulator's own header folders (header_dirs.cpp).
 bool is_emulator_header(const std::string& file);
+// True for a source file the learner did not write: those, and the system's.
+bool is_library_file(const std::string& file);
+// A demangled function name without its parameter list ("k<(Pitch)0>").
+std::string without_parameters(const std::string& name);
 
 // CUEMU_ON_FAULT=continue: a faulting CUDA thread is ended and reported, the
 // rest of the launch runs, and no error is set. The default (stop) is a GPU's

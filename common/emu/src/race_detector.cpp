@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cuemu/builtins.h"
+#include "call_chain.h"
 #include "cuemu/launch.h"
 #include "diagnostics.h"
 #include "internal.h"
@@ -127,13 +128,17 @@ struct source_position {
     std::string file;
     int line = 0;
     std::string function;  // the innermost function of the user's, "" when unknown
+    std::string context;   // where in the emulator's headers the access was, when it was (call_chain.h)
 };
 
-source_position position_of(const void* pc) {
+// pc is the return address of the hook's call; callers, when known, the
+// return addresses of the frames above it, which lead from an access in the
+// emulator's headers (not inlined at -O0 and -O1) back to the learner's line.
+source_position position_of(const void* pc, const call_chain* callers = nullptr) {
     source_position p;
-    // pc is the return address of the hook's call: the call itself is before it.
-    const void* call = static_cast<const char*>(pc) - 1;
-    p.text = source_line_of(call);
+    learner_position learner = learner_position_of(pc, callers);
+    p.text = learner.text;
+    p.context = learner.context;
     if (p.text.empty()) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "address %p (no line information)", pc);
@@ -220,7 +225,10 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
                               std::size_t access_size, bool is_dynamic) {
     const char* hazard = !now_writes ? "read-after-write"
                          : earlier_is_write ? "write-after-write" : "write-after-read";
-    const source_position first = position_of(earlier.pc), second = position_of(now.pc);
+    // The running access's frames are still on this stack: unwound now, at
+    // no cost to the accesses that are not reported.
+    const call_chain now_callers = callers_of(now.pc);
+    const source_position first = position_of(earlier.pc), second = position_of(now.pc, &now_callers);
     std::string variable;
     std::uintptr_t variable_start = 0;
     if (is_dynamic) {
@@ -244,7 +252,9 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
     // emulator's launch wrapper the kernel was inlined into.
     auto access_line = [](const char* kind, unsigned thread, const source_position& p) {
         const std::string where = p.line ? p.file + ":" + std::to_string(p.line) : p.text;
-        return "    " + std::string(kind) + " by thread " + xyz_of(thread) + " at " + where + "\n";
+        std::string text = "    " + std::string(kind) + " by thread " + xyz_of(thread) + " at " + where + "\n";
+        if (!p.context.empty()) text += "      (inside " + p.context + ", called from that line)\n";
+        return text;
     };
     char head[512];
     std::snprintf(head, sizeof head,
