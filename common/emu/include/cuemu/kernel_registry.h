@@ -105,12 +105,17 @@ const bool static_shared_part<Probe, Part>::noted =
 // Right after a __shared__ declaration in the body of the kernel `name`
 // (cuemu-rewrite emits it, on the declaration's line): `byte_count` is sizeof of
 // the variables it declares, computed where their names and types are seen.
+// Naming `noted` in a function nobody calls is enough for the compiler to
+// instantiate and initialize it, and the kernel itself reads nothing more
+// (the memory counters see no extra load).
 #define CUEMU_STATIC_SHARED(name, part, byte_count)                                        \
     struct __cuemu_static_shared_##part {                                                  \
         static unsigned long long bytes() { return (byte_count); }                         \
         static auto kernel() { return CUEMU_KERNEL_RESOLVER(name); }                       \
-    };                                                                                     \
-    (void)::cuemu::static_shared_part<__cuemu_static_shared_##part, part>::noted;
+        static bool noted() {                                                              \
+            return ::cuemu::static_shared_part<__cuemu_static_shared_##part, part>::noted; \
+        }                                                                                  \
+    };
 
 // After the definition of a kernel whose head names __launch_bounds__ (the
 // first argument, as written; cuemu-rewrite emits it for a non-template kernel
