@@ -15,10 +15,7 @@ import subprocess
 import sys
 
 # Cases the emulator does not follow yet, each with the reason common/emu/README.md gives.
-KNOWN = {
-    "static 40 KiB + dynamic 16 KiB, no opt-in":
-        "the emulator does not know a kernel's static __shared__ bytes at the launch",
-}
+KNOWN = {}
 
 
 def fail(message):

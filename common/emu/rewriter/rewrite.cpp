@@ -19,6 +19,7 @@
 #include "inline_ptx.h"
 #include "scopes.h"
 #include "shared_reach.h"
+#include "static_shared.h"
 #include "source.h"
 
 #include <algorithm>
@@ -413,9 +414,11 @@ private:
         std::size_t close;       // the '}' that ends the body
         std::size_t out_begin = npos, out_name = npos;  // where they went in the output
         bool shared_free = false;  // its text cannot reach shared memory (shared_reach.h)
-        std::string max_threads;   // __launch_bounds__'s first argument, as written; or ""
+        std::string max_threads{};  // __launch_bounds__'s first argument, as written; or ""
+        std::size_t open = npos;   // the '{' that opens the body
     };
     std::map<std::size_t, Twin> twins_;  // keyed by copy_begin
+    std::map<std::size_t, std::string> after_;  // text emitted right after a token
     Twin* twin_in_progress_ = nullptr;
 
     // An error at `token`. In a branch the rewriter cannot decide, the
@@ -538,12 +541,33 @@ private:
             if (src_.is_ident(head, "extern") && src_[src_.next_code(head + 1)].kind == Kind::String)
                 head = src_.next_code(src_.next_code(head + 1) + 1);  // the twin needs no C linkage
             Twin twin{head, name, close};
+            twin.open = i;
             twin.shared_free = !shared.unsure && !mentions_shared(src_, head, close, shared);
             twin.max_threads = launch_bounds_max_threads(head, name);
             found.push_back(twin);
         }
-        for (const Twin& twin : found)
-            if (definitions[src_.spelling(twin.name)] == 1) twins_[twin.copy_begin] = twin;
+        for (const Twin& twin : found) {
+            if (definitions[src_.spelling(twin.name)] != 1) continue;
+            twins_[twin.copy_begin] = twin;
+            note_static_shared(twin);
+        }
+    }
+
+    // Each __shared__ declaration of a twinned kernel's own body that counts
+    // (static_shared.h) is followed, on its line, by CUEMU_STATIC_SHARED
+    // (cuemu/kernel_registry.h): placed there, sizeof sees the names and the
+    // types they were declared with, local typedefs and constants included.
+    // Only these kernels: their name alone names their address. A twin's
+    // copy repeats the lines, under the same numbers, which the runtime
+    // counts once.
+    void note_static_shared(const Twin& twin) {
+        int number = 0;
+        for (const StaticSharedDeclaration& d : find_static_shared(src_, braces_, twin.open, twin.close)) {
+            std::string bytes;
+            for (const std::string& name : d.names) bytes += (bytes.empty() ? "sizeof(" : " + sizeof(") + name + ")";
+            after_[d.semicolon] = " CUEMU_STATIC_SHARED(" + src_.spelling(twin.name) + ", " +
+                                  std::to_string(number++) + ", " + bytes + ")";
+        }
     }
 
     // The first argument of a __launch_bounds__(max_threads, ...) among tokens
@@ -675,6 +699,7 @@ private:
             if (!token.in_directive && src_.is_punct(i, '{')) scopes_.push_back(opens_namespace_scope(src_, i));
             if (!token.in_directive && src_.is_punct(i, '}') && !scopes_.empty()) scopes_.pop_back();
             out.append(src_.text(), token.begin, token.end - token.begin);
+            if (auto after = after_.find(i); after != after_.end()) out += after->second;
             ++i;
         }
         if (end == src_.size()) track_twins(end, out);

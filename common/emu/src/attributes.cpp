@@ -41,12 +41,16 @@ std::map<cudaLimit, size_t> limits = {
 // cudaFuncSetAttribute's settings, per kernel address.
 std::map<const void*, cudaFuncAttributes> kernel_settings;
 
-cudaFuncAttributes default_kernel_attributes() {
+// Without an opt-in, a GPU lets a kernel's dynamic shared memory fill what its
+// static __shared__ bytes leave of the 48 KiB a block may have.
+cudaFuncAttributes default_kernel_attributes(const void* kernel) {
     cudaFuncAttributes a{};
     a.maxThreadsPerBlock = 1024;
     a.ptxVersion = 75;
     a.binaryVersion = 75;
-    a.maxDynamicSharedSizeBytes = 48 * 1024;
+    a.sharedSizeBytes = static_shared_bytes_of(kernel);
+    a.maxDynamicSharedSizeBytes =
+        a.sharedSizeBytes < shared_per_block ? static_cast<int>(shared_per_block - a.sharedSizeBytes) : 0;
     a.preferredShmemCarveout = cudaSharedmemCarveoutDefault;
     return a;
 }
@@ -186,54 +190,75 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* fu
     if (!func) return record(cudaErrorInvalidDeviceFunction);
     std::lock_guard<std::mutex> lock(settings_mutex);
     auto it = kernel_settings.find(func);
-    *attributes = it == kernel_settings.end() ? default_kernel_attributes() : it->second;
+    *attributes = it == kernel_settings.end() ? default_kernel_attributes(func) : it->second;
     attributes->maxThreadsPerBlock = max_threads_per_block_of(func);  // its __launch_bounds__
     return cudaSuccess;
 }
 
-// __launch_bounds__ of the kernels that name one, registered at static
-// initialization (kernel_registry.h), so a function-local map: it must exist
-// before any other file's static initializers run.
+// What the rewritten program registers about its kernels at static
+// initialization (kernel_registry.h): their __launch_bounds__ and static
+// __shared__ bytes. A function-local map: it must exist before any other
+// file's static initializers run.
 namespace {
-std::mutex& bounds_mutex() {
+struct registered_facts {
+    int max_threads = 1024;
+    std::map<int, std::size_t> static_shared_parts;  // by declaration number
+};
+std::mutex& facts_mutex() {
     static std::mutex m;
     return m;
 }
-std::map<const void*, int>& launch_bounds() {
-    static std::map<const void*, int> bounds;
-    return bounds;
+std::map<const void*, registered_facts>& facts() {
+    static std::map<const void*, registered_facts> registered;
+    return registered;
 }
 }  // namespace
 
 bool cuemu::note_launch_bounds(const void* kernel, long long max_threads) {
     if (!kernel || max_threads < 1 || max_threads > 1024) return false;  // a GPU's compiler refuses those
-    std::lock_guard<std::mutex> lock(bounds_mutex());
-    launch_bounds()[kernel] = static_cast<int>(max_threads);
+    std::lock_guard<std::mutex> lock(facts_mutex());
+    facts()[kernel].max_threads = static_cast<int>(max_threads);
+    return true;
+}
+
+bool cuemu::note_static_shared(const void* kernel, int part, unsigned long long bytes) {
+    if (!kernel) return false;  // a name the resolver could not pin to one kernel
+    std::lock_guard<std::mutex> lock(facts_mutex());
+    facts()[kernel].static_shared_parts[part] = static_cast<std::size_t>(bytes);
     return true;
 }
 
 int cuemu::detail::max_threads_per_block_of(const void* kernel) {
-    if (!kernel) return 1024;
-    std::lock_guard<std::mutex> lock(bounds_mutex());
-    auto it = launch_bounds().find(kernel);
-    return it == launch_bounds().end() ? 1024 : it->second;
+    std::lock_guard<std::mutex> lock(facts_mutex());
+    auto it = facts().find(kernel);
+    return it == facts().end() ? 1024 : it->second.max_threads;
+}
+
+std::size_t cuemu::detail::static_shared_bytes_of(const void* kernel) {
+    std::lock_guard<std::mutex> lock(facts_mutex());
+    auto it = facts().find(kernel);
+    std::size_t bytes = 0;
+    if (it != facts().end())
+        for (const auto& part : it->second.static_shared_parts) bytes += part.second;
+    return bytes;
 }
 
 std::size_t cuemu::detail::dynamic_shared_limit(const void* kernel) {
     std::lock_guard<std::mutex> lock(settings_mutex);
     auto it = kernel ? kernel_settings.find(kernel) : kernel_settings.end();
-    const cudaFuncAttributes a = it == kernel_settings.end() ? default_kernel_attributes() : it->second;
+    const cudaFuncAttributes a = it == kernel_settings.end() ? default_kernel_attributes(kernel) : it->second;
     return static_cast<std::size_t>(a.maxDynamicSharedSizeBytes);
 }
 
 cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attribute, int value) {
     if (!func) return record(cudaErrorInvalidDeviceFunction);
     std::lock_guard<std::mutex> lock(settings_mutex);
-    auto it = kernel_settings.try_emplace(func, default_kernel_attributes()).first;
+    auto it = kernel_settings.try_emplace(func, default_kernel_attributes(func)).first;
     switch (attribute) {
         case cudaFuncAttributeMaxDynamicSharedMemorySize:
-            // Up to the device's sharedMemPerBlockOptin; launches check against it.
-            if (value < 0 || value > static_cast<int>(shared_per_block_optin))
+            // With the static bytes, up to the device's sharedMemPerBlockOptin
+            // (as CUDA documents it); launches check against it.
+            if (value < 0 || static_cast<std::size_t>(value) + it->second.sharedSizeBytes > shared_per_block_optin)
                 return record(cudaErrorInvalidValue);
             it->second.maxDynamicSharedSizeBytes = value;
             return cudaSuccess;

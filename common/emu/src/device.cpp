@@ -73,7 +73,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     // Compute capability 7.5's shared memory: 48 KiB a block, up to 64 KiB for a
     // kernel that opts in (cudaFuncAttributeMaxDynamicSharedMemorySize), 64 KiB
     // a multiprocessor.
-    prop->sharedMemPerBlock = 48 * 1024;
+    prop->sharedMemPerBlock = shared_per_block;
     prop->sharedMemPerBlockOptin = shared_per_block_optin;
     prop->sharedMemPerMultiprocessor = 64 * 1024;
     prop->regsPerBlock = 65536;

@@ -60,18 +60,29 @@ cudaError_t check_configuration(const launch_config& c, std::string& why) {
               std::to_string(bound);
         return refused_configuration;
     }
-    // More than 48 KiB of dynamic shared memory only for a kernel that opted in
-    // with cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...),
-    // and never more than it opted in to. (A GPU also counts the kernel's static
-    // __shared__ memory in; the emulator does not know it at the launch.)
+    // A GPU adds the kernel's static __shared__ bytes to the dynamic request:
+    // together at most 48 KiB, unless the kernel opted in with
+    // cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...),
+    // and then the dynamic part at most what it opted in to. Static bytes
+    // cuemu-rewrite could not count are 0 here (kernel_registry.h).
+    const std::size_t static_bytes = static_shared_bytes_of(c.kernel);
+    if (static_bytes > shared_per_block) {
+        why = "the kernel's " + std::to_string(static_bytes) +
+              " bytes of static __shared__ memory, the limit is 49152 (48 KiB; nvcc refuses to build it)";
+        return refused_configuration;
+    }
     const std::size_t limit = dynamic_shared_limit(c.kernel);
     if (c.shared_bytes > limit) {
-        why = std::to_string(c.shared_bytes) + " bytes of dynamic shared memory, the limit is " +
-              std::to_string(limit) +
-              (limit == 48 * 1024 ? " (48 KiB; a kernel may opt in to up to 64 KiB with "
-                                    "cudaFuncSetAttribute(kernel, "
-                                    "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))"
-                                  : " (what cudaFuncSetAttribute set for this kernel)");
+        const bool default_limit = limit == shared_per_block - static_bytes;
+        why = std::to_string(c.shared_bytes) + " bytes of dynamic shared memory" +
+              (static_bytes && default_limit
+                   ? " beside the kernel's " + std::to_string(static_bytes) + " bytes of static __shared__ memory"
+                   : "") +
+              ", the limit is " +
+              (default_limit ? std::to_string(shared_per_block) + (static_bytes ? " for both together" : "") +
+                                   " (48 KiB; a kernel may opt in to up to 64 KiB with cudaFuncSetAttribute("
+                                   "kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))"
+                             : std::to_string(limit) + " (what cudaFuncSetAttribute set for this kernel)");
         return refused_configuration;
     }
     return cudaSuccess;

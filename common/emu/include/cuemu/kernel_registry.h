@@ -64,18 +64,58 @@ bool note_kernel_address(Resolver resolve, const char* name) {
 // kernel's maxThreadsPerBlock (attributes.cpp).
 bool note_launch_bounds(const void* kernel, long long max_threads);
 
+// A kernel's static __shared__ bytes, noted in parts: one per declaration,
+// numbered within the kernel, so that a part noted twice (a kernel's twin
+// repeats its body) counts once. Launches add them to their dynamic shared
+// memory, and cudaFuncGetAttributes reports them as sharedSizeBytes.
+bool note_static_shared(const void* kernel, int part, unsigned long long bytes);
+
+template <class Resolver>
+const void* resolved_kernel_address(Resolver resolve) {
+    if constexpr (std::is_invocable_v<Resolver, int>) return reinterpret_cast<const void*>(resolve(0));
+    return nullptr;
+}
+
+// Instantiated for a class local to the kernel's body (CUEMU_STATIC_SHARED),
+// which alone can name the body's variables; a template's static member is
+// initialized at static initialization, before main launches anything.
+template <class Probe, int Part>
+struct static_shared_part {
+    static const bool noted;
+};
+template <class Probe, int Part>
+const bool static_shared_part<Probe, Part>::noted =
+    note_static_shared(resolved_kernel_address(Probe::kernel()), Part, Probe::bytes());
+
 }  // namespace cuemu
+
+// A generic lambda giving the address of the kernel `name` names, callable
+// only where the name is one function (an overload set does not deduce).
+#define CUEMU_KERNEL_RESOLVER(name)                                                        \
+    [](auto cuemu_request_) -> decltype(::cuemu::kernel_address_of<decltype(cuemu_request_)>(name)) { \
+        return ::cuemu::kernel_address_of<decltype(cuemu_request_)>(name);                 \
+    }
 
 // After a kernel's definition (cuemu-rewrite emits it; a hand-written program
 // may too): registers the kernel's address at static initialization.
 #define CUEMU_KNOWN_KERNEL(name)                                                           \
     static const bool __cuemu_known_kernel_##name __attribute__((unused)) =                \
-        ::cuemu::note_kernel_address(                                                      \
-            [](auto cuemu_request_)                                                        \
-                -> decltype(::cuemu::kernel_address_of<decltype(cuemu_request_)>(name)) {  \
-                return ::cuemu::kernel_address_of<decltype(cuemu_request_)>(name);         \
-            },                                                                             \
-            #name);
+        ::cuemu::note_kernel_address(CUEMU_KERNEL_RESOLVER(name), #name);
+
+// Right after a __shared__ declaration in the body of the kernel `name`
+// (cuemu-rewrite emits it, on the declaration's line): `byte_count` is sizeof of
+// the variables it declares, computed where their names and types are seen.
+// Naming `noted` in a function nobody calls is enough for the compiler to
+// instantiate and initialize it, and the kernel itself reads nothing more
+// (the memory counters see no extra load).
+#define CUEMU_STATIC_SHARED(name, part, byte_count)                                        \
+    struct __cuemu_static_shared_##part {                                                  \
+        static unsigned long long bytes() { return (byte_count); }                         \
+        static auto kernel() { return CUEMU_KERNEL_RESOLVER(name); }                       \
+        static bool noted() {                                                              \
+            return ::cuemu::static_shared_part<__cuemu_static_shared_##part, part>::noted; \
+        }                                                                                  \
+    };
 
 // After the definition of a kernel whose head names __launch_bounds__ (the
 // first argument, as written; cuemu-rewrite emits it for a non-template kernel
