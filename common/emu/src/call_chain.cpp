@@ -14,7 +14,7 @@ namespace cuemu::detail {
 namespace {
 
 struct unwind_walk {
-    const void* from;
+    const void* from = nullptr;
     bool found = false;
     call_chain chain;
     int frames = 0;
@@ -44,7 +44,8 @@ std::string file_of(const std::string& text) {
 }  // namespace
 
 call_chain callers_of(const void* pc) {
-    unwind_walk walk{pc};
+    unwind_walk walk;
+    walk.from = pc;
     _Unwind_Backtrace(note_frame, &walk);
     return walk.found ? walk.chain : call_chain{};
 }
