@@ -5,6 +5,7 @@
 #ifndef CUEMU_DEVICE_QUEUE_H
 #define CUEMU_DEVICE_QUEUE_H
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -118,6 +119,9 @@ private:
     // that engine, not all four.
     std::condition_variable engine_wake_[engine_count];
     std::condition_variable done_;
+    // Counted for the short spins before a sleep (brief_spin.h): work pushed,
+    // and work done, by any engine.
+    std::atomic<std::uint64_t> pushes_{0}, completions_{0};
     std::deque<queued_work> items_[engine_count];
     std::deque<queued_work> bookkeeping_;
     std::uint64_t issued_ = 0;

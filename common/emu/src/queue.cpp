@@ -68,6 +68,7 @@
 #include <utility>
 #include <vector>
 
+#include "brief_spin.h"
 #include "cuemu/runtime.h"
 #include "device_queue.h"
 #include "graph_internal.h"
@@ -170,6 +171,7 @@ device_queue::device_queue(int device) : device_(device) {
     // of device memory; a copy engine writing beside it would be taken
     // for the kernel. Its work is done one piece at a time, in issue order.
     serial_ = check_requested("uninit");
+    spin_microseconds();  // a bad CUEMU_SPIN_US stops the program here, not at a later wait
     live_streams_.insert(&default_stream_);
     for (int e = 0; e < engine_count; ++e) {
         if (serial_ && e != int(engine_kind::compute)) continue;
@@ -223,6 +225,7 @@ std::uint64_t device_queue::push(CUstream_st* stream, device_work work, work_lab
         if (serial_) item.engine = engine_kind::compute;
         engine = int(item.engine);
         items_[engine].push_back(std::move(item));
+        pushes_.fetch_add(1, std::memory_order_release);
     }
     engine_wake_[engine].notify_one();
     return seq;
@@ -238,6 +241,15 @@ cudaError_t device_queue::wait_until(std::uint64_t seq, const char* what,
     const double begin = trace_now_us();
     std::unique_lock<std::mutex> lock(mutex_);
     const bool waited = !done();  // the trace shows only calls that waited
+    // Watch the engines' answers briefly before sleeping: a short kernel is
+    // then done without a wake-up of this thread.
+    while (!done()) {
+        const std::uint64_t seen = completions_.load(std::memory_order_acquire);
+        lock.unlock();
+        const bool changed = spin_until_changed(completions_, seen);
+        lock.lock();
+        if (!changed) break;
+    }
     done_.wait(lock, [&] { return done(); });
     if (busy_ == 0 && issued_ == done_through_) {
         // The engine that finished the last work closes device memory, but
@@ -422,9 +434,22 @@ void device_queue::serve(engine_kind engine) {
     set_current_device(device_);  // a stream callback's status is its device's
     auto& list = items_[int(engine)];
     std::unique_lock<std::mutex> lock(mutex_);
+    bool just_worked = false;
     for (;;) {
-        auto it = list.end();
+        auto it = first_ready_locked(engine);
+        // After work, watch briefly for the next before sleeping: a host
+        // thread that launches and synchronizes in a loop then never waits
+        // for this thread to wake.
+        while (it == list.end() && just_worked) {
+            const std::uint64_t seen = pushes_.load(std::memory_order_acquire);
+            lock.unlock();
+            const bool changed = spin_until_changed(pushes_, seen);
+            lock.lock();
+            it = first_ready_locked(engine);
+            if (!changed) break;
+        }
         engine_wake_[int(engine)].wait(lock, [&] { return (it = first_ready_locked(engine)) != list.end(); });
+        just_worked = true;
         queued_work item = std::move(*it);
         list.erase(it);
         ++busy_;
@@ -451,6 +476,7 @@ void device_queue::serve(engine_kind engine) {
         --busy_;
         mark_done_locked(item.seq);
         do_ready_bookkeeping_locked();
+        completions_.fetch_add(1, std::memory_order_release);
         const bool idle = busy_ == 0 && issued_ == done_through_;
         // What this finished may let another engine's waiting work start;
         // an engine with nothing queued stays asleep.

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "brief_spin.h"
 #include "internal.h"
 #include "launch_job.h"
 #include "progress_note.h"
@@ -162,6 +163,7 @@ public:
         busy_ = 0;
         one_returned_ = false;
         ++generation_;
+        launches_.fetch_add(1, std::memory_order_release);
         // Every worker is done with the last launch, so whichever one wakes
         // takes the ticket (one not back to waiting yet finds it first).
         if (wanted == 1)
@@ -179,6 +181,15 @@ public:
         auto seconds_so_far = [&launch_start] {
             return std::chrono::duration<double>(std::chrono::steady_clock::now() - launch_start).count();
         };
+        // Watch the workers' returns briefly before sleeping (brief_spin.h):
+        // a short launch is then over without a wake-up of this thread.
+        while (!all_done()) {
+            const std::uint64_t seen = returns_.load(std::memory_order_acquire);
+            lock.unlock();
+            const bool changed = spin_until_changed(returns_, seen);
+            lock.lock();
+            if (!changed) break;
+        }
         if (watchdog_seconds_ <= 0) {
             done_.wait(lock, all_done);
         } else {
@@ -343,6 +354,12 @@ private:
             launch_job* job;
             {
                 std::unique_lock<std::mutex> lock(mutex_);
+                // After a launch, watch briefly for the next before sleeping.
+                if (seen != 0 && !quit_ && generation_ == seen) {
+                    lock.unlock();
+                    spin_until_changed(launches_, seen);
+                    lock.lock();
+                }
                 wake_.wait(lock, [&] { return quit_ || (generation_ != seen && tickets_ > 0); });
                 if (quit_) break;
                 seen = generation_;
@@ -353,6 +370,7 @@ private:
             work_on_launch(*worker, *job);
             std::lock_guard<std::mutex> lock(mutex_);
             one_returned_ = true;
+            returns_.fetch_add(1, std::memory_order_release);
             if (--busy_ == 0) done_.notify_one();
         }
         worker.reset();  // its fibers, before the signal stack they may have used goes
@@ -368,6 +386,9 @@ private:
     std::condition_variable wake_, done_;
     launch_job* job_ = nullptr;
     std::uint64_t generation_ = 0;
+    // generation_ and the workers' returns, counted for the short spins
+    // before a sleep (brief_spin.h).
+    std::atomic<std::uint64_t> launches_{0}, returns_{0};
     int busy_ = 0;     // workers in work_on_launch
     int tickets_ = 0;  // workers the launch still wants to wake
     bool one_returned_ = false;  // a worker of this launch has come back
