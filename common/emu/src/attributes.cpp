@@ -1,8 +1,8 @@
 // attributes.cpp - what the emulated device says about itself beyond
 // device.cpp's main properties: every cudaDeviceAttr (answered from the same
 // cudaDeviceProp, so the two always agree), device flags, limits, cache and
-// shared-memory settings, kernel attributes, occupancy, and the profiler
-// calls. The answers describe the emulator honestly: no textures, no
+// shared-memory settings, occupancy (from the kernel's attributes,
+// kernel_facts.cpp), and the profiler calls. The answers describe the emulator honestly: no textures, no
 // overlap of copies and kernels, one block at a time per worker thread.
 #include <unistd.h>
 
@@ -10,7 +10,6 @@
 #include <map>
 #include <mutex>
 
-#include "cuemu/kernel_registry.h"
 #include "cuemu/runtime.h"
 #include "cuemu/runtime_extra.h"
 #include "internal.h"
@@ -38,23 +37,6 @@ std::map<cudaLimit, size_t> limits = {
     {cudaLimitMaxL2FetchGranularity, 32},
     {cudaLimitPersistingL2CacheSize, 0},
 };
-// cudaFuncSetAttribute's settings, per kernel address.
-std::map<const void*, cudaFuncAttributes> kernel_settings;
-
-// Without an opt-in, a GPU lets a kernel's dynamic shared memory fill what its
-// static __shared__ bytes leave of the 48 KiB a block may have.
-cudaFuncAttributes default_kernel_attributes(const void* kernel) {
-    cudaFuncAttributes a{};
-    a.maxThreadsPerBlock = 1024;
-    a.ptxVersion = 75;
-    a.binaryVersion = 75;
-    a.sharedSizeBytes = static_shared_bytes_of(kernel);
-    a.maxDynamicSharedSizeBytes =
-        a.sharedSizeBytes < shared_per_block ? static_cast<int>(shared_per_block - a.sharedSizeBytes) : 0;
-    a.preferredShmemCarveout = cudaSharedmemCarveoutDefault;
-    return a;
-}
-
 bool valid_cache_config(cudaFuncCache c) {
     return c >= cudaFuncCachePreferNone && c <= cudaFuncCachePreferEqual;
 }
@@ -185,94 +167,6 @@ cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config) {
 }
 
 // ---- kernels -------------------------------------------------------------------------------
-cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* func) {
-    if (!attributes) return record(cudaErrorInvalidValue);
-    if (!func) return record(cudaErrorInvalidDeviceFunction);
-    std::lock_guard<std::mutex> lock(settings_mutex);
-    auto it = kernel_settings.find(func);
-    *attributes = it == kernel_settings.end() ? default_kernel_attributes(func) : it->second;
-    attributes->maxThreadsPerBlock = max_threads_per_block_of(func);  // its __launch_bounds__
-    return cudaSuccess;
-}
-
-// What the rewritten program registers about its kernels at static
-// initialization (kernel_registry.h): their __launch_bounds__ and static
-// __shared__ bytes. A function-local map: it must exist before any other
-// file's static initializers run.
-namespace {
-struct registered_facts {
-    int max_threads = 1024;
-    std::map<int, std::size_t> static_shared_parts;  // by declaration number
-};
-std::mutex& facts_mutex() {
-    static std::mutex m;
-    return m;
-}
-std::map<const void*, registered_facts>& facts() {
-    static std::map<const void*, registered_facts> registered;
-    return registered;
-}
-}  // namespace
-
-bool cuemu::note_launch_bounds(const void* kernel, long long max_threads) {
-    if (!kernel || max_threads < 1 || max_threads > 1024) return false;  // a GPU's compiler refuses those
-    std::lock_guard<std::mutex> lock(facts_mutex());
-    facts()[kernel].max_threads = static_cast<int>(max_threads);
-    return true;
-}
-
-bool cuemu::note_static_shared(const void* kernel, int part, unsigned long long bytes) {
-    if (!kernel) return false;  // a name the resolver could not pin to one kernel
-    std::lock_guard<std::mutex> lock(facts_mutex());
-    facts()[kernel].static_shared_parts[part] = static_cast<std::size_t>(bytes);
-    return true;
-}
-
-int cuemu::detail::max_threads_per_block_of(const void* kernel) {
-    std::lock_guard<std::mutex> lock(facts_mutex());
-    auto it = facts().find(kernel);
-    return it == facts().end() ? 1024 : it->second.max_threads;
-}
-
-std::size_t cuemu::detail::static_shared_bytes_of(const void* kernel) {
-    std::lock_guard<std::mutex> lock(facts_mutex());
-    auto it = facts().find(kernel);
-    std::size_t bytes = 0;
-    if (it != facts().end())
-        for (const auto& part : it->second.static_shared_parts) bytes += part.second;
-    return bytes;
-}
-
-std::size_t cuemu::detail::dynamic_shared_limit(const void* kernel) {
-    std::lock_guard<std::mutex> lock(settings_mutex);
-    auto it = kernel ? kernel_settings.find(kernel) : kernel_settings.end();
-    const cudaFuncAttributes a = it == kernel_settings.end() ? default_kernel_attributes(kernel) : it->second;
-    return static_cast<std::size_t>(a.maxDynamicSharedSizeBytes);
-}
-
-cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attribute, int value) {
-    if (!func) return record(cudaErrorInvalidDeviceFunction);
-    std::lock_guard<std::mutex> lock(settings_mutex);
-    auto it = kernel_settings.try_emplace(func, default_kernel_attributes(func)).first;
-    switch (attribute) {
-        case cudaFuncAttributeMaxDynamicSharedMemorySize:
-            // With the static bytes, up to the device's sharedMemPerBlockOptin
-            // (as CUDA documents it); launches check against it.
-            if (value < 0 || static_cast<std::size_t>(value) + it->second.sharedSizeBytes > shared_per_block_optin)
-                return record(cudaErrorInvalidValue);
-            it->second.maxDynamicSharedSizeBytes = value;
-            return cudaSuccess;
-        case cudaFuncAttributePreferredSharedMemoryCarveout:
-            if (value < cudaSharedmemCarveoutDefault || value > cudaSharedmemCarveoutMaxShared)
-                return record(cudaErrorInvalidValue);
-            it->second.preferredShmemCarveout = value;
-            return cudaSuccess;
-        default:
-            // The cluster attributes need compute capability 9.0; the device reports 7.5.
-            return record(cudaErrorInvalidValue);
-    }
-}
-
 cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache config) {
     if (!func) return record(cudaErrorInvalidDeviceFunction);
     if (!valid_cache_config(config)) return record(cudaErrorInvalidValue);

@@ -233,17 +233,18 @@ std::string emulator_device_name();  // device.cpp
 // (launch_checks.cpp).
 cudaError_t check_launch(const launch_site& site, const launch_config& config);
 // Shared memory a block may have (static and dynamic together): 48 KiB, or up
-// to compute capability 7.5's 64 KiB where its kernel opts in. The dynamic
-// shared memory a launch of `kernel` may ask for: what its static __shared__
-// bytes leave of 48 KiB, or what cudaFuncSetAttribute set (attributes.cpp).
+// to compute capability 7.5's 64 KiB where its kernel opts in.
 constexpr std::size_t shared_per_block = 48 * 1024;
 constexpr std::size_t shared_per_block_optin = 64 * 1024;
-std::size_t dynamic_shared_limit(const void* kernel);
-// The static __shared__ bytes the kernel's body declares, where cuemu-rewrite
-// could count them (kernel_registry.h); 0 where it could not.
-std::size_t static_shared_bytes_of(const void* kernel);
-// The most threads a block of `kernel` may have: its __launch_bounds__, or 1024.
-int max_threads_per_block_of(const void* kernel);
+// What a launch of `kernel` may ask for (kernel_facts.cpp), read once a launch.
+struct launch_limits {
+    int max_threads;            // its __launch_bounds__, or 1024
+    std::size_t static_bytes;   // the __shared__ bytes its body declares, where
+                                // cuemu-rewrite could count them; 0 where it could not
+    std::size_t dynamic_limit;  // what the static bytes leave of 48 KiB, or the opt-in
+    bool opted_in;              // cudaFuncSetAttribute set the dynamic limit
+};
+launch_limits launch_limits_of(const void* kernel);
 // Runs a checked launch to the end; the fault's (sticky) error or cudaSuccess.
 cudaError_t run_launch(const launch_site& site, const launch_config& config,
                        void (*run_thread)(void*), void* ctx);

@@ -55,7 +55,8 @@ cudaError_t check_configuration(const launch_config& c, std::string& why) {
               std::to_string(max_threads_per_block) + " per block";
         return refused_configuration;
     }
-    if (const int bound = max_threads_per_block_of(c.kernel); threads > static_cast<std::uint64_t>(bound)) {
+    const launch_limits limits = launch_limits_of(c.kernel);
+    if (const int bound = limits.max_threads; threads > static_cast<std::uint64_t>(bound)) {
         why = "a block of " + std::to_string(threads) + " threads, and the kernel's __launch_bounds__ allows " +
               std::to_string(bound);
         return refused_configuration;
@@ -65,15 +66,16 @@ cudaError_t check_configuration(const launch_config& c, std::string& why) {
     // cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...),
     // and then the dynamic part at most what it opted in to. Static bytes
     // cuemu-rewrite could not count are 0 here (kernel_registry.h).
-    const std::size_t static_bytes = static_shared_bytes_of(c.kernel);
+    const std::size_t static_bytes = limits.static_bytes;
     if (static_bytes > shared_per_block) {
         why = "the kernel's " + std::to_string(static_bytes) +
-              " bytes of static __shared__ memory, the limit is 49152 (48 KiB; nvcc refuses to build it)";
+              " bytes of static __shared__ memory, the limit is " + std::to_string(shared_per_block) +
+              " (48 KiB; nvcc refuses to build it)";
         return refused_configuration;
     }
-    const std::size_t limit = dynamic_shared_limit(c.kernel);
+    const std::size_t limit = limits.dynamic_limit;
     if (c.shared_bytes > limit) {
-        const bool default_limit = limit == shared_per_block - static_bytes;
+        const bool default_limit = !limits.opted_in;
         why = std::to_string(c.shared_bytes) + " bytes of dynamic shared memory" +
               (static_bytes && default_limit
                    ? " beside the kernel's " + std::to_string(static_bytes) + " bytes of static __shared__ memory"

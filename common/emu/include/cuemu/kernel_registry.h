@@ -61,7 +61,7 @@ bool note_kernel_address(Resolver resolve, const char* name) {
 
 // A kernel's __launch_bounds__(max_threads, ...): a launch of more threads a
 // block is refused, as on a GPU, and cudaFuncGetAttributes reports it as the
-// kernel's maxThreadsPerBlock (attributes.cpp).
+// kernel's maxThreadsPerBlock (kernel_facts.cpp).
 bool note_launch_bounds(const void* kernel, long long max_threads);
 
 // A kernel's static __shared__ bytes, noted in parts: one per declaration,

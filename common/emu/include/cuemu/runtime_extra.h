@@ -5,7 +5,7 @@
 // launches without <<<...>>> (cudaLaunchKernel, cudaLaunchCooperativeKernel),
 // and the C++ API's typed templates for them.
 //
-// Implementations: src/attributes.cpp (device, kernels, occupancy),
+// Implementations: src/attributes.cpp (device, occupancy), src/kernel_facts.cpp (kernels),
 // src/host_memory.cpp (host registration, pitched memory, pointers, peers),
 // src/streams_extra.cpp (callbacks, priorities), src/cooperative.cpp
 // (cooperative launches). What CUDA 13 removed, and what the emulator does not
