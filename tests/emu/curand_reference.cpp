@@ -371,6 +371,24 @@ void sobol_host_api() {
                 sobol_call(g, t == CURAND_RNG_QUASI_SOBOL64, sobol_kind(k), s.n, label);
                 curandDestroyGenerator(g);
             }
+    // Poisson where libcurand's equals the emulator's: Sobol32 from lambda 10
+    // on, Sobol64 (but its point 0 below lambda 2000, hence offset 1)
+    // (common/emu/README.md, "Sobol").
+    for (curandRngType_t t : types) {
+        const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
+        const double small[] = {0.7, 5.0}, large[] = {10.0, 77.5, 640.0, 1999.0, 1234.5, 2500.0};
+        std::vector<double> lambdas(large, large + 6);
+        if (wide) lambdas.insert(lambdas.begin(), small, small + 2);
+        for (double lambda : lambdas) {
+            curandGenerator_t g = make_sobol(t, 2, 1);
+            std::vector<unsigned> u(2 * 3001);
+            char label[160];
+            std::snprintf(label, sizeof label, "sobol host %s dimensions 2 offset 1 poisson %g n %zu",
+                          wide ? "sobol64" : "sobol32", lambda, u.size());
+            sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
+            curandDestroyGenerator(g);
+        }
+    }
     // Successive calls, and a change of dimensions between them: where each starts.
     for (curandRngType_t t : types) {
         curandGenerator_t g = make_sobol(t, 2, 3);
@@ -481,8 +499,8 @@ void mtgp32_host_api() {
     curandDestroyGenerator(g);
 }
 
-// The device states' raw numbers and uniforms (the toolkit's host code path
-// has no Sobol normals to compare with).
+// The device states' raw numbers, uniforms and Poisson draws (the toolkit's
+// host code path has no Sobol normals to compare with).
 template <class State, class Vectors>
 void sobol_device_api(const char* name, Vectors* vectors) {
     const unsigned dims[] = {0, 1, 2, 77, sobol_dimensions_compared - 1};
@@ -495,6 +513,11 @@ void sobol_device_api(const char* name, Vectors* vectors) {
             for (int i = 0; i < 40; ++i) d.add(curand(&s));
             for (int i = 0; i < 40; ++i) d.add(curand_uniform(&s));
             for (int i = 0; i < 40; ++i) d.add(curand_uniform_double(&s));
+            // Poisson by inversion below lambda 1000 (above, the toolkit's host
+            // code path has no inverse normal to compare with); 640 takes two
+            // of its e^-500 steps.
+            for (double lambda : {0.3, 4.5, 77.0, 640.0})
+                for (int i = 0; i < 10; ++i) d.add(curand_poisson(&s, lambda));
             skipahead(12345u, &s);
             d.add(curand(&s));
             char label[160];

@@ -265,6 +265,7 @@ __global__ void mtgp32_draws(curandStateMtgp32_t* states, int rounds, int what, 
         if (what == 1) out_float[at] = curand_uniform(state);
         if (what == 2) out_float[at] = curand_normal(state);
         if (what == 3) out_double[at] = curand_uniform_double(state);
+        if (what == 4) out_raw[at] = curand_poisson(state, 7.5);
     }
 }
 
@@ -299,7 +300,7 @@ TEST_CASE("MTGP32 in kernels: curandMakeMTGP32KernelState's states give the host
         std::vector<float> host_normal(host_count);
         REQUIRE(curandGenerateNormal(g, host_normal.data(), host_count, 0.0f, 1.0f) == CURAND_STATUS_SUCCESS);
         REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
-        std::vector<unsigned> want_raw(count);
+        std::vector<unsigned> want_raw(count), want_poisson(count);
         std::vector<float> want_uniform(count), want_normal(count);
         std::vector<double> want_double(count);
         for (int b = 0; b < blocks; ++b)
@@ -308,11 +309,14 @@ TEST_CASE("MTGP32 in kernels: curandMakeMTGP32KernelState's states give the host
                 want_raw[b * per_state + k] = x;
                 want_uniform[b * per_state + k] = x * 0x1p-32f + 0x1p-33f;
                 want_double[b * per_state + k] = x * 0x1p-32 + 0x1p-32;
+                // The Sobol states' draw from one number, which
+                // emu.curand.vs-libcurand checks against the toolkit's.
+                want_poisson[b * per_state + k] = cuemu::curand_detail::poisson_from_one_number(x, 7.5);
                 // The device API's normal is the host generator's with the
                 // sign turned, as for Sobol (common/emu/README.md, "Sobol").
                 want_normal[b * per_state + k] = -host_normal[mtgp32_host_position(b, k)];
             }
-        for (int what = 0; what < 4; ++what) {
+        for (int what = 0; what < 5; ++what) {
             CAPTURE(what);
             REQUIRE(curandMakeMTGP32KernelState(states.ptr, mtgp32dc_params_fast_11213, params.ptr,
                                                 blocks, seed) == CURAND_STATUS_SUCCESS);
@@ -326,6 +330,7 @@ TEST_CASE("MTGP32 in kernels: curandMakeMTGP32KernelState's states give the host
             if (what == 1) check_same_bits(out_float, want_uniform);
             if (what == 2) check_same_bits(out_float, want_normal);
             if (what == 3) check_same_bits(out_double, want_double);
+            if (what == 4) check_same_bits(out_raw, want_poisson);
         }
     }
 }

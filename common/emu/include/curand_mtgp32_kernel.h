@@ -14,7 +14,7 @@
 //
 // Not here (build errors naming them): curand_mtgp32_single and
 // curand_mtgp32_single_specific (floats tempered straight into a float's
-// bits), curand_poisson and curand_discrete for an MTGP32 state.
+// bits), curand_discrete.
 #ifndef CUEMU_CURAND_MTGP32_KERNEL_H
 #define CUEMU_CURAND_MTGP32_KERNEL_H
 
@@ -121,6 +121,10 @@ __device__ inline double curand_log_normal_double(curandStateMtgp32_t* state, do
                                                   double stddev, CUEMU_MTGP32_SITE) {
     return std::exp(mean + stddev * cuemu::curand_detail::quasi_normal_double(CUEMU_MTGP32_DRAW));
 }
+__device__ inline unsigned int curand_poisson(curandStateMtgp32_t* state, double lambda,
+                                              CUEMU_MTGP32_SITE) {
+    return cuemu::curand_detail::poisson_from_one_number(CUEMU_MTGP32_DRAW, lambda);
+}
 #undef CUEMU_MTGP32_DRAW
 #undef CUEMU_MTGP32_SITE
 
@@ -130,20 +134,12 @@ __device__ inline double curand_log_normal_double(curandStateMtgp32_t* state, do
         static_assert(::cuemu::refused<A...>,                                                  \
                       "cuemu's cuRAND does not have " #name " (" what "); an MTGP32 state "    \
                       "has curand, curand_mtgp32_specific, curand_uniform(_double), "          \
-                      "curand_normal(_double) and curand_log_normal(_double). Build this "     \
+                      "curand_normal(_double), curand_log_normal(_double) and "                \
+                      "curand_poisson. Build this "                                            \
                       "program with nvcc for a GPU");                                          \
         return 0;                                                                              \
     }
 CUEMU_MTGP32_NOT_EMULATED(curand_mtgp32_single, "floats tempered straight into their bits")
-// The other states' curand_poisson are exact matches; an MTGP32 state meets this one.
-template <class Lambda>
-unsigned int curand_poisson(curandStateMtgp32_t*, Lambda) {
-    static_assert(::cuemu::refused<Lambda>,
-                  "cuemu's cuRAND does not have curand_poisson for an MTGP32 state (it has it for "
-                  "XORWOW, Philox4_32_10 and MRG32k3a states). Build this program with nvcc for a GPU");
-    return 0;
-}
-CUEMU_MTGP32_NOT_EMULATED(curand_mtgp32_single_specific, "floats tempered straight into their bits")
 #undef CUEMU_MTGP32_NOT_EMULATED
 
 #endif

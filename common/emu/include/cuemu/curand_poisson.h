@@ -1,5 +1,7 @@
 // cuemu/curand_poisson.h - curand_poisson for the XORWOW, Philox4_32_10 and
-// MRG32k3a states (included by cuemu/curand_distributions.h).
+// MRG32k3a states (included by cuemu/curand_distributions.h). The Sobol and
+// MTGP32 states draw from one raw number instead (poisson_from_one_number in
+// cuemu/curand_sobol.h).
 //
 // cuRAND's three regimes, by lambda: below 64, Knuth's method (multiply
 // uniforms until the product falls under e^-lambda, kept as e^lambda times

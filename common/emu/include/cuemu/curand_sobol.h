@@ -3,7 +3,7 @@
 // curandStateSobol64_t with cuRAND's layouts, curand_init from one
 // dimension's direction vectors (curandGetDirectionVectors32/64, in
 // src/curand/sobol_directions.cpp), skipahead, curand, and the uniform,
-// normal and log-normal conversions.
+// normal, log-normal and Poisson conversions (the last also serves MTGP32).
 //
 // A Sobol state is point i of one dimension: x is the XOR of the direction
 // vectors picked by the bits of i's Gray code, so moving from i to i + 1
@@ -94,6 +94,47 @@ __device__ inline double quasi_normal_double(unsigned long long x) {
     return sign * erfcinv(2.0 * p);
 }
 
+// ---- one raw number, one draw (the Sobol and MTGP32 states) ------------------------------
+// A uniform in (0, 1), never 1: the search below would not end at 1.
+__device__ inline double open_uniform_double(unsigned int x) { return x * 0x1p-32 + 0x1p-33; }
+__device__ inline double open_uniform_double(unsigned long long x) {
+    return (x >> 11) * 0x1p-53 + 0x1p-55;
+}
+
+// Inversion: the smallest k whose distribution function reaches u (in
+// (0, 1)), summed term by term from k = 0 (Fishman's method, as cuRAND's).
+// The factor e^-lambda is applied in steps of at most e^-500 between
+// searches, so that no term underflows before the sum has grown. The order
+// of the operations is cuRAND's, so the draws are the toolkit's for the same u.
+__device__ inline unsigned int poisson_by_search(double u, double lambda) {
+    const double step = 500.0;
+    double term = 1.0, sum = 1.0;
+    unsigned int k = 0;
+    int applied = 0;  // how much of -lambda the factor has taken so far
+    do {
+        const double factor = lambda > applied + step ? std::exp(-step) : std::exp(applied - lambda);
+        term *= factor;
+        sum *= factor;
+        applied += static_cast<int>(step);
+        while (u > sum) {
+            ++k;
+            term *= lambda / static_cast<double>(k);
+            sum += term;
+        }
+    } while (static_cast<double>(applied) < lambda);
+    return k;
+}
+
+// The device API's draw from one raw number: below lambda 1000 the search
+// above; from 1000 on, a normal (the inverse normal distribution function
+// of the same number) rounded to the nearest integer.
+template <class Word>
+__device__ inline unsigned int poisson_from_one_number(Word x, double lambda) {
+    if (lambda >= 1000)
+        return static_cast<unsigned int>(std::sqrt(lambda) * quasi_normal_double(x) + lambda + 0.5);
+    return poisson_by_search(open_uniform_double(x), lambda);
+}
+
 }  // namespace curand_detail
 }  // namespace cuemu
 
@@ -171,6 +212,14 @@ __device__ inline double curand_uniform_double(curandStateSobol64_t* state) {
     __device__ inline double curand_log_normal_double(State* state, double mean, double stddev) { \
         return std::exp(mean + stddev * cuemu::curand_detail::quasi_normal_double(curand(state))); \
     }
+// cuRAND's Poisson from one raw number (poisson_from_one_number).
+__device__ inline unsigned int curand_poisson(curandStateSobol32_t* state, double lambda) {
+    return cuemu::curand_detail::poisson_from_one_number(curand(state), lambda);
+}
+__device__ inline unsigned int curand_poisson(curandStateSobol64_t* state, double lambda) {
+    return cuemu::curand_detail::poisson_from_one_number(curand(state), lambda);
+}
+
 CUEMU_CURAND_QUASI_NORMALS(curandStateSobol32_t)
 CUEMU_CURAND_QUASI_NORMALS(curandStateSobol64_t)
 #undef CUEMU_CURAND_QUASI_NORMALS

@@ -223,6 +223,28 @@ void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, 
     case distribution::bits64:
         return fill_sobol<State>(r, directions, static_cast<Word*>(out), n, [](Word x) { return x; });
     case distribution::poisson: {
+        // Measured against libcurand 10.4: Sobol32 from lambda 10 on and
+        // Sobol64 below 2000 search the distribution function at the uniform
+        // x 2^-32 + 2^-32 (Sobol64: its top 53 bits, + 2^-53) as the device
+        // API does; Sobol64 from 2000 on rounds a normal (the host's sign).
+        // Below 10, Sobol32 draws from libcurand's table (not known here):
+        // the emulator inverts its own.
+        using cuemu::curand_detail::poisson_by_search;
+        using cuemu::curand_detail::quasi_normal_double;
+        if constexpr (sizeof(Word) == 4) {
+            if (mean_d >= 10)
+                return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
+                    return poisson_by_search(x * 0x1p-32 + 0x1p-32, mean_d);
+                });
+        } else {
+            if (mean_d >= 2000)
+                return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
+                    return static_cast<unsigned>(std::sqrt(mean_d) * -quasi_normal_double(x) + mean_d + 0.5);
+                });
+            return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
+                return poisson_by_search((x >> 11) * 0x1p-53 + 0x1p-53, mean_d);
+            });
+        }
         const poisson_table table = make_poisson_table(mean_d);
         return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
             return poisson_by_inversion(table, static_cast<unsigned>(x >> (8 * sizeof(Word) - 32)));
