@@ -20,6 +20,9 @@
 
 #include <cmath>
 
+// The distributions below use <curand_kernel.h>'s conversions; a program
+// may include this header alone (it includes this one at its end, after them).
+#include "curand_kernel.h"
 #include "cuemu/cuemu.h"
 #include "cuemu/not_emulated.h"
 #include "curand_mtgp32.h"
