@@ -13,6 +13,7 @@
 
 #include "cuemu/runtime.h"
 #include "cuemu/runtime_extra.h"
+#include "cuemu/textures.h"
 #include "internal.h"
 
 namespace cuemu::detail {
@@ -207,6 +208,42 @@ cudaError_t cudaMallocPitch(void** dev_ptr, size_t* pitch, size_t width, size_t 
     if (cudaError_t e = cudaMalloc(dev_ptr, rounded * height, file, line)) return e;
     *pitch = rounded;
     return cudaSuccess;
+}
+
+// 3D: depth slices of height rows, one cudaMallocPitch allocation of
+// height * depth rows; a slice starts every pitch * height bytes.
+cudaError_t cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent, const char* file, int line) {
+    if (!pitched) return record(cudaErrorInvalidValue);
+    void* p = nullptr;
+    size_t pitch = 0;
+    if (cudaError_t e = cudaMallocPitch(&p, &pitch, extent.width, extent.height * extent.depth, file, line))
+        return e;
+    *pitched = make_cudaPitchedPtr(p, pitch, extent.width, extent.height);
+    return cudaSuccess;
+}
+
+namespace {
+// Each slice is a 2D fill of extent.height rows (pitched.ysize rows apart).
+cudaError_t set_3d(cudaPitchedPtr pitched, int value, cudaExtent extent, cudaStream_t stream,
+                   const char* call, const char* file, int line) {
+    if (extent.width == 0 || extent.height == 0 || extent.depth == 0) return cudaSuccess;
+    if (extent.depth > 1 && extent.height > pitched.ysize) return record(cudaErrorInvalidValue);
+    const size_t slice = pitched.pitch * pitched.ysize;
+    for (size_t z = 0; z < extent.depth; ++z)
+        if (cudaError_t e = set_2d(static_cast<char*>(pitched.ptr) + z * slice, pitched.pitch, value,
+                                   extent.width, extent.height, stream, call, file, line))
+            return e;
+    return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t cudaMemset3D(cudaPitchedPtr pitched, int value, cudaExtent extent, const char* file,
+                         int line) {
+    return set_3d(pitched, value, extent, 0, "cudaMemset3D", file, line);
+}
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitched, int value, cudaExtent extent,
+                              cudaStream_t stream, const char* file, int line) {
+    return set_3d(pitched, value, extent, stream, "cudaMemset3DAsync", file, line);
 }
 
 // Waits for the copy and for the work before it, as cudaMemcpy does.

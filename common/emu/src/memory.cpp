@@ -609,6 +609,24 @@ cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, cudaMemLocat
     return cudaSuccess;
 }
 
+// Checked as the runtime checks it (the whole of one managed allocation; not
+// singly to the NULL stream, which is no one stream), then queued so that it
+// keeps its place in the stream; nothing to do (one memory, every stream may
+// touch it).
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* dev_ptr, size_t length,
+                                     unsigned int flags) {
+    if (cudaError_t e = context_status()) return e;
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
+        return record(cudaErrorInvalidValue);
+    if (!dev_ptr || !is_managed_range(dev_ptr, length ? length : 1)) return record(cudaErrorInvalidValue);
+    if (length != 0 && length != live_allocation_size(dev_ptr)) return record(cudaErrorInvalidValue);
+    const bool null_stream = stream == nullptr || stream == cudaStreamLegacy;
+    if (flags == cudaMemAttachSingle && null_stream) return record(cudaErrorInvalidValue);
+    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    enqueue(stream, [](std::uint64_t) { return cudaSuccess; });
+    return cudaSuccess;
+}
+
 // Checked, then nothing to do (one memory).
 cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, cudaMemoryAdvise advice,
                           cudaMemLocation location) {

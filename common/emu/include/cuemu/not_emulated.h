@@ -70,12 +70,9 @@ cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise, Device) {
 }
 
 // ---- not emulated ------------------------------------------------------------------
-CUEMU_NOT_EMULATED(cudaMalloc3D, "3D pitched memory")
-CUEMU_NOT_EMULATED(cudaMemset3D, "3D pitched memory")
 CUEMU_NOT_EMULATED(cudaIpcGetMemHandle, "sharing memory between processes")
 CUEMU_NOT_EMULATED(cudaIpcOpenMemHandle, "sharing memory between processes")
 CUEMU_NOT_EMULATED(cudaIpcGetEventHandle, "sharing events between processes")
-CUEMU_NOT_EMULATED(cudaStreamAttachMemAsync, "attaching managed memory to a stream")
 CUEMU_NOT_EMULATED(cudaMemRangeGetAttribute, "managed-memory range queries")
 CUEMU_NOT_EMULATED(cudaLaunchKernelExC, "launch attributes and clusters")
 CUEMU_NOT_EMULATED(cudaGetDriverEntryPoint, "the driver API")

@@ -76,6 +76,12 @@ cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, cudaMemLocat
                                  unsigned int flags, cudaStream_t stream = 0);
 cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, cudaMemoryAdvise advice,
                           cudaMemLocation location);
+// Which streams may touch managed memory: on a GPU without concurrent managed
+// access, a kernel of another stream must not while it is attached to one.
+// Checked and kept in stream order; every stream and the host may touch
+// managed memory here, as on a GPU with concurrent managed access.
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* dev_ptr, size_t length = 0,
+                                     unsigned int flags = cudaMemAttachSingle);
 
 // ---- streams and events ----------------------------------------------------------
 // Work is queued and done later by the device thread (queue.cpp), in the

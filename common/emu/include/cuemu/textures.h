@@ -149,6 +149,15 @@ cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* d
                               cudaExtent extent, unsigned int flags = 0);
 cudaError_t cudaFreeArray(cudaArray_t array);
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p);
+// 3D pitched memory (host_memory.cpp): depth slices of height rows of width
+// bytes, each row starting every pitch bytes (cudaMallocPitch's rows).
+cudaError_t cudaMalloc3D(cudaPitchedPtr* pitched, cudaExtent extent,
+                         const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE());
+cudaError_t cudaMemset3D(cudaPitchedPtr pitched, int value, cudaExtent extent,
+                         const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE());
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitched, int value, cudaExtent extent,
+                              cudaStream_t stream = 0, const char* cuemu_file = __builtin_FILE(),
+                              int cuemu_line = __builtin_LINE());
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream = 0);
 cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, unsigned int* flags,
                              cudaArray_t array);

@@ -32,6 +32,7 @@ enum cudaMemcpyKind {
 
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
 #define cudaHostAllocDefault 0x00
 #define cudaEventDefault 0x00
 #define cudaEventBlockingSync 0x01
