@@ -309,9 +309,11 @@ TEST_CASE("MTGP32 in kernels: curandMakeMTGP32KernelState's states give the host
                 want_raw[b * per_state + k] = x;
                 want_uniform[b * per_state + k] = x * 0x1p-32f + 0x1p-33f;
                 want_double[b * per_state + k] = x * 0x1p-32 + 0x1p-32;
+#if defined(CUEMU)  // this file is also compiled (never run) with nvcc
                 // The Sobol states' draw from one number, which
                 // emu.curand.vs-libcurand checks against the toolkit's.
                 want_poisson[b * per_state + k] = cuemu::curand_detail::poisson_from_one_number(x, 7.5);
+#endif
                 // The device API's normal is the host generator's with the
                 // sign turned, as for Sobol (common/emu/README.md, "Sobol").
                 want_normal[b * per_state + k] = -host_normal[mtgp32_host_position(b, k)];
