@@ -408,6 +408,74 @@ TEST_CASE("kernel, memset and memcpy nodes made by hand") {
     cudaFree(d);
 }
 
+TEST_CASE("memcpy nodes from cudaMemcpy3DParms, as NVIDIA's simpleCudaGraphs makes them") {
+    // A 5 x 3 block of ints copied into the middle of a pitched 9 x 4 matrix
+    // (the rest keeps a memset node's value), then the whole matrix back.
+    const int width = 9, height = 4, block_w = 5, block_h = 3;
+    int* d = nullptr;
+    size_t pitch = 0;
+    REQUIRE(cudaMallocPitch(&d, &pitch, width * sizeof(int), height) == cudaSuccess);
+    int* host_in = nullptr;
+    int* host_out = nullptr;
+    REQUIRE(cudaMallocHost(&host_in, block_w * block_h * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMallocHost(&host_out, width * height * sizeof(int)) == cudaSuccess);
+    for (int i = 0; i < block_w * block_h; ++i) host_in[i] = 1000 + i;
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    cudaMemsetParams clear = {};
+    clear.dst = d;
+    clear.pitch = pitch;
+    clear.value = 9;
+    clear.elementSize = sizeof(int);
+    clear.width = width;
+    clear.height = height;
+    cudaGraphNode_t set_node, in_node, out_node;
+    REQUIRE(cudaGraphAddMemsetNode(&set_node, graph, nullptr, 0, &clear) == cudaSuccess);
+    cudaMemcpy3DParms in = {};
+    in.srcPtr = make_cudaPitchedPtr(host_in, block_w * sizeof(int), block_w, block_h);
+    in.dstPtr = make_cudaPitchedPtr(d, pitch, width, height);
+    in.dstPos = make_cudaPos(2 * sizeof(int), 1, 0);  // x in bytes
+    in.extent = make_cudaExtent(block_w * sizeof(int), block_h, 1);
+    in.kind = cudaMemcpyHostToDevice;
+    REQUIRE(cudaGraphAddMemcpyNode(&in_node, graph, &set_node, 1, &in) == cudaSuccess);
+    cudaMemcpy3DParms out = {};
+    out.srcPtr = make_cudaPitchedPtr(d, pitch, width, height);
+    out.dstPtr = make_cudaPitchedPtr(host_out, width * sizeof(int), width, height);
+    out.extent = make_cudaExtent(width * sizeof(int), height, 1);
+    out.kind = cudaMemcpyDefault;  // directions from the pointers
+    REQUIRE(cudaGraphAddMemcpyNode(&out_node, graph, &in_node, 1, &out) == cudaSuccess);
+    cudaGraphNodeType type;
+    REQUIRE(cudaGraphNodeGetType(out_node, &type) == cudaSuccess);
+    CHECK(type == cudaGraphNodeTypeMemcpy);
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    for (int launch = 0; launch < 2; ++launch) {
+        std::fill(host_out, host_out + width * height, -1);
+        REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+        REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
+        int wrong = 0;
+        for (int y = 0; y < height; ++y)
+            for (int x = 0; x < width; ++x) {
+                const bool inside = x >= 2 && x < 2 + block_w && y >= 1 && y < 1 + block_h;
+                const int want = inside ? 1000 + (y - 1) * block_w + (x - 2) : 9;
+                if (host_out[y * width + x] != want) ++wrong;
+            }
+        CHECK(wrong == 0);
+    }
+    // Refused as the runtime refuses them: a row past its pitch, no parameters.
+    cudaMemcpy3DParms too_wide = in;
+    too_wide.dstPos = make_cudaPos(pitch - sizeof(int), 1, 0);
+    cudaGraphNode_t refused;
+    CHECK(cudaGraphAddMemcpyNode(&refused, graph, nullptr, 0, &too_wide) == cudaErrorInvalidValue);
+    CHECK(cudaGraphAddMemcpyNode(&refused, graph, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+    cudaGetLastError();
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaFreeHost(host_in);
+    cudaFreeHost(host_out);
+    cudaFree(d);
+}
+
 TEST_CASE("cudaGraphExecKernelNodeSetParams and cudaGraphExecUpdate change what the next launch does") {
     int* d = nullptr;
     REQUIRE(cudaMalloc(&d, n * sizeof(int)) == cudaSuccess);

@@ -19,6 +19,7 @@
 #include <unordered_set>
 
 #include "cuemu/runtime.h"
+#include "cuemu/textures.h"
 #include "graph_internal.h"
 #include "trace.h"
 
@@ -87,6 +88,24 @@ cudaError_t add_call_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
         (*pGraphNode)->has_kernel_params = true;
         (*pGraphNode)->kernel_params = *kernel_params;
     }
+    return cudaSuccess;
+}
+
+// A node whose work the graph call made itself (memset and 3D memcpy nodes),
+// not taken from an API call.
+cudaError_t add_work_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                          const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                          cudaGraphNodeType type, device_work work, const char* category,
+                          const char* trace_name) {
+    work_label label;
+    label.category = category;
+    if (trace_enabled()) label.name = trace_name;
+    if (!pGraphNode) return record(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    std::vector<cudaGraphNode_t> deps;
+    if (!is_live_graph_locked(graph) || !dependencies_valid_locked(graph, pDependencies, numDependencies, &deps))
+        return record(cudaErrorInvalidValue);
+    *pGraphNode = add_node_locked(graph, type, deps, std::move(work), std::move(label));
     return cudaSuccess;
 }
 
@@ -321,16 +340,66 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
         }
         return cudaSuccess;
     };
-    work_label label;
-    label.category = "memset";
-    if (trace_enabled()) label.name = "memset node";
-    if (!pGraphNode) return record(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> lock(graph_mutex());
-    std::vector<cudaGraphNode_t> deps;
-    if (!is_live_graph_locked(graph) || !dependencies_valid_locked(graph, pDependencies, numDependencies, &deps))
+    return add_work_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemset,
+                         std::move(work), "memset", "memset node");
+}
+
+// A memcpy node from a cudaMemcpy3DParms (NVIDIA's simpleCudaGraphs makes its
+// copies so), between pitched pointers: `extent` rows of extent.width bytes,
+// row y of slice z at ptr + (pos.z + z) * pitch * ysize + (pos.y + y) * pitch
+// + pos.x. Checked when added, as the runtime checks it; done by the node's
+// own work, row by row. A CUDA array on either side is not emulated here.
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                   const cudaMemcpy3DParms* p) {
+    if (!p) return record(cudaErrorInvalidValue);
+    if (p->srcArray || p->dstArray) {
+        std::fprintf(stderr,
+                     "cuemu: cudaGraphAddMemcpyNode with a CUDA array is not emulated (pitched "
+                     "pointers are): capture cudaMemcpy3DAsync into the graph instead\n");
+        return record(cudaErrorNotSupported);
+    }
+    if (p->kind < cudaMemcpyHostToHost || p->kind > cudaMemcpyDefault)
+        return record(cudaErrorInvalidMemcpyDirection);
+    const cudaExtent extent = p->extent;
+    if (!p->srcPtr.ptr || !p->dstPtr.ptr || extent.width == 0 || extent.height == 0 || extent.depth == 0)
         return record(cudaErrorInvalidValue);
-    *pGraphNode = add_node_locked(graph, cudaGraphNodeTypeMemset, deps, std::move(work), std::move(label));
-    return cudaSuccess;
+    struct side {
+        char* first;
+        size_t row_pitch, slice_pitch;
+        bool on_device;
+    };
+    auto side_of = [&](const cudaPitchedPtr& ptr, const cudaPos& pos, bool is_source, side* out) {
+        // Rows must fit their pitch, and slices their height.
+        if (pos.x + extent.width > ptr.pitch) return false;
+        if (extent.depth > 1 && pos.y + extent.height > ptr.ysize) return false;
+        const size_t slice = ptr.pitch * ptr.ysize;
+        out->first = static_cast<char*>(ptr.ptr) + pos.z * slice + pos.y * ptr.pitch + pos.x;
+        out->row_pitch = ptr.pitch;
+        out->slice_pitch = slice;
+        const bool device_kind = is_source ? (p->kind == cudaMemcpyDeviceToHost || p->kind == cudaMemcpyDeviceToDevice)
+                                           : (p->kind == cudaMemcpyHostToDevice || p->kind == cudaMemcpyDeviceToDevice);
+        out->on_device = p->kind == cudaMemcpyDefault ? is_device_pointer(out->first) : device_kind;
+        if (!out->on_device) return true;
+        for (size_t z = 0; z < extent.depth; ++z)
+            for (size_t y = 0; y < extent.height; ++y)
+                if (!is_device_range(out->first + z * slice + y * ptr.pitch, extent.width)) return false;
+        return true;
+    };
+    side src{}, dst{};
+    if (!side_of(p->srcPtr, p->srcPos, true, &src) || !side_of(p->dstPtr, p->dstPos, false, &dst))
+        return record(cudaErrorInvalidValue);
+    device_work work = [src, dst, extent](std::uint64_t) {
+        for (size_t z = 0; z < extent.depth; ++z)
+            for (size_t y = 0; y < extent.height; ++y) {
+                char* to = dst.first + z * dst.slice_pitch + y * dst.row_pitch;
+                std::memcpy(to, src.first + z * src.slice_pitch + y * src.row_pitch, extent.width);
+                if (dst.on_device) note_device_write(to, extent.width);
+            }
+        return cudaSuccess;
+    };
+    return add_work_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemcpy,
+                         std::move(work), "copy", "memcpy node");
 }
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,

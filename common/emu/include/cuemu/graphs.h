@@ -154,6 +154,12 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
                                      enum cudaMemcpyKind kind,
                                      const char* cuemu_file = __builtin_FILE(),
                                      int cuemu_line = __builtin_LINE());
+// Between pitched pointers only (a CUDA array is not emulated here; textures.h
+// has the parameters' type).
+struct cudaMemcpy3DParms;
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                   const struct cudaMemcpy3DParms* pCopyParams);
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                    const struct cudaMemsetParams* pMemsetParams);
@@ -227,7 +233,6 @@ CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemFreeNodeGetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaDeviceGraphMemTrim)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaDeviceGetGraphMemAttribute)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaDeviceSetGraphMemAttribute)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNode)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeToSymbol)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeFromSymbol)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeGetParams)
