@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -474,6 +475,67 @@ TEST_CASE("memcpy nodes from cudaMemcpy3DParms, as NVIDIA's simpleCudaGraphs mak
     cudaFreeHost(host_in);
     cudaFreeHost(host_out);
     cudaFree(d);
+}
+
+TEST_CASE("edges, neighbours, a node found in a clone, and a node destroyed") {
+    // A diamond of empty nodes: a -> b, a -> c, b -> d, c -> d.
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    cudaGraphNode_t a, b, c, d;
+    REQUIRE(cudaGraphAddEmptyNode(&a, graph, nullptr, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&b, graph, &a, 1) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&c, graph, &a, 1) == cudaSuccess);
+    cudaGraphNode_t bc[] = {b, c};
+    REQUIRE(cudaGraphAddEmptyNode(&d, graph, bc, 2) == cudaSuccess);
+
+    size_t count = 0;
+    REQUIRE(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count) == cudaSuccess);
+    CHECK(count == 4);
+    cudaGraphNode_t from[5], to[5];
+    cudaGraphEdgeData data[5];
+    std::memset(data, 0xff, sizeof data);
+    count = 5;
+    REQUIRE(cudaGraphGetEdges(graph, from, to, data, &count) == cudaSuccess);
+    CHECK(count == 4);
+    CHECK(to[4] == nullptr);  // the slot past the edges
+    int into_d = 0;
+    for (int i = 0; i < 4; ++i) into_d += to[i] == d && (from[i] == b || from[i] == c);
+    CHECK(into_d == 2);
+    CHECK(data[0].type == 0);  // default edges
+
+    cudaGraphNode_t nodes[3];
+    count = 3;
+    REQUIRE(cudaGraphNodeGetDependencies(d, nodes, nullptr, &count) == cudaSuccess);
+    CHECK(count == 2);
+    CHECK(((nodes[0] == b && nodes[1] == c) || (nodes[0] == c && nodes[1] == b)));
+    count = 3;
+    REQUIRE(cudaGraphNodeGetDependentNodes(a, nodes, nullptr, &count) == cudaSuccess);
+    CHECK(count == 2);
+
+    cudaGraph_t clone;
+    REQUIRE(cudaGraphClone(&clone, graph) == cudaSuccess);
+    cudaGraphNode_t d_copy = nullptr;
+    REQUIRE(cudaGraphNodeFindInClone(&d_copy, d, clone) == cudaSuccess);
+    CHECK(d_copy != d);
+    REQUIRE(cudaGraphNodeGetDependencies(d_copy, nullptr, nullptr, &count) == cudaSuccess);
+    CHECK(count == 2);
+    CHECK(cudaGraphNodeFindInClone(&d_copy, d, graph) == cudaErrorInvalidValue);  // not a clone
+    cudaGetLastError();
+
+    REQUIRE(cudaGraphDestroyNode(c) == cudaSuccess);
+    REQUIRE(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count) == cudaSuccess);
+    CHECK(count == 2);
+    REQUIRE(cudaGraphNodeGetDependencies(d, nodes, nullptr, &(count = 3)) == cudaSuccess);
+    CHECK(count == 1);
+    CHECK(nodes[0] == b);
+    CHECK(node_count(graph) == 3);
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(clone);
+    cudaGraphDestroy(graph);
 }
 
 TEST_CASE("cudaGraphExecKernelNodeSetParams and cudaGraphExecUpdate change what the next launch does") {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "cuemu/graphs.h"
@@ -33,6 +34,8 @@ struct CUgraphNode_st {
 struct CUgraph_st {
     std::vector<std::unique_ptr<CUgraphNode_st>> nodes;  // in the order they were added
     bool being_captured = false;  // a capture sequence still adds to it
+    // A cudaGraphClone copy: each original node's copy (cudaGraphNodeFindInClone).
+    std::unordered_map<CUgraphNode_st*, CUgraphNode_st*> copy_of;
 };
 
 namespace cuemu::detail {

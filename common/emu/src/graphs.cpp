@@ -259,6 +259,7 @@ cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) 
         c->kernel_params = n->kernel_params;
         copy_of[n.get()] = c;
     }
+    clone->copy_of = std::move(copy_of);
     *pGraphClone = clone;
     return cudaSuccess;
 }
@@ -471,6 +472,82 @@ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes
     } else {
         *pNumRootNodes = roots.size();
     }
+    return cudaSuccess;
+}
+
+namespace {
+// CUDA's protocol for a list asked for: a null array asks for the count.
+cudaError_t give_nodes(const std::vector<cudaGraphNode_t>& list, cudaGraphNode_t* out,
+                       cudaGraphEdgeData* edge_data, size_t* count) {
+    if (!out) {
+        *count = list.size();
+        return cudaSuccess;
+    }
+    for (size_t i = 0; i < *count; ++i) {
+        out[i] = i < list.size() ? list[i] : nullptr;
+        if (edge_data) edge_data[i] = cudaGraphEdgeData{};
+    }
+    if (*count > list.size()) *count = list.size();
+    return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, cudaGraphNode_t* to,
+                              cudaGraphEdgeData* edgeData, size_t* numEdges) {
+    if (!numEdges || (from == nullptr) != (to == nullptr)) return record(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    if (!is_live_graph_locked(graph)) return record(cudaErrorInvalidValue);
+    std::vector<cudaGraphNode_t> tails, heads;
+    for (auto& n : graph->nodes)
+        for (cudaGraphNode_t d : n->dependencies) tails.push_back(d), heads.push_back(n.get());
+    size_t count = *numEdges;
+    give_nodes(tails, from, edgeData, &count);
+    give_nodes(heads, to, nullptr, numEdges);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* pDependencies,
+                                         cudaGraphEdgeData* edgeData, size_t* pNumDependencies) {
+    if (!pNumDependencies) return record(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    if (!node || !is_live_graph_locked(node->graph)) return record(cudaErrorInvalidValue);
+    return give_nodes(node->dependencies, pDependencies, edgeData, pNumDependencies);
+}
+
+cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t* pDependentNodes,
+                                           cudaGraphEdgeData* edgeData, size_t* pNumDependentNodes) {
+    if (!pNumDependentNodes) return record(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    if (!node || !is_live_graph_locked(node->graph)) return record(cudaErrorInvalidValue);
+    std::vector<cudaGraphNode_t> dependents;
+    for (auto& n : node->graph->nodes)
+        if (std::find(n->dependencies.begin(), n->dependencies.end(), node) != n->dependencies.end())
+            dependents.push_back(n.get());
+    return give_nodes(dependents, pDependentNodes, edgeData, pNumDependentNodes);
+}
+
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    if (!node || !is_live_graph_locked(node->graph)) return record(cudaErrorInvalidValue);
+    cudaGraph_t graph = node->graph;
+    for (auto& n : graph->nodes)
+        n->dependencies.erase(std::remove(n->dependencies.begin(), n->dependencies.end(), node),
+                              n->dependencies.end());
+    for (auto it = graph->copy_of.begin(); it != graph->copy_of.end();)
+        it = it->second == node ? graph->copy_of.erase(it) : std::next(it);
+    graph->nodes.erase(std::find_if(graph->nodes.begin(), graph->nodes.end(),
+                                    [node](const auto& n) { return n.get() == node; }));
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* pNode, cudaGraphNode_t originalNode,
+                                     cudaGraph_t clonedGraph) {
+    if (!pNode || !originalNode) return record(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    if (!is_live_graph_locked(clonedGraph)) return record(cudaErrorInvalidValue);
+    auto it = clonedGraph->copy_of.find(originalNode);
+    if (it == clonedGraph->copy_of.end()) return record(cudaErrorInvalidValue);
+    *pNode = it->second;
     return cudaSuccess;
 }
 

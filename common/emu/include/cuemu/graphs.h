@@ -175,6 +175,20 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
 cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes,
                                   size_t* pNumRootNodes);
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* pType);
+// The graph's edges and a node's neighbours, as CUDA 13 gives them (edge data,
+// where asked for, is every edge's default: all zero). With a null array,
+// the count; else up to *count of them, the rest of the array nulled.
+cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, cudaGraphNode_t* to,
+                              cudaGraphEdgeData* edgeData, size_t* numEdges);
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* pDependencies,
+                                         cudaGraphEdgeData* edgeData, size_t* pNumDependencies);
+cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t* pDependentNodes,
+                                           cudaGraphEdgeData* edgeData, size_t* pNumDependentNodes);
+// Removes the node and its edges; executable graphs made before keep their copy.
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node);
+// The node of a cudaGraphClone copy that stands for originalNode.
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* pNode, cudaGraphNode_t originalNode,
+                                     cudaGraph_t clonedGraph);
 
 // ---- executable graphs (src/graphs.cpp) --------------------------------------------
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
@@ -259,12 +273,7 @@ CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphInstantiateWithParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecGetFlags)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphGetEdges)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeGetDependencies)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeGetDependentNodes)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphRemoveDependencies)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphDestroyNode)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeFindInClone)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeGetEnabled)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeSetEnabled)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphDebugDotPrint)
