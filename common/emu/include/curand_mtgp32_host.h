@@ -6,7 +6,7 @@
 // mtgp32_init_by_array / mtgp32_init_by_str seed one state's words as MTGP's
 // reference code does (an MT19937-style recurrence over the state, mixed with
 // a word hidden in the parameter set). The host generator
-// (src/curand/mtgp32.cpp) seeds its states with mtgp32_init_state too.
+// (src/curand/mtgp32.cpp) seeds its states with mtgp32_seed_states too.
 #ifndef CUEMU_CURAND_MTGP32_HOST_H
 #define CUEMU_CURAND_MTGP32_HOST_H
 
@@ -126,6 +126,26 @@ inline void mtgp32_lay_out(const mtgp32_params_fast_t params[], int blocks,
 }  // namespace curand_detail
 }  // namespace cuemu
 
+namespace cuemu {
+namespace curand_detail {
+// States 0 to n - 1 as cuRAND seeds them: state i with parameter set i and
+// the seed (seed ^ seed >> 32) + i + 1, in 32 bits; k is the device-layout
+// parameter sets they will read. curandMakeMTGP32KernelState and the host
+// generator (src/curand/mtgp32.cpp) both seed this way.
+inline void mtgp32_seed_states(curandStateMtgp32_t* states, const mtgp32_params_fast_t params[],
+                               mtgp32_kernel_params_t* k, int n, unsigned long long seed) {
+    const unsigned int base = static_cast<unsigned int>(seed ^ (seed >> 32));
+    for (int i = 0; i < n; ++i) {
+        std::memset(states[i].s, 0, sizeof states[i].s);
+        mtgp32_init_state(states[i].s, &params[i], base + static_cast<unsigned int>(i) + 1);
+        states[i].offset = 0;
+        states[i].pIdx = i;
+        states[i].k = k;
+    }
+}
+}  // namespace curand_detail
+}  // namespace cuemu
+
 // Copies the first `blocks` parameter sets into the device's layout at p
 // (device memory), as curandMakeMTGP32Constants does for all 200.
 static inline curandStatus_t curandMakeMTGP32ConstantsImpl(const mtgp32_params_fast_t params[],
@@ -155,14 +175,7 @@ static inline curandStatus_t curandMakeMTGP32KernelState(curandStateMtgp32_t* s,
         return CURAND_STATUS_OUT_OF_RANGE;
     }
     std::vector<curandStateMtgp32_t> host(static_cast<std::size_t>(n));
-    seed ^= seed >> 32;
-    for (int i = 0; i < n; ++i) {
-        std::memset(host[i].s, 0, sizeof host[i].s);
-        mtgp32_init_state(host[i].s, &params[i], static_cast<unsigned int>(seed) + i + 1);
-        host[i].offset = 0;
-        host[i].pIdx = i;
-        host[i].k = k;
-    }
+    cuemu::curand_detail::mtgp32_seed_states(host.data(), params, k, n, seed);
     return cudaMemcpy(s, host.data(), sizeof(curandStateMtgp32_t) * host.size(),
                       cudaMemcpyHostToDevice) == cudaSuccess
                ? CURAND_STATUS_SUCCESS

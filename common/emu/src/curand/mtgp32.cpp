@@ -18,15 +18,7 @@ mtgp32_generators::mtgp32_generators(unsigned long long seed)
       round_(std::size_t{states} * per_round) {
     mtgp32_params_fast_t* sets = ::cuemu::mtgp32_parameter_sets();
     cuemu::curand_detail::mtgp32_lay_out(sets, states, *params_);
-    const unsigned int base = static_cast<unsigned int>(seed ^ (seed >> 32));
-    for (unsigned i = 0; i < states; ++i) {
-        curandStateMtgp32_t& s = states_[i];
-        s = curandStateMtgp32_t{};
-        mtgp32_init_state(s.s, &sets[i], base + i + 1);
-        s.offset = 0;
-        s.pIdx = static_cast<int>(i);
-        s.k = params_.get();
-    }
+    cuemu::curand_detail::mtgp32_seed_states(states_.data(), sets, params_.get(), states, seed);
 }
 
 void mtgp32_generators::next_round() {
