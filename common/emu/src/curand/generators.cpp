@@ -24,6 +24,7 @@
 
 using cuemu::curand_host::distribution;
 using cuemu::curand_host::is_quasi;
+using cuemu::curand_host::is_twister;
 
 struct curandGenerator_st {
     curandRngType_t type;
@@ -110,12 +111,6 @@ std::size_t element_size(distribution what) {
     case distribution::bits64: return sizeof(double);
     default: return sizeof(unsigned int);
     }
-}
-
-// MT19937 and MTGP32 have no offset in libcurand: the generator's offset
-// counts the numbers taken since the seed was set.
-bool is_twister(curandRngType_t type) {
-    return type == CURAND_RNG_PSEUDO_MT19937 || type == CURAND_RNG_PSEUDO_MTGP32;
 }
 
 // XORWOW and MRG32k3a make normals in Box-Muller pairs; the others one a number.

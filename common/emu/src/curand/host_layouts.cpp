@@ -234,7 +234,7 @@ void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, 
         if constexpr (sizeof(Word) == 4) {
             if (mean_d >= 10)
                 return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
-                    return poisson_by_search(x * 0x1p-32 + 0x1p-32, mean_d);
+                    return poisson_by_search(cuemu::curand_detail::uniform_double_from_bits(x), mean_d);
                 });
         } else {
             if (mean_d >= 2000)
@@ -369,9 +369,7 @@ void fill(const request& r, dealt_states& d, void* out, std::size_t n) {
 
 unsigned long long offset_after(const request& r, std::size_t n) {
     if (is_quasi(r.type)) return r.offset + n / r.dimensions;
-    if (r.type == CURAND_RNG_PSEUDO_PHILOX4_32_10 || r.type == CURAND_RNG_PSEUDO_MT19937 ||
-        r.type == CURAND_RNG_PSEUDO_MTGP32)
-        return r.offset + n;
+    if (r.type == CURAND_RNG_PSEUDO_PHILOX4_32_10 || is_twister(r.type)) return r.offset + n;
     const bool pairs = r.what == distribution::normal || r.what == distribution::normal_double ||
                        r.what == distribution::log_normal || r.what == distribution::log_normal_double;
     return r.offset + (pairs ? n / 2 : n);

@@ -48,6 +48,11 @@ namespace cuemu::curand_host {
 inline bool is_quasi(curandRngType_t type) {
     return type == CURAND_RNG_QUASI_SOBOL32 || type == CURAND_RNG_QUASI_SOBOL64;
 }
+// MT19937 or MTGP32: no offset in libcurand; the generator's offset counts
+// the numbers taken since the seed was set, one a value.
+inline bool is_twister(curandRngType_t type) {
+    return type == CURAND_RNG_PSEUDO_MT19937 || type == CURAND_RNG_PSEUDO_MTGP32;
+}
 
 enum class distribution { bits, bits64, uniform, uniform_double, normal, normal_double, log_normal,
                           log_normal_double, poisson };
