@@ -184,17 +184,11 @@ cudaError_t make_array(cudaArray_t* array, const cudaChannelFormatDesc* desc, cu
     return cudaSuccess;
 }
 
-// One side of a 3D copy: where its rows start, and whether it is device memory.
-struct copy_side {
-    unsigned char* first;  // the byte at the copy's position
-    std::size_t row_pitch;
-    std::size_t slice_pitch;
-    bool on_device;
-};
+}  // namespace
 
 // The side's first byte and pitches, or false where the position and extent
 // do not fit an array.
-bool describe_side(cudaArray* array, const cudaPos& pos, const cudaPitchedPtr& ptr,
+bool cuemu::detail::describe_side(cudaArray* array, const cudaPos& pos, const cudaPitchedPtr& ptr,
                    const cudaExtent& extent, std::size_t element_bytes, cudaMemcpyKind kind,
                    bool is_source, copy_side* out) {
     if (array) {
@@ -217,6 +211,8 @@ bool describe_side(cudaArray* array, const cudaPos& pos, const cudaPitchedPtr& p
                                : is_device_kind_for_destination(kind, ptr.ptr);
     return true;
 }
+
+namespace {
 
 cudaError_t copy_3d(const cudaMemcpy3DParms* p) {
     if (cudaError_t e = context_status()) return e;

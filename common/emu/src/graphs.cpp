@@ -21,6 +21,7 @@
 #include "cuemu/runtime.h"
 #include "cuemu/textures.h"
 #include "graph_internal.h"
+#include "texture_internal.h"
 #include "trace.h"
 
 using namespace cuemu::detail;
@@ -365,35 +366,27 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
     const cudaExtent extent = p->extent;
     if (!p->srcPtr.ptr || !p->dstPtr.ptr || extent.width == 0 || extent.height == 0 || extent.depth == 0)
         return record(cudaErrorInvalidValue);
-    struct side {
-        char* first;
-        size_t row_pitch, slice_pitch;
-        bool on_device;
-    };
-    auto side_of = [&](const cudaPitchedPtr& ptr, const cudaPos& pos, bool is_source, side* out) {
-        // Rows must fit their pitch, and slices their height.
+    // The sides as cudaMemcpy3D reads them (cuda_arrays.cpp); then, since the
+    // node's work copies rows itself, each must fit its pitch and slice and,
+    // on the device, lie in device memory.
+    auto side_of = [&](const cudaPitchedPtr& ptr, const cudaPos& pos, bool is_source, copy_side* out) {
         if (pos.x + extent.width > ptr.pitch) return false;
         if (extent.depth > 1 && pos.y + extent.height > ptr.ysize) return false;
-        const size_t slice = ptr.pitch * ptr.ysize;
-        out->first = static_cast<char*>(ptr.ptr) + pos.z * slice + pos.y * ptr.pitch + pos.x;
-        out->row_pitch = ptr.pitch;
-        out->slice_pitch = slice;
-        const bool device_kind = is_source ? (p->kind == cudaMemcpyDeviceToHost || p->kind == cudaMemcpyDeviceToDevice)
-                                           : (p->kind == cudaMemcpyHostToDevice || p->kind == cudaMemcpyDeviceToDevice);
-        out->on_device = p->kind == cudaMemcpyDefault ? is_device_pointer(out->first) : device_kind;
+        if (!describe_side(nullptr, pos, ptr, extent, 1, p->kind, is_source, out)) return false;
         if (!out->on_device) return true;
         for (size_t z = 0; z < extent.depth; ++z)
             for (size_t y = 0; y < extent.height; ++y)
-                if (!is_device_range(out->first + z * slice + y * ptr.pitch, extent.width)) return false;
+                if (!is_device_range(out->first + z * out->slice_pitch + y * out->row_pitch, extent.width))
+                    return false;
         return true;
     };
-    side src{}, dst{};
+    copy_side src{}, dst{};
     if (!side_of(p->srcPtr, p->srcPos, true, &src) || !side_of(p->dstPtr, p->dstPos, false, &dst))
         return record(cudaErrorInvalidValue);
     device_work work = [src, dst, extent](std::uint64_t) {
         for (size_t z = 0; z < extent.depth; ++z)
             for (size_t y = 0; y < extent.height; ++y) {
-                char* to = dst.first + z * dst.slice_pitch + y * dst.row_pitch;
+                unsigned char* to = dst.first + z * dst.slice_pitch + y * dst.row_pitch;
                 std::memcpy(to, src.first + z * src.slice_pitch + y * src.row_pitch, extent.width);
                 if (dst.on_device) note_device_write(to, extent.width);
             }

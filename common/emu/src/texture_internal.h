@@ -1,5 +1,6 @@
 // texture_internal.h - what textures.cpp and cuda_arrays.cpp share: a CUDA
-// array's storage and the checked form of a channel format.
+// array's storage and the checked form of a channel format; and the sides of
+// a 3D copy, which graphs.cpp's memcpy nodes use too.
 #ifndef CUEMU_SRC_TEXTURE_INTERNAL_H
 #define CUEMU_SRC_TEXTURE_INTERNAL_H
 
@@ -24,6 +25,22 @@ struct texel_format {
 // for a format CUDA has but the emulator does not (16-bit floats).
 cudaError_t check_channel_format(const cudaChannelFormatDesc& desc, const char* call,
                                  texel_format* out);
+
+// One side of a 3D copy (cudaMemcpy3D, a graph's memcpy node): where its
+// rows start, and whether it is device memory.
+struct copy_side {
+    unsigned char* first;  // the byte at the copy's position
+    std::size_t row_pitch;
+    std::size_t slice_pitch;
+    bool on_device;
+};
+// The side's first byte and pitches: an array's (element_bytes its own), or
+// a pitched pointer's (x counted in element_bytes), device memory by the
+// copy's kind (cudaMemcpyDefault: by the pointer). False where the position
+// and extent do not fit an array, or the pointer is null.
+bool describe_side(cudaArray* array, const cudaPos& pos, const cudaPitchedPtr& ptr,
+                   const cudaExtent& extent, std::size_t element_bytes, cudaMemcpyKind kind,
+                   bool is_source, copy_side* out);
 
 // A live CUDA array, or nullptr (arrays are checked against the live set).
 cudaArray* find_array(cudaArray_const_t array);
