@@ -22,6 +22,17 @@ double spin_microseconds();
 // spin time has passed without a change (or spinning is off).
 bool spin_until_changed(const std::atomic<std::uint64_t>& counter, std::uint64_t seen);
 
+// The same from the counter's value now, with `lock` (a std::unique_lock,
+// held) let go while spinning and taken again after: whether the counter moved.
+template <class Lock>
+bool spin_unlocked(Lock& lock, const std::atomic<std::uint64_t>& counter) {
+    const std::uint64_t seen = counter.load(std::memory_order_acquire);
+    lock.unlock();
+    const bool changed = spin_until_changed(counter, seen);
+    lock.lock();
+    return changed;
+}
+
 }  // namespace cuemu::detail
 
 #endif

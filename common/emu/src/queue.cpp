@@ -243,12 +243,7 @@ cudaError_t device_queue::wait_until(std::uint64_t seq, const char* what,
     const bool waited = !done();  // the trace shows only calls that waited
     // Watch the engines' answers briefly before sleeping: a short kernel is
     // then done without a wake-up of this thread.
-    while (!done()) {
-        const std::uint64_t seen = completions_.load(std::memory_order_acquire);
-        lock.unlock();
-        const bool changed = spin_until_changed(completions_, seen);
-        lock.lock();
-        if (!changed) break;
+    while (!done() && spin_unlocked(lock, completions_)) {
     }
     done_.wait(lock, [&] { return done(); });
     if (busy_ == 0 && issued_ == done_through_) {
@@ -440,14 +435,8 @@ void device_queue::serve(engine_kind engine) {
         // After work, watch briefly for the next before sleeping: a host
         // thread that launches and synchronizes in a loop then never waits
         // for this thread to wake.
-        while (it == list.end() && just_worked) {
-            const std::uint64_t seen = pushes_.load(std::memory_order_acquire);
-            lock.unlock();
-            const bool changed = spin_until_changed(pushes_, seen);
-            lock.lock();
+        while (it == list.end() && just_worked && spin_unlocked(lock, pushes_))
             it = first_ready_locked(engine);
-            if (!changed) break;
-        }
         engine_wake_[int(engine)].wait(lock, [&] { return (it = first_ready_locked(engine)) != list.end(); });
         just_worked = true;
         queued_work item = std::move(*it);

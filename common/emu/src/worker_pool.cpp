@@ -183,12 +183,7 @@ public:
         };
         // Watch the workers' returns briefly before sleeping (brief_spin.h):
         // a short launch is then over without a wake-up of this thread.
-        while (!all_done()) {
-            const std::uint64_t seen = returns_.load(std::memory_order_acquire);
-            lock.unlock();
-            const bool changed = spin_until_changed(returns_, seen);
-            lock.lock();
-            if (!changed) break;
+        while (!all_done() && spin_unlocked(lock, returns_)) {
         }
         if (watchdog_seconds_ <= 0) {
             done_.wait(lock, all_done);
@@ -355,11 +350,7 @@ private:
             {
                 std::unique_lock<std::mutex> lock(mutex_);
                 // After a launch, watch briefly for the next before sleeping.
-                if (seen != 0 && !quit_ && generation_ == seen) {
-                    lock.unlock();
-                    spin_until_changed(launches_, seen);
-                    lock.lock();
-                }
+                if (seen != 0 && !quit_ && generation_ == seen) spin_unlocked(lock, launches_);
                 wake_.wait(lock, [&] { return quit_ || (generation_ != seen && tickets_ > 0); });
                 if (quit_) break;
                 seen = generation_;
