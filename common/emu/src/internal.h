@@ -90,8 +90,8 @@ bool release_device_memory(void* p, const char* freed_by, const char* file, int 
 std::size_t live_allocation_size(const void* p);
 // The allocation whose buffer or guard page holds addr, live or freed.
 bool find_allocation(const void* addr, allocation_info* out);
-// The same for a signal handler: false, instead of waiting, when the registry
-// is busy (the interrupted code may hold its lock).
+// The same for a signal handler: waits at most half a second for the registry
+// (the interrupted code may hold its lock), then answers false.
 bool find_allocation_in_signal(const void* addr, allocation_info* out);
 // True when [p, p + n) lies inside one live device (or managed) allocation.
 bool is_device_range(const void* p, std::size_t n);

@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <iterator>
 #include <map>
@@ -234,7 +235,17 @@ bool find_allocation(const void* addr, allocation_info* out) {
 }
 
 bool find_allocation_in_signal(const void* addr, allocation_info* out) {
+    // Another thread (the host opening buffers for the next launch, an engine
+    // closing them) holds the lock only briefly: try for up to half a second,
+    // so that a fault report does not lose its buffer to that thread's timing.
+    // Should the faulting thread hold it itself, the wait ends and the report
+    // goes on without the buffer.
     std::unique_lock<std::mutex> lock(registry_mutex, std::try_to_lock);
+    for (int tries = 0; !lock.owns_lock() && tries < 500; ++tries) {
+        const timespec one_millisecond{0, 1000000};
+        nanosleep(&one_millisecond, nullptr);  // async-signal-safe, unlike sleep_for
+        lock.try_lock();
+    }
     if (!lock.owns_lock()) return false;
     const mapping* m = mapping_for_report(addr);
     if (!m) return false;
