@@ -32,8 +32,6 @@ refused clock-rate-field "clockRate" \
     'cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return prop.clockRate;'
 refused graph-child-node "cuemu does not emulate cudaGraphAddChildGraphNode" \
     'cudaGraph_t g; cudaGraphCreate(&g, 0); cudaGraphNode_t n; cudaGraphAddChildGraphNode(&n, g, nullptr, 0, g);'
-refused managed-range-query "cuemu does not emulate cudaMemRangeGetAttribute" \
-    'int* p; cudaMallocManaged(&p, 4); int v; cudaMemRangeGetAttribute(&v, 4, 1, p, 4);'
 refused tex2d-layered "cuemu does not emulate tex2DLayered \\(layered textures\\)" '}
 __global__ void sample(cudaTextureObject_t t, float* out) { *out = tex2DLayered<float>(t, 0.5f, 0.5f, 1); }
 int unused() {'

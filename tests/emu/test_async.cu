@@ -334,6 +334,109 @@ TEST_CASE("managed memory is used by host and kernel, with prefetches") {
     CHECK(cudaFree(m) == cudaSuccess);
 }
 
+// What the advice and prefetches said, read back by range. The halves split at
+// 2 MiB so that a GPU's pages (at most 2 MiB, the allocation aligned to them)
+// give the same answers as the emulator's.
+static int range_int(cudaMemRangeAttribute attribute, const void* p, size_t bytes) {
+    int value = 12345;
+    REQUIRE(cudaMemRangeGetAttribute(&value, sizeof value, attribute, p, bytes) == cudaSuccess);
+    return value;
+}
+
+TEST_CASE("cudaMemRangeGetAttribute reads back advice and prefetches, page range by page range") {
+    const size_t half = size_t(2) << 20, all = 2 * half;
+    char* m = nullptr;
+    REQUIRE(cudaMallocManaged(&m, all) == cudaSuccess);
+    char* second = m + half;
+    const cudaMemLocation device{cudaMemLocationTypeDevice, 0};
+    const cudaMemLocation host{cudaMemLocationTypeHost, 0};
+
+    // Nothing said yet.
+    CHECK(range_int(cudaMemRangeAttributeReadMostly, m, all) == 0);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocation, m, all) == cudaInvalidDeviceId);
+    CHECK(range_int(cudaMemRangeAttributeLastPrefetchLocation, m, all) == cudaInvalidDeviceId);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocationType, m, all) == cudaMemLocationTypeInvalid);
+    int accessed[3] = {7, 7, 7};
+    REQUIRE(cudaMemRangeGetAttribute(accessed, sizeof accessed, cudaMemRangeAttributeAccessedBy, m, all) ==
+            cudaSuccess);
+    CHECK(accessed[0] == cudaInvalidDeviceId);
+    CHECK(accessed[2] == cudaInvalidDeviceId);
+
+    // Read-mostly on the first half only: the whole range is not.
+    REQUIRE(cudaMemAdvise(m, half, cudaMemAdviseSetReadMostly, device) == cudaSuccess);
+    CHECK(range_int(cudaMemRangeAttributeReadMostly, m, half) == 1);
+    CHECK(range_int(cudaMemRangeAttributeReadMostly, m, all) == 0);
+    REQUIRE(cudaMemAdvise(m, half, cudaMemAdviseUnsetReadMostly, device) == cudaSuccess);
+    CHECK(range_int(cudaMemRangeAttributeReadMostly, m, half) == 0);
+
+    // A preferred location for all, then the host for the second half.
+    REQUIRE(cudaMemAdvise(m, all, cudaMemAdviseSetPreferredLocation, device) == cudaSuccess);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocation, m, all) == 0);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocationType, m, all) == cudaMemLocationTypeDevice);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocationId, m, all) == 0);
+    REQUIRE(cudaMemAdvise(second, half, cudaMemAdviseSetPreferredLocation, host) == cudaSuccess);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocation, m, all) == cudaInvalidDeviceId);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocationType, m, all) == cudaMemLocationTypeInvalid);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocation, second, half) == cudaCpuDeviceId);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocationType, second, half) == cudaMemLocationTypeHost);
+    CHECK(range_int(cudaMemRangeAttributePreferredLocation, m, half) == 0);
+
+    // Accessed-by: listed only where it holds for the whole range.
+    REQUIRE(cudaMemAdvise(m, all, cudaMemAdviseSetAccessedBy, device) == cudaSuccess);
+    REQUIRE(cudaMemRangeGetAttribute(accessed, sizeof accessed, cudaMemRangeAttributeAccessedBy, m, all) ==
+            cudaSuccess);
+    CHECK(accessed[0] == 0);
+    CHECK(accessed[1] == cudaInvalidDeviceId);
+    REQUIRE(cudaMemAdvise(m, half, cudaMemAdviseUnsetAccessedBy, device) == cudaSuccess);
+    REQUIRE(cudaMemRangeGetAttribute(accessed, sizeof(int), cudaMemRangeAttributeAccessedBy, m, all) ==
+            cudaSuccess);
+    CHECK(accessed[0] == cudaInvalidDeviceId);
+    REQUIRE(cudaMemRangeGetAttribute(accessed, sizeof(int), cudaMemRangeAttributeAccessedBy, second, half) ==
+            cudaSuccess);
+    CHECK(accessed[0] == 0);
+
+    // The last prefetch asked for, done or not.
+    REQUIRE(cudaMemPrefetchAsync(m, half, device, 0, 0) == cudaSuccess);
+    REQUIRE(cudaMemPrefetchAsync(second, half, host, 0, 0) == cudaSuccess);
+    CHECK(range_int(cudaMemRangeAttributeLastPrefetchLocation, m, half) == 0);
+    CHECK(range_int(cudaMemRangeAttributeLastPrefetchLocation, second, half) == cudaCpuDeviceId);
+    CHECK(range_int(cudaMemRangeAttributeLastPrefetchLocation, m, all) == cudaInvalidDeviceId);
+    CHECK(range_int(cudaMemRangeAttributeLastPrefetchLocationType, second, 1) == cudaMemLocationTypeHost);
+    REQUIRE(cudaMemPrefetchAsync(m, all, device, 0, 0) == cudaSuccess);
+    CHECK(range_int(cudaMemRangeAttributeLastPrefetchLocation, m, all) == 0);
+    CHECK(range_int(cudaMemRangeAttributeLastPrefetchLocationId, m, all) == 0);
+
+    // Several at once.
+    int read_mostly = 5, preferred = 5;
+    void* data[2] = {&read_mostly, &preferred};
+    size_t sizes[2] = {sizeof read_mostly, sizeof preferred};
+    cudaMemRangeAttribute which[2] = {cudaMemRangeAttributeReadMostly, cudaMemRangeAttributePreferredLocation};
+    REQUIRE(cudaMemRangeGetAttributes(data, sizes, which, 2, second, half) == cudaSuccess);
+    CHECK(read_mostly == 0);
+    CHECK(preferred == cudaCpuDeviceId);
+
+    // Refused as the runtime refuses: a wrong size, not managed memory, past
+    // the end, no such attribute.
+    long long wide = 0;
+    CHECK(cudaMemRangeGetAttribute(&wide, sizeof wide, cudaMemRangeAttributeReadMostly, m, all) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaMemRangeGetAttribute(accessed, 6, cudaMemRangeAttributeAccessedBy, m, all) == cudaErrorInvalidValue);
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 64) == cudaSuccess);
+    int value = 0;
+    CHECK(cudaMemRangeGetAttribute(&value, sizeof value, cudaMemRangeAttributeReadMostly, d, 64) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaMemRangeGetAttribute(&value, sizeof value, cudaMemRangeAttributeReadMostly, m, all + 1) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaMemRangeGetAttribute(&value, sizeof value, static_cast<cudaMemRangeAttribute>(99), m, all) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(cudaFree(d) == cudaSuccess);
+    CHECK(cudaFree(m) == cudaSuccess);
+}
+
 // ---- __constant__ and __device__ variables ------------------------------------------
 TEST_CASE("__constant__ memory: a round trip, a kernel reading it, and range checks") {
     std::vector<float> c = random_floats(coefficient_count, -1.0f, 1.0f, 3);

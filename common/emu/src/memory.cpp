@@ -1,6 +1,6 @@
 // memory.cpp - device memory: cudaMalloc/cudaMallocManaged/cudaFree,
 // cudaMemcpy/cudaMemset (checked at the call, done by the device queue,
-// queue.cpp), pinned host memory, managed-memory hints, and the allocation
+// queue.cpp), pinned host memory, and the allocation
 // registry (memory_registry.h) that the diagnostics and the files beside
 // this one use: memory_protection.cpp (device memory closed to the host,
 // CUEMU_CHECK=uninit), kernel_pointers.cpp (pointers passed to kernels),
@@ -168,7 +168,7 @@ cudaError_t allocate(void** out, std::size_t size, const char* how, const char* 
     ASAN_POISON_MEMORY_REGION(begin + size, rounded - size);
 #endif
 
-    mapping m{b, length, b + lead, body, allocation_info{}, {}, {}};
+    mapping m{b, length, b + lead, body, allocation_info{}, {}, {}, {}};
     m.info.begin = begin;
     m.info.size = size;
     m.info.file = file ? file : "";
@@ -587,67 +587,4 @@ cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t
 
 cudaError_t cudaMemset(void* dev_ptr, int value, size_t count, const char* file, int line) {
     return queue_fill(dev_ptr, value, count, 0, "cudaMemset", file, line);
-}
-
-// ---- managed memory hints ------------------------------------------------------------
-namespace {
-// Host and device locations for prefetch and advice: the device is number 0.
-cudaError_t check_location(cudaMemLocation location) {
-    switch (location.type) {
-        case cudaMemLocationTypeDevice:
-            return is_valid_device(location.id) ? cudaSuccess : record(cudaErrorInvalidDevice);
-        case cudaMemLocationTypeHost:
-        case cudaMemLocationTypeHostNuma:
-        case cudaMemLocationTypeHostNumaCurrent:
-            return cudaSuccess;
-        default:
-            return record(cudaErrorInvalidValue);
-    }
-}
-}  // namespace
-
-// Host and device share one memory, so there is nothing to move; the prefetch
-// is still checked and queued, so it keeps its place in the stream. As on a
-// GPU without pageable memory access, the range must be managed memory.
-cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, cudaMemLocation location,
-                                 unsigned int flags, cudaStream_t stream) {
-    if (cudaError_t e = context_status()) return e;
-    if (!dev_ptr || count == 0 || flags != 0) return record(cudaErrorInvalidValue);
-    if (!is_managed_range(dev_ptr, count)) return record(cudaErrorInvalidValue);
-    if (cudaError_t e = check_location(location)) return e;
-    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    enqueue(stream, [](std::uint64_t) { return cudaSuccess; });
-    return cudaSuccess;
-}
-
-// Checked as the runtime checks it (the whole of one managed allocation; not
-// singly to the NULL stream, which is no one stream), then queued so that it
-// keeps its place in the stream; nothing to do (one memory, every stream may
-// touch it).
-cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* dev_ptr, size_t length,
-                                     unsigned int flags) {
-    if (cudaError_t e = context_status()) return e;
-    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
-        return record(cudaErrorInvalidValue);
-    if (!dev_ptr || !is_managed_range(dev_ptr, length ? length : 1)) return record(cudaErrorInvalidValue);
-    if (length != 0 && length != live_allocation_size(dev_ptr)) return record(cudaErrorInvalidValue);
-    const bool null_stream = stream == nullptr || stream == cudaStreamLegacy;
-    if (flags == cudaMemAttachSingle && null_stream) return record(cudaErrorInvalidValue);
-    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    enqueue(stream, [](std::uint64_t) { return cudaSuccess; });
-    return cudaSuccess;
-}
-
-// Checked, then nothing to do (one memory).
-cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, cudaMemoryAdvise advice,
-                          cudaMemLocation location) {
-    if (cudaError_t e = context_status()) return e;
-    if (!dev_ptr || count == 0) return record(cudaErrorInvalidValue);
-    if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy)
-        return record(cudaErrorInvalidValue);
-    if (!is_managed_range(dev_ptr, count)) return record(cudaErrorInvalidValue);
-    // Read-mostly advice ignores the location; the others name one.
-    if (advice != cudaMemAdviseSetReadMostly && advice != cudaMemAdviseUnsetReadMostly)
-        if (cudaError_t e = check_location(location)) return e;
-    return cudaSuccess;
 }

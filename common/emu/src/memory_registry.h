@@ -7,6 +7,7 @@
 #define CUEMU_MEMORY_REGISTRY_H
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -14,6 +15,15 @@
 #include "internal.h"
 
 namespace cuemu::detail {
+
+// What cudaMemAdvise and cudaMemPrefetchAsync said of one page of a managed
+// allocation (managed_memory_hints.cpp); nothing said: the defaults.
+struct managed_page_hints {
+    bool read_mostly = false;
+    cudaMemLocation preferred{cudaMemLocationTypeInvalid, 0};
+    std::uint32_t accessed_by = 0;  // bit d: device d; bit 31: the host
+    cudaMemLocation last_prefetch{cudaMemLocationTypeInvalid, 0};
+};
 
 struct mapping {
     char* base;            // the whole mapping: [base, base + length)
@@ -26,6 +36,9 @@ struct mapping {
     // kernel runs (pages no byte of which was written stay closed, to catch reads).
     std::vector<unsigned char> written;
     std::vector<unsigned char> page_open;
+    // Managed memory: one entry per page counted from info.begin, once a hint
+    // was given (empty until then).
+    std::vector<managed_page_hints> hints;
 };
 
 // memory.cpp

@@ -68,7 +68,7 @@ inline cudaError_t cudaMallocHost(T** ptr, size_t size, CUEMU_CALLER) {
     return cudaMallocHost(reinterpret_cast<void**>(ptr), size, cuemu_file, cuemu_line);
 }
 
-// ---- managed memory hints ------------------------------------------------------------
+// ---- managed memory hints (managed_memory_hints.cpp) ---------------------------------
 // Accepted and checked as the real runtime checks them; the data never moves,
 // because host and "device" share one memory. CUDA 13's signatures (a
 // cudaMemLocation where older releases took a device number).
@@ -76,6 +76,13 @@ cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, cudaMemLocat
                                  unsigned int flags, cudaStream_t stream = 0);
 cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, cudaMemoryAdvise advice,
                           cudaMemLocation location);
+// What the advice and prefetches above said of a range, page by page: a value
+// where every page of the range agrees, "none" (cudaInvalidDeviceId,
+// cudaMemLocationTypeInvalid, 0 for read-mostly) where they do not.
+cudaError_t cudaMemRangeGetAttribute(void* data, size_t data_size, cudaMemRangeAttribute attribute,
+                                     const void* dev_ptr, size_t count);
+cudaError_t cudaMemRangeGetAttributes(void** data, size_t* data_sizes, cudaMemRangeAttribute* attributes,
+                                      size_t num_attributes, const void* dev_ptr, size_t count);
 // Which streams may touch managed memory: on a GPU without concurrent managed
 // access, a kernel of another stream must not while it is attached to one.
 // Checked and kept in stream order; every stream and the host may touch

@@ -65,6 +65,16 @@ struct cudaMemLocation {
     enum cudaMemLocationType type;
     int id;
 };
+enum cudaMemRangeAttribute {
+    cudaMemRangeAttributeReadMostly = 1,
+    cudaMemRangeAttributePreferredLocation = 2,
+    cudaMemRangeAttributeAccessedBy = 3,
+    cudaMemRangeAttributeLastPrefetchLocation = 4,
+    cudaMemRangeAttributePreferredLocationType = 5,
+    cudaMemRangeAttributePreferredLocationId = 6,
+    cudaMemRangeAttributeLastPrefetchLocationType = 7,
+    cudaMemRangeAttributeLastPrefetchLocationId = 8
+};
 enum cudaMemoryAdvise {
     cudaMemAdviseSetReadMostly = 1,
     cudaMemAdviseUnsetReadMostly = 2,
