@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check_support_table.sh EMU_DIR - each support table in EMU_DIR/README.md
+# check_support_table.sh EMU_DIR [CUDA_RUNTIME_API_H] - each support table in EMU_DIR/README.md
 # names exactly the calls the headers declare in its "emulated" column, and
 # exactly the calls the emulator refuses at build time in its "refused" column:
 #   runtime-support  include/cuemu/runtime.h, runtime_extra.h, graphs.h, textures.h;
@@ -44,6 +44,20 @@ check_table runtime-support cuda "calls" \
            sed -E 's/\s*\($//' | sort -u)" \
     "$(grep -ohE '^CUEMU_(REMOVED_IN_CUDA_13|NOT_EMULATED|GRAPH_CALL_NOT_EMULATED)\(cuda[A-Za-z0-9_]+' \
            "$emu/include/cuemu/not_emulated.h" "$emu/include/cuemu/graphs.h" | sed 's/.*(//' | sort -u)"
+# With a toolkit's cuda_runtime_api.h (second argument, where one is
+# installed): every runtime function it declares is in the table, emulated or
+# refused, so that none is a bare undeclared identifier.
+if [ -n "${2:-}" ] && [ -f "$2" ]; then
+    table=$(sed -n '/<!-- runtime-support:begin -->/,/<!-- runtime-support:end -->/p' "$emu/README.md")
+    missing=$(comm -23 <(grep -ohE 'CUDARTAPI cuda[A-Z][A-Za-z0-9_]*\(' "$2" | sed -E 's/.* //; s/\($//' | sort -u) \
+                       <(grep -oE '`cuda[A-Z][A-Za-z0-9_]*`' <<<"$table" | tr -d '`' | sort -u))
+    if [ -n "$missing" ]; then
+        echo "FAIL: runtime calls of $2 in neither column: $(tr '\n' ' ' <<<"$missing")"
+        status=1
+    else
+        echo "PASS: every runtime call of $2 is emulated or refused"
+    fi
+fi
 # A cuBLAS declaration's `_v2` is the name a program writes without it.
 check_table cublas-support cublas "cuBLAS and cuBLASLt calls" \
     "$(grep -ohE '^(const char\*|cublasStatus_t|size_t) cublas[A-Z][A-Za-z0-9_]*\(' \

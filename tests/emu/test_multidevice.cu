@@ -216,6 +216,37 @@ TEST_CASE("peer-access-rules") {
     CHECK(cudaGetLastError() == cudaSuccess);
 }
 
+TEST_CASE("pci-bus-ids-and-link-attributes") {
+    const int n = device_count();
+    std::vector<std::string> ids;
+    for (int d = 0; d < n; ++d) {
+        char id[16] = {};
+        REQUIRE(cudaDeviceGetPCIBusId(id, sizeof id, d) == cudaSuccess);
+        cudaDeviceProp prop{};
+        REQUIRE(cudaGetDeviceProperties(&prop, d) == cudaSuccess);
+        unsigned domain = 99, bus = 99, device = 99;
+        REQUIRE(std::sscanf(id, "%x:%x:%x.0", &domain, &bus, &device) == 3);
+        CHECK(static_cast<int>(domain) == prop.pciDomainID);
+        CHECK(static_cast<int>(bus) == prop.pciBusID);
+        CHECK(static_cast<int>(device) == prop.pciDeviceID);
+        int back = -1;
+        REQUIRE(cudaDeviceGetByPCIBusId(&back, id) == cudaSuccess);
+        CHECK(back == d);
+        ids.push_back(id);
+    }
+    CHECK(ids[0] != ids[1]);  // each device at a place of its own
+    int value = -1;
+    REQUIRE(cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrAccessSupported, 0, 1) == cudaSuccess);
+    CHECK(value == 1);  // as cudaDeviceCanAccessPeer says
+    REQUIRE(cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrPerformanceRank, 1, 0) == cudaSuccess);
+    CHECK(value >= 0);
+    CHECK(cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrAccessSupported, 1, 1) == cudaErrorInvalidDevice);
+    CHECK(cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrAccessSupported, 0, n) == cudaErrorInvalidDevice);
+    CHECK(cudaDeviceGetP2PAttribute(nullptr, cudaDevP2PAttrAccessSupported, 0, 1) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaSuccess);
+}
+
 TEST_CASE("peer-copies") {
     const int n = 1000;
     const size_t bytes = n * sizeof(int);

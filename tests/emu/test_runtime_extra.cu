@@ -350,6 +350,41 @@ TEST_CASE("cudaFuncGetAttributes, cudaFuncSetAttribute, cache configs and limits
     (void)cudaGetLastError();
 }
 
+TEST_CASE("a device by PCI bus id, cudaInitDevice, cudaSetValidDevices, stream ids") {
+    char id[16] = {};
+    REQUIRE(cudaDeviceGetPCIBusId(id, sizeof id, 0) == cudaSuccess);
+    int device = -1;
+    REQUIRE(cudaDeviceGetByPCIBusId(&device, id) == cudaSuccess);
+    CHECK(device == 0);
+    CHECK(cudaDeviceGetByPCIBusId(&device, "not a bus id") != cudaSuccess);
+    CHECK(cudaDeviceGetPCIBusId(id, sizeof id, 99) == cudaErrorInvalidDevice);
+    CHECK(cudaInitDevice(99, 0, 0) == cudaErrorInvalidDevice);
+    (void)cudaGetLastError();
+    CHECK(cudaInitDevice(0, 0, 0) == cudaSuccess);
+    int valid[1] = {0};
+    CHECK(cudaSetValidDevices(valid, 1) == cudaSuccess);
+    int invalid[1] = {99};
+    CHECK(cudaSetValidDevices(invalid, 1) == cudaErrorInvalidDevice);
+    CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+    CHECK(cudaCtxResetPersistingL2Cache() == cudaSuccess);
+
+    // A stream's id is its own and stays the same.
+    cudaStream_t first = nullptr, second = nullptr;
+    REQUIRE(cudaStreamCreate(&first) == cudaSuccess);
+    REQUIRE(cudaStreamCreate(&second) == cudaSuccess);
+    unsigned long long id_first = 0, id_second = 0, id_again = 0, id_default = 0;
+    REQUIRE(cudaStreamGetId(first, &id_first) == cudaSuccess);
+    REQUIRE(cudaStreamGetId(second, &id_second) == cudaSuccess);
+    REQUIRE(cudaStreamGetId(first, &id_again) == cudaSuccess);
+    REQUIRE(cudaStreamGetId(0, &id_default) == cudaSuccess);
+    CHECK(id_first != id_second);
+    CHECK(id_first == id_again);
+    CHECK(id_default != id_first);
+    CHECK(id_default != id_second);
+    CHECK(cudaStreamDestroy(first) == cudaSuccess);
+    CHECK(cudaStreamDestroy(second) == cudaSuccess);
+}
+
 TEST_CASE("one device: no peers, cudaMemcpyPeer copies within it") {
     int can = -1;
     REQUIRE(cudaDeviceCanAccessPeer(&can, 0, 0) == cudaSuccess);

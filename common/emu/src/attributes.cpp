@@ -111,6 +111,8 @@ cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
     return cudaSuccess;
 }
 
+cudaError_t cudaCtxResetPersistingL2Cache() { return context_status(); }
+
 // ---- limits ------------------------------------------------------------------------------
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
     if (cudaError_t e = context_status()) return e;

@@ -314,6 +314,9 @@ void drain_device(int device, const char* what);
 // The device a stream belongs to (the current device for 0, cudaStreamLegacy
 // and cudaStreamPerThread); -1 for a stream never created or destroyed.
 int stream_device(cudaStream_t stream);
+// The stream's device and its number there (0 for the default stream, then
+// 1, 2, ... in creation order, never reused); false for no live stream.
+bool stream_identity(cudaStream_t stream, int* device, int* number);
 // The device whose engine the calling thread is; -1 on any other thread.
 int engine_device();
 // A copy's engine (and, when tracing, its name and bytes) (copy_engines.cpp).

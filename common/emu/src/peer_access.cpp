@@ -79,6 +79,23 @@ cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device
     return cudaSuccess;
 }
 
+// Every link is the same memory here: the best rank, peer access and every
+// atomic supported, arrays readable across it.
+cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attribute, int src_device,
+                                      int dst_device) {
+    if (!value) return record(cudaErrorInvalidValue);
+    if (!is_valid_device(src_device) || !is_valid_device(dst_device) || src_device == dst_device)
+        return record(cudaErrorInvalidDevice);
+    switch (attribute) {
+        case cudaDevP2PAttrPerformanceRank: *value = 0; return cudaSuccess;
+        case cudaDevP2PAttrAccessSupported:
+        case cudaDevP2PAttrNativeAtomicSupported:
+        case cudaDevP2PAttrCudaArrayAccessSupported: *value = 1; return cudaSuccess;
+        case cudaDevP2PAttrOnlyPartialNativeAtomicSupported: *value = 0; return cudaSuccess;
+    }
+    return record(cudaErrorInvalidValue);
+}
+
 // From the current device to peer_device; one-way.
 cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags) {
     if (flags != cudaPeerAccessDefault) return record(cudaErrorInvalidValue);

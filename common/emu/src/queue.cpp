@@ -533,6 +533,15 @@ int stream_device(cudaStream_t stream) {
     return q ? q->device() : -1;
 }
 
+bool stream_identity(cudaStream_t stream, int* device, int* number) {
+    device_queue* q = queue_of_stream(stream);
+    CUstream_st* s = q ? q->find(stream) : nullptr;
+    if (!s) return false;
+    *device = q->device();
+    *number = s->number;
+    return true;
+}
+
 int engine_device() { return this_engine_device; }
 
 void drain_device(int device, const char* what) { queue(device).drain(what); }

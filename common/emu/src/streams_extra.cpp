@@ -65,6 +65,14 @@ cudaError_t cudaStreamGetDevice(cudaStream_t stream, int* device) {
     return cudaSuccess;
 }
 
+cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long* stream_id) {
+    if (!stream_id) return record(cudaErrorInvalidValue);
+    int device = 0, number = 0;
+    if (!stream_identity(stream, &device, &number)) return record(cudaErrorInvalidResourceHandle);
+    *stream_id = static_cast<unsigned long long>(number) * max_devices + device + 1;
+    return cudaSuccess;
+}
+
 // cudaEventRecordExternal matters only while capturing a graph, which the
 // emulator does not do.
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {

@@ -37,6 +37,16 @@ cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device
 cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
 cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
 cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop);
+// Each emulated device sits at PCI location 0000:00:NN.0, NN its number
+// (device_identity.cpp), as cudaGetDeviceProperties reports it.
+cudaError_t cudaDeviceGetPCIBusId(char* pci_bus_id, int len, int device);
+cudaError_t cudaDeviceGetByPCIBusId(int* device, const char* pci_bus_id);
+cudaError_t cudaInitDevice(int device, unsigned int device_flags, unsigned int flags);
+cudaError_t cudaSetValidDevices(int* devices, int len);
+cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attribute, int src_device,
+                                      int dst_device);
+// No L2 cache lines persist here (cudaLimitPersistingL2CacheSize is 0): nothing to reset.
+cudaError_t cudaCtxResetPersistingL2Cache();
 
 // ---- host memory: registration and mapping ----------------------------------------
 // Host memory is the device's memory here, so a mapped host pointer's device
@@ -93,6 +103,9 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority);
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority);
 cudaError_t cudaStreamGetDevice(cudaStream_t stream, int* device);
+// Unique for the life of the program; the NULL stream and cudaStreamLegacy
+// (and cudaStreamPerThread, which is the legacy stream here) share one.
+cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long* stream_id);
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream = 0,
                                      unsigned int flags = 0);
 

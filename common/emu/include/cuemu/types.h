@@ -65,6 +65,14 @@ struct cudaMemLocation {
     enum cudaMemLocationType type;
     int id;
 };
+#define cudaInitDeviceFlagsAreValid 0x01
+enum cudaDeviceP2PAttr {
+    cudaDevP2PAttrPerformanceRank = 1,
+    cudaDevP2PAttrAccessSupported = 2,
+    cudaDevP2PAttrNativeAtomicSupported = 3,
+    cudaDevP2PAttrCudaArrayAccessSupported = 4,
+    cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5
+};
 enum cudaMemRangeAttribute {
     cudaMemRangeAttributeReadMostly = 1,
     cudaMemRangeAttributePreferredLocation = 2,
