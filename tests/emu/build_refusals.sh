@@ -30,8 +30,10 @@ refused advise-int-device "cudaMemAdvise\(ptr, bytes, advice, int device\) was r
     'int* p; cudaMallocManaged(&p, 4); cudaMemAdvise(p, 4, cudaMemAdviseSetReadMostly, 0);'
 refused clock-rate-field "clockRate" \
     'cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return prop.clockRate;'
-refused graph-child-node "cuemu does not emulate cudaGraphAddChildGraphNode" \
-    'cudaGraph_t g; cudaGraphCreate(&g, 0); cudaGraphNode_t n; cudaGraphAddChildGraphNode(&n, g, nullptr, 0, g);'
+refused graph-conditional-node "cuemu does not emulate cudaGraphConditionalHandleCreate" \
+    'cudaGraph_t g; cudaGraphCreate(&g, 0); unsigned long long h; cudaGraphConditionalHandleCreate(&h, g, 0, 0);'
+refused graphics-interop "cuemu does not emulate cudaGraphicsMapResources \\(graphics interop" \
+    'cudaGraphicsMapResources(1, nullptr, 0);'
 refused tex2d-layered "cuemu does not emulate tex2DLayered \\(layered textures\\)" '}
 __global__ void sample(cudaTextureObject_t t, float* out) { *out = tex2DLayered<float>(t, 0.5f, 0.5f, 1); }
 int unused() {'

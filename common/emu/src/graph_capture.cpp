@@ -131,9 +131,9 @@ void end_capture_locked(const std::shared_ptr<capture_sequence>& sequence) {
     sequence->graph->being_captured = false;
 }
 
-// Whether every stream's last work is joined into the origin's frontier:
-// each node on another stream's frontier is the origin's frontier or before it.
-bool all_joined_locked(const capture_sequence& sequence, const stream_capture& origin) {
+// Whether a stream's last work is joined into the origin's frontier: each
+// node on its frontier is the origin's frontier or before it.
+bool joined_locked(const stream_capture& stream, const stream_capture& origin) {
     std::unordered_set<cudaGraphNode_t> before_origin;
     std::vector<cudaGraphNode_t> todo(origin.frontier.begin(), origin.frontier.end());
     while (!todo.empty()) {
@@ -142,11 +142,15 @@ bool all_joined_locked(const capture_sequence& sequence, const stream_capture& o
         if (!before_origin.insert(n).second) continue;
         todo.insert(todo.end(), n->dependencies.begin(), n->dependencies.end());
     }
-    for (auto& [stream, capture] : capturing) {
-        if (capture.sequence.get() != &sequence) continue;
-        for (cudaGraphNode_t n : capture.frontier)
-            if (!before_origin.count(n)) return false;
-    }
+    for (cudaGraphNode_t n : stream.frontier)
+        if (!before_origin.count(n)) return false;
+    return true;
+}
+
+// Whether every stream of the sequence is joined into the origin.
+bool all_joined_locked(const capture_sequence& sequence, const stream_capture& origin) {
+    for (auto& [stream, capture] : capturing)
+        if (capture.sequence.get() == &sequence && !joined_locked(capture, origin)) return false;
     return true;
 }
 
@@ -303,12 +307,38 @@ cudaError_t capture_check_event_wait(cudaEvent_t event) {
     return cudaErrorCapturedEvent;
 }
 
+cudaError_t capture_add_memory_node(cudaStream_t stream, cudaGraphNodeType type,
+                                    std::shared_ptr<graph_allocation> allocation, device_work work,
+                                    work_label label,
+                                    const std::function<cudaError_t(cudaGraph_t)>& check_locked) {
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    stream_capture* capture = capture_of_locked(stream);
+    if (!capture) return cudaErrorIllegalState;
+    if (capture->sequence->invalidated) return cudaErrorStreamCaptureInvalidated;
+    if (cudaError_t e = check_locked(capture->sequence->graph)) return e;
+    cudaGraphNode_t node = add_node_locked(capture->sequence->graph, type, capture->frontier,
+                                           std::move(work), std::move(label));
+    node->allocation = std::move(allocation);
+    capture->frontier.assign(1, node);
+    return cudaSuccess;
+}
+
 void capture_forget_stream(cudaStream_t stream) {
     if (no_capture()) return;
     std::lock_guard<std::mutex> lock(graph_mutex());
     auto it = capturing.find(stream);
     if (it == capturing.end()) return;
     capture_sequence& sequence = *it->second.sequence;
+    // A forked stream whose work the origin has joined leaves quietly (NVIDIA's
+    // graphMemoryNodes sample destroys one so); otherwise the capture is lost.
+    if (sequence.origin != stream) {
+        auto origin = capturing.find(sequence.origin);
+        if (origin != capturing.end() && joined_locked(it->second, origin->second)) {
+            capturing.erase(it);
+            --capturing_count;
+            return;
+        }
+    }
     invalidate_locked(sequence);
     if (sequence.origin == stream) {  // nothing can end it now: the graph goes too
         std::shared_ptr<capture_sequence> keep = it->second.sequence;

@@ -1,8 +1,10 @@
 // graph_internal.h - what the graph files share (graphs.cpp: graphs, nodes,
-// executable graphs; graph_capture.cpp: stream capture) and the hooks the
-// rest of the runtime calls so that work queued on a capturing stream
-// becomes a node instead of running (queue.cpp's enqueue, and the checks in
-// the stream, event, copy and launch calls).
+// executable graphs; graph_nodes.cpp: node parameters, event and child graph
+// nodes; graph_memory.cpp: memory allocation and free nodes;
+// graph_capture.cpp: stream capture) and the hooks the rest of the runtime
+// calls so that work queued on a capturing stream becomes a node instead of
+// running (queue.cpp's enqueue, and the checks in the stream, event, copy and
+// launch calls).
 #ifndef CUEMU_GRAPH_INTERNAL_H
 #define CUEMU_GRAPH_INTERNAL_H
 
@@ -14,7 +16,29 @@
 #include <vector>
 
 #include "cuemu/graphs.h"
+#include "cuemu/textures.h"
 #include "internal.h"
+
+namespace cuemu::detail {
+
+// The memory of an allocation node (graph_memory.cpp).
+struct graph_allocation {
+    void* ptr = nullptr;
+    size_t size = 0;
+    int device = 0;
+    cudaMemAllocNodeParams params{};  // as asked for, dptr filled in
+    cudaGraph_t owner = nullptr;      // the graph of its alloc node (a key: it may be gone)
+    bool freed_in_other_graph = false;  // a free node of another graph names it
+    // The host's view (graph_mutex): a launch allocated it and no free was asked for since.
+    bool unfreed = false;
+    // The device's view (stats_mutex): the alloc node ran and no free since;
+    // the memory counts as the graphs' reserve until trimmed.
+    bool mapped = false;
+    bool resident = false;
+    ~graph_allocation();
+};
+
+}  // namespace cuemu::detail
 
 // A node: the work it queues at each launch of an executable graph (none for
 // an empty node), and the nodes it comes after.
@@ -30,12 +54,51 @@ struct CUgraphNode_st {
     // launch has none (has_kernel_params false).
     bool has_kernel_params = false;
     cudaKernelNodeParams kernel_params{};
+    // Memcpy, memset and host nodes made by hand: their parameters as given
+    // (a captured copy, fill or host function has none: has_params false).
+    // A 1D memcpy node's are the cudaMemcpy3DParms CUDA describes it with.
+    bool has_params = false;
+    cudaMemcpy3DParms copy_params{};
+    cudaMemsetParams memset_params{};
+    cudaHostNodeParams host_params{};
+    bool multidimensional = false;  // a memcpy or memset node of more than one row
+    cudaEvent_t event = nullptr;    // an event record or wait node's event
+    CUgraph_st* child = nullptr;    // a child graph node's own copy of its graph
+    // An allocation node's memory, or the memory a free node frees.
+    std::shared_ptr<cuemu::detail::graph_allocation> allocation;
 };
 struct CUgraph_st {
     std::vector<std::unique_ptr<CUgraphNode_st>> nodes;  // in the order they were added
     bool being_captured = false;  // a capture sequence still adds to it
     // A cudaGraphClone copy: each original node's copy (cudaGraphNodeFindInClone).
     std::unordered_map<CUgraphNode_st*, CUgraphNode_st*> copy_of;
+    // A graph with memory nodes may have one executable graph at a time.
+    CUgraphExec_st* instance = nullptr;
+};
+
+// The executable graph: the work of each node, in launch order.
+struct CUgraphExec_st {
+    struct step {
+        cudaGraphNode_t node;  // the node of the graph it was made from (a key only)
+        cudaGraphNodeType type;
+        cuemu::detail::device_work work;
+        cuemu::detail::work_label label;
+        const void* kernel = nullptr;  // a kernel node's func, when known
+        std::vector<size_t> after;     // the steps it depends on, by position
+        cudaGraphNode_t updated_from = nullptr;  // the node cudaGraphExecUpdate paired it with
+        bool enabled = true;                     // cudaGraphNodeSetEnabled
+        bool multidimensional = false;
+        cudaEvent_t event = nullptr;             // event record and wait nodes: done at launch
+        std::vector<step> inner;                 // a child graph node's steps
+        std::shared_ptr<cuemu::detail::graph_allocation> allocation;
+    };
+    std::vector<step> steps;
+    unsigned long long flags = 0;  // as instantiated
+    CUgraph_st* source = nullptr;  // the graph it was made from (a key: it may be gone)
+    // Launches of one executable graph run one after another, as in CUDA:
+    // a launch on another stream than the previous one waits for it.
+    cudaStream_t last_stream = nullptr;
+    cudaEvent_t finished = nullptr;
 };
 
 namespace cuemu::detail {
@@ -45,6 +108,25 @@ std::mutex& graph_mutex();
 
 // graphs.cpp (callers hold graph_mutex).
 bool is_live_graph_locked(cudaGraph_t graph);
+bool is_live_exec_locked(cudaGraphExec_t exec);
+bool node_of_graph_locked(cudaGraphNode_t node, cudaGraph_t graph);
+// A node of a live graph.
+bool is_live_node_locked(cudaGraphNode_t node);
+// The dependencies as given: nodes of this graph, none twice.
+bool dependencies_valid_locked(cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
+                               std::vector<cudaGraphNode_t>* out);
+// The step of an executable graph that stands for `node` (nullptr: none).
+CUgraphExec_st::step* step_of_locked(cudaGraphExec_t exec, cudaGraphNode_t node);
+// The steps of a graph, in launch order (false for a cycle).
+bool build_steps_locked(cudaGraph_t graph, std::vector<CUgraphExec_st::step>* steps);
+// cudaGraphExecUpdate's pairing: whether `fresh` (made from a graph now)
+// may take the place of `old`, and the taking (`from`: the node fresh was made from).
+bool same_shape(const CUgraphExec_st::step& old, const CUgraphExec_st::step& fresh);
+void update_step(CUgraphExec_st::step& old, CUgraphExec_st::step&& fresh, cudaGraphNode_t from);
+// A copy of graph's nodes and edges, children copied too, into an empty graph.
+void copy_graph_locked(cudaGraph_t from, cudaGraph_t into);
+// Whether the graph (or a child graph in it) holds memory alloc or free nodes.
+bool has_memory_nodes_locked(cudaGraph_t graph);
 cudaGraph_t new_graph_locked();
 void delete_graph_locked(cudaGraph_t graph);
 cudaGraphNode_t add_node_locked(cudaGraph_t graph, cudaGraphNodeType type,
@@ -52,6 +134,35 @@ cudaGraphNode_t add_node_locked(cudaGraph_t graph, cudaGraphNodeType type,
                                 device_work work, work_label label);
 // The node type of captured work, from the queue's label.
 cudaGraphNodeType node_type_of(const work_label& label);
+
+// graphs.cpp: adds a node made from one API call (record_one_call; the call
+// runs without the graph lock), or from work made by the graph call itself.
+cudaError_t add_call_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                          const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                          cudaGraphNodeType type, const std::function<cudaError_t()>& call,
+                          const cudaKernelNodeParams* kernel_params = nullptr);
+cudaError_t add_work_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                          const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                          cudaGraphNodeType type, device_work work, const char* category,
+                          const char* trace_name);
+// The work of a memset node and of a 3D memcpy node, checked as the Add
+// calls check them (cudaErrorInvalidValue and the like when refused).
+cudaError_t make_memset_work(const cudaMemsetParams* p, device_work* work);
+cudaError_t make_memcpy3d_work(const cudaMemcpy3DParms* p, device_work* work);
+// graph_nodes.cpp: the cudaMemcpy3DParms that describe a 1D copy.
+cudaMemcpy3DParms memcpy_1d_params(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
+
+// graph_memory.cpp (callers hold graph_mutex): before a launch of `exec`,
+// checks its memory nodes against what earlier launches left allocated
+// (cudaErrorInvalidValue, with a line, when CUDA would refuse it) and marks
+// what this launch allocates and frees. *auto_free receives allocations
+// still allocated that the launch frees first (cudaGraphInstantiateFlagAutoFreeOnLaunch).
+cudaError_t graph_memory_before_launch_locked(cudaGraphExec_t exec,
+                                              std::vector<device_work>* auto_free);
+// The rules of a graph with memory nodes, each refusal with a line naming the
+// call: true when `graph` may be changed so (cudaGraphDestroyNode,
+// cudaGraphRemoveDependencies, cudaGraphClone, a child graph node).
+bool graph_memory_allows_locked(cudaGraph_t graph, const char* call);
 
 // ---- hooks for the rest of the runtime (graph_capture.cpp) ---------------------------
 // Called by enqueue() (queue.cpp) for every piece of stream work: true when
@@ -91,8 +202,18 @@ bool capture_stream_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError
 cudaError_t capture_check_event_wait(cudaEvent_t event);
 // cudaEventDestroy: the event's capture state goes with it.
 void capture_forget_event(cudaEvent_t event);
+// cudaMallocAsync/cudaFreeAsync on a capturing stream (graph_memory.cpp
+// makes the node): adds a node of `type` with the allocation after the
+// stream's frontier, once check_locked (called with the capture's graph,
+// under graph_mutex) allows it. cudaErrorStreamCaptureInvalidated when the
+// capture was invalidated.
+cudaError_t capture_add_memory_node(cudaStream_t stream, cudaGraphNodeType type,
+                                    std::shared_ptr<graph_allocation> allocation, device_work work,
+                                    work_label label,
+                                    const std::function<cudaError_t(cudaGraph_t)>& check_locked);
 // cudaStreamDestroy of a stream in a capture: the stream leaves it (its handle
-// may be reused) and the capture is invalidated.
+// may be reused); the capture is invalidated unless the stream was forked
+// from it and its work is joined back into the origin.
 void capture_forget_stream(cudaStream_t stream);
 
 }  // namespace cuemu::detail

@@ -2,7 +2,8 @@
 // the Add*Node calls, dependencies, cudaGraphInstantiate, cudaGraphLaunch,
 // cudaGraphExecKernelNodeSetParams, cudaGraphExecUpdate and the destroy
 // calls. Stream capture, which builds graphs from queued work, is in
-// graph_capture.cpp.
+// graph_capture.cpp; node parameters, event and child graph nodes in
+// graph_nodes.cpp; memory allocation and free nodes in graph_memory.cpp.
 //
 // A node holds the device work it stands for, made once when the node is
 // added: the graph call makes the matching API call (cudaMemcpyAsync,
@@ -26,89 +27,10 @@
 
 using namespace cuemu::detail;
 
-// The executable graph: the work of each node, in launch order.
-struct CUgraphExec_st {
-    struct step {
-        cudaGraphNode_t node;  // the node of the graph it was made from (a key only)
-        cudaGraphNodeType type;
-        device_work work;
-        work_label label;
-        const void* kernel = nullptr;  // a kernel node's func, when known
-        std::vector<size_t> after;     // the steps it depends on, by position
-        cudaGraphNode_t updated_from = nullptr;  // the node cudaGraphExecUpdate paired it with
-    };
-    std::vector<step> steps;
-    // Launches of one executable graph run one after another, as in CUDA:
-    // a launch on another stream than the previous one waits for it.
-    cudaStream_t last_stream = nullptr;
-    cudaEvent_t finished = nullptr;
-};
-
 namespace {
 
 std::unordered_set<cudaGraph_t> live_graphs;         // guarded by graph_mutex()
 std::unordered_set<cudaGraphExec_t> live_execs;      // guarded by graph_mutex()
-
-bool node_of_graph_locked(cudaGraphNode_t node, cudaGraph_t graph) {
-    return node && is_live_graph_locked(graph) && node->graph == graph;
-}
-
-// The dependencies as given: nodes of this graph, none twice.
-bool dependencies_valid_locked(cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
-                               std::vector<cudaGraphNode_t>* out) {
-    if (count && !deps) return false;
-    for (size_t i = 0; i < count; ++i) {
-        if (!node_of_graph_locked(deps[i], graph)) return false;
-        if (std::find(out->begin(), out->end(), deps[i]) != out->end()) return false;
-        out->push_back(deps[i]);
-    }
-    return true;
-}
-
-// Adds a node made from one API call (record_one_call); the call runs
-// without the graph lock (it may queue nothing, or wait).
-cudaError_t add_call_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
-                          const cudaGraphNode_t* pDependencies, size_t numDependencies,
-                          cudaGraphNodeType type, const std::function<cudaError_t()>& call,
-                          const cudaKernelNodeParams* kernel_params = nullptr) {
-    if (!pGraphNode) return record(cudaErrorInvalidValue);
-    std::vector<cudaGraphNode_t> deps;
-    {
-        std::lock_guard<std::mutex> lock(graph_mutex());
-        if (!is_live_graph_locked(graph) ||
-            !dependencies_valid_locked(graph, pDependencies, numDependencies, &deps))
-            return record(cudaErrorInvalidValue);
-    }
-    device_work work;
-    work_label label;
-    if (cudaError_t e = record_one_call(call, &work, &label)) return record(e);
-    std::lock_guard<std::mutex> lock(graph_mutex());
-    if (!is_live_graph_locked(graph)) return record(cudaErrorInvalidValue);
-    *pGraphNode = add_node_locked(graph, type, deps, std::move(work), std::move(label));
-    if (kernel_params) {
-        (*pGraphNode)->has_kernel_params = true;
-        (*pGraphNode)->kernel_params = *kernel_params;
-    }
-    return cudaSuccess;
-}
-
-// A node whose work the graph call made itself (memset and 3D memcpy nodes),
-// not taken from an API call.
-cudaError_t add_work_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
-                          const cudaGraphNode_t* pDependencies, size_t numDependencies,
-                          cudaGraphNodeType type, device_work work, const char* category,
-                          const char* trace_name) {
-    work_label label;
-    label.category = category;
-    if (trace_enabled()) label.name = trace_name;
-    if (!pGraphNode) return record(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> lock(graph_mutex());
-    std::vector<cudaGraphNode_t> deps;
-    if (!is_live_graph_locked(graph) || !dependencies_valid_locked(graph, pDependencies, numDependencies, &deps))
-        return record(cudaErrorInvalidValue);
-    *pGraphNode = add_node_locked(graph, type, deps, std::move(work), std::move(label));
-    return cudaSuccess;
-}
 
 // A kernel node's launch, through the registry (cuemu/kernel_registry.h).
 cudaError_t launch_kernel_params(const cudaKernelNodeParams& p, const char* file, int line) {
@@ -197,6 +119,71 @@ std::mutex& graph_mutex() {
 
 bool is_live_graph_locked(cudaGraph_t graph) { return graph && live_graphs.count(graph); }
 
+bool is_live_exec_locked(cudaGraphExec_t exec) { return exec && live_execs.count(exec); }
+
+bool is_live_node_locked(cudaGraphNode_t node) { return node && is_live_graph_locked(node->graph); }
+
+bool node_of_graph_locked(cudaGraphNode_t node, cudaGraph_t graph) {
+    return node && is_live_graph_locked(graph) && node->graph == graph;
+}
+
+bool dependencies_valid_locked(cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
+                               std::vector<cudaGraphNode_t>* out) {
+    if (count && !deps) return false;
+    for (size_t i = 0; i < count; ++i) {
+        if (!node_of_graph_locked(deps[i], graph)) return false;
+        if (std::find(out->begin(), out->end(), deps[i]) != out->end()) return false;
+        out->push_back(deps[i]);
+    }
+    return true;
+}
+
+// Adds a node made from one API call (record_one_call); the call runs
+// without the graph lock (it may queue nothing, or wait).
+cudaError_t add_call_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                          const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                          cudaGraphNodeType type, const std::function<cudaError_t()>& call,
+                          const cudaKernelNodeParams* kernel_params) {
+    if (!pGraphNode) return record(cudaErrorInvalidValue);
+    std::vector<cudaGraphNode_t> deps;
+    {
+        std::lock_guard<std::mutex> lock(graph_mutex());
+        if (!is_live_graph_locked(graph) ||
+            !dependencies_valid_locked(graph, pDependencies, numDependencies, &deps))
+            return record(cudaErrorInvalidValue);
+    }
+    device_work work;
+    work_label label;
+    if (cudaError_t e = record_one_call(call, &work, &label)) return record(e);
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    if (!is_live_graph_locked(graph)) return record(cudaErrorInvalidValue);
+    *pGraphNode = add_node_locked(graph, type, deps, std::move(work), std::move(label));
+    if (kernel_params) {
+        (*pGraphNode)->has_kernel_params = true;
+        (*pGraphNode)->kernel_params = *kernel_params;
+    }
+    return cudaSuccess;
+}
+
+// A node whose work the graph call made itself (memset and 3D memcpy nodes),
+// not taken from an API call.
+cudaError_t add_work_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                          const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                          cudaGraphNodeType type, device_work work, const char* category,
+                          const char* trace_name) {
+    work_label label;
+    label.category = category;
+    if (trace_enabled()) label.name = trace_name;
+    if (!pGraphNode) return record(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    std::vector<cudaGraphNode_t> deps;
+    if (!is_live_graph_locked(graph) || !dependencies_valid_locked(graph, pDependencies, numDependencies, &deps))
+        return record(cudaErrorInvalidValue);
+    *pGraphNode = add_node_locked(graph, type, deps, std::move(work), std::move(label));
+    return cudaSuccess;
+}
+
+
 cudaGraph_t new_graph_locked() {
     cudaGraph_t g = new CUgraph_st;
     live_graphs.insert(g);
@@ -204,8 +191,71 @@ cudaGraph_t new_graph_locked() {
 }
 
 void delete_graph_locked(cudaGraph_t graph) {
+    for (auto& n : graph->nodes)
+        if (n->child) delete_graph_locked(n->child);
     live_graphs.erase(graph);
     delete graph;
+}
+
+void copy_graph_locked(cudaGraph_t from, cudaGraph_t into) {
+    std::unordered_map<cudaGraphNode_t, cudaGraphNode_t> copy_of;
+    for (auto& n : from->nodes) {
+        std::vector<cudaGraphNode_t> deps;
+        for (cudaGraphNode_t d : n->dependencies) deps.push_back(copy_of.at(d));
+        cudaGraphNode_t c = add_node_locked(into, n->type, deps, n->work, n->label);
+        c->has_kernel_params = n->has_kernel_params;
+        c->kernel_params = n->kernel_params;
+        c->has_params = n->has_params;
+        c->copy_params = n->copy_params;
+        c->memset_params = n->memset_params;
+        c->host_params = n->host_params;
+        c->multidimensional = n->multidimensional;
+        c->event = n->event;
+        c->allocation = n->allocation;
+        if (n->child) {
+            c->child = new_graph_locked();
+            copy_graph_locked(n->child, c->child);
+        }
+        copy_of[n.get()] = c;
+    }
+    into->copy_of = std::move(copy_of);
+}
+
+bool has_memory_nodes_locked(cudaGraph_t graph) {
+    for (auto& n : graph->nodes)
+        if (n->type == cudaGraphNodeTypeMemAlloc || n->type == cudaGraphNodeTypeMemFree ||
+            (n->child && has_memory_nodes_locked(n->child)))
+            return true;
+    return false;
+}
+
+CUgraphExec_st::step* step_of_locked(cudaGraphExec_t exec, cudaGraphNode_t node) {
+    if (!is_live_exec_locked(exec) || !node) return nullptr;
+    for (CUgraphExec_st::step& s : exec->steps)
+        if (s.node == node || s.updated_from == node) return &s;
+    return nullptr;
+}
+
+bool build_steps_locked(cudaGraph_t graph, std::vector<CUgraphExec_st::step>* steps) {
+    std::vector<cudaGraphNode_t> order;
+    if (!launch_order_locked(graph, &order)) return false;
+    const std::vector<std::vector<size_t>> after = dependency_positions(order);
+    for (size_t i = 0; i < order.size(); ++i) {
+        cudaGraphNode_t n = order[i];
+        CUgraphExec_st::step s{};
+        s.node = n;
+        s.type = n->type;
+        s.work = n->work;
+        s.label = n->label;
+        s.kernel = n->has_kernel_params ? n->kernel_params.func : nullptr;
+        s.after = after[i];
+        s.multidimensional = n->multidimensional;
+        s.event = n->event;
+        s.allocation = n->allocation;
+        if (n->child && !build_steps_locked(n->child, &s.inner)) return false;
+        steps->push_back(std::move(s));
+    }
+    return true;
 }
 
 cudaGraphNode_t add_node_locked(cudaGraph_t graph, cudaGraphNodeType type,
@@ -250,17 +300,9 @@ cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) 
     if (!pGraphClone) return record(cudaErrorInvalidValue);
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (!is_live_graph_locked(originalGraph)) return record(cudaErrorInvalidValue);
+    if (!graph_memory_allows_locked(originalGraph, "cudaGraphClone")) return record(cudaErrorInvalidValue);
     cudaGraph_t clone = new_graph_locked();
-    std::unordered_map<cudaGraphNode_t, cudaGraphNode_t> copy_of;
-    for (auto& n : originalGraph->nodes) {
-        std::vector<cudaGraphNode_t> deps;
-        for (cudaGraphNode_t d : n->dependencies) deps.push_back(copy_of.at(d));
-        cudaGraphNode_t c = add_node_locked(clone, n->type, deps, n->work, n->label);
-        c->has_kernel_params = n->has_kernel_params;
-        c->kernel_params = n->kernel_params;
-        copy_of[n.get()] = c;
-    }
-    clone->copy_of = std::move(copy_of);
+    copy_graph_locked(originalGraph, clone);
     *pGraphClone = clone;
     return cudaSuccess;
 }
@@ -312,29 +354,41 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelN
     return cudaSuccess;
 }
 
+// Keeps a node's parameters as given, for the GetParams calls (graph_nodes.cpp).
+void keep_params(cudaGraphNode_t node, const std::function<void(CUgraphNode_st&)>& set) {
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    if (is_live_node_locked(node)) {
+        node->has_params = true;
+        set(*node);
+    }
+}
+
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                      const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                      void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                                      const char* cuemu_file, int cuemu_line) {
-    return add_call_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemcpy,
+    cudaError_t e = add_call_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemcpy,
                          [&] { return cudaMemcpyAsync(dst, src, count, kind, 0, cuemu_file, cuemu_line); });
+    if (e == cudaSuccess)
+        keep_params(*pGraphNode, [&](CUgraphNode_st& n) { n.copy_params = memcpy_1d_params(dst, src, count, kind); });
+    return e;
 }
 
-cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
-                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
-                                   const cudaMemsetParams* p) {
-    if (!p || !p->dst || p->width == 0 || p->height == 0) return record(cudaErrorInvalidValue);
+namespace cuemu::detail {
+
+cudaError_t make_memset_work(const cudaMemsetParams* p, device_work* work) {
+    if (!p || !p->dst || p->width == 0 || p->height == 0) return cudaErrorInvalidValue;
     const unsigned size = p->elementSize;
-    if (size != 1 && size != 2 && size != 4) return record(cudaErrorInvalidValue);
+    if (size != 1 && size != 2 && size != 4) return cudaErrorInvalidValue;
     const size_t row_bytes = p->width * size;
-    if (p->height > 1 && p->pitch < row_bytes) return record(cudaErrorInvalidValue);
+    if (p->height > 1 && p->pitch < row_bytes) return cudaErrorInvalidValue;
     const size_t pitch = p->height > 1 ? p->pitch : row_bytes;
     char* const dst = static_cast<char*>(p->dst);
     for (size_t row = 0; row < p->height; ++row)
-        if (!is_device_range(dst + row * pitch, row_bytes)) return record(cudaErrorInvalidValue);
+        if (!is_device_range(dst + row * pitch, row_bytes)) return cudaErrorInvalidValue;
     const unsigned value = p->value;
     const size_t height = p->height, width = p->width;
-    device_work work = [dst, pitch, row_bytes, height, width, size, value](std::uint64_t) {
+    *work = [dst, pitch, row_bytes, height, width, size, value](std::uint64_t) {
         for (size_t row = 0; row < height; ++row) {
             char* line = dst + row * pitch;
             for (size_t i = 0; i < width; ++i) std::memcpy(line + i * size, &value, size);  // little-endian: the low bytes
@@ -342,8 +396,7 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
         }
         return cudaSuccess;
     };
-    return add_work_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemset,
-                         std::move(work), "memset", "memset node");
+    return cudaSuccess;
 }
 
 // A memcpy node from a cudaMemcpy3DParms (NVIDIA's simpleCudaGraphs makes its
@@ -351,21 +404,19 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
 // row y of slice z at ptr + (pos.z + z) * pitch * ysize + (pos.y + y) * pitch
 // + pos.x. Checked when added, as the runtime checks it; done by the node's
 // own work, row by row. A CUDA array on either side is not emulated here.
-cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
-                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
-                                   const cudaMemcpy3DParms* p) {
-    if (!p) return record(cudaErrorInvalidValue);
+cudaError_t make_memcpy3d_work(const cudaMemcpy3DParms* p, device_work* work) {
+    if (!p) return cudaErrorInvalidValue;
     if (p->srcArray || p->dstArray) {
         std::fprintf(stderr,
-                     "cuemu: cudaGraphAddMemcpyNode with a CUDA array is not emulated (pitched "
-                     "pointers are): capture cudaMemcpy3DAsync into the graph instead\n");
-        return record(cudaErrorNotSupported);
+                     "cuemu: a memcpy node with a CUDA array is not emulated (pitched pointers "
+                     "are): capture cudaMemcpy3DAsync into the graph instead\n");
+        return cudaErrorNotSupported;
     }
     if (p->kind < cudaMemcpyHostToHost || p->kind > cudaMemcpyDefault)
-        return record(cudaErrorInvalidMemcpyDirection);
+        return cudaErrorInvalidMemcpyDirection;
     const cudaExtent extent = p->extent;
     if (!p->srcPtr.ptr || !p->dstPtr.ptr || extent.width == 0 || extent.height == 0 || extent.depth == 0)
-        return record(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     // The sides as cudaMemcpy3D reads them (cuda_arrays.cpp); then, since the
     // node's work copies rows itself, each must fit its pitch and slice and,
     // on the device, lie in device memory.
@@ -382,8 +433,8 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
     };
     copy_side src{}, dst{};
     if (!side_of(p->srcPtr, p->srcPos, true, &src) || !side_of(p->dstPtr, p->dstPos, false, &dst))
-        return record(cudaErrorInvalidValue);
-    device_work work = [src, dst, extent](std::uint64_t) {
+        return cudaErrorInvalidValue;
+    *work = [src, dst, extent](std::uint64_t) {
         for (size_t z = 0; z < extent.depth; ++z)
             for (size_t y = 0; y < extent.height; ++y) {
                 unsigned char* to = dst.first + z * dst.slice_pitch + y * dst.row_pitch;
@@ -392,8 +443,47 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
             }
         return cudaSuccess;
     };
-    return add_work_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemcpy,
-                         std::move(work), "copy", "memcpy node");
+    return cudaSuccess;
+}
+
+}  // namespace cuemu::detail
+
+namespace {
+// A memset or 3D memcpy node: its work as made, its parameters kept.
+cudaError_t add_made_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                          size_t numDependencies, cudaGraphNodeType type, cudaError_t made, device_work work,
+                          const std::function<void(CUgraphNode_st&)>& keep) {
+    if (made != cudaSuccess) return record(made);
+    const bool copy = type == cudaGraphNodeTypeMemcpy;
+    const cudaError_t e = add_work_node(pGraphNode, graph, pDependencies, numDependencies, type, std::move(work),
+                                        copy ? "copy" : "memset", copy ? "memcpy node" : "memset node");
+    if (e == cudaSuccess) keep_params(*pGraphNode, keep);
+    return e;
+}
+}  // namespace
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                   const cudaMemsetParams* p) {
+    device_work work;
+    const cudaError_t made = make_memset_work(p, &work);
+    return add_made_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemset, made,
+                         std::move(work), [&](CUgraphNode_st& n) {
+                             n.memset_params = *p;
+                             n.multidimensional = p->height > 1;
+                         });
+}
+
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                   const cudaMemcpy3DParms* p) {
+    device_work work;
+    const cudaError_t made = make_memcpy3d_work(p, &work);
+    return add_made_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemcpy, made,
+                         std::move(work), [&](CUgraphNode_st& n) {
+                             n.copy_params = *p;
+                             n.multidimensional = p->extent.height > 1 || p->extent.depth > 1;
+                         });
 }
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
@@ -401,8 +491,10 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                  const cudaHostNodeParams* pNodeParams) {
     if (!pNodeParams || !pNodeParams->fn) return record(cudaErrorInvalidValue);
     const cudaHostNodeParams p = *pNodeParams;
-    return add_call_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeHost,
-                         [&] { return cudaLaunchHostFunc(0, p.fn, p.userData); });
+    cudaError_t e = add_call_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeHost,
+                                  [&] { return cudaLaunchHostFunc(0, p.fn, p.userData); });
+    if (e == cudaSuccess) keep_params(*pGraphNode, [&](CUgraphNode_st& n) { n.host_params = p; });
+    return e;
 }
 
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
@@ -523,6 +615,8 @@ cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (!node || !is_live_graph_locked(node->graph)) return record(cudaErrorInvalidValue);
     cudaGraph_t graph = node->graph;
+    if (!graph_memory_allows_locked(graph, "cudaGraphDestroyNode")) return record(cudaErrorInvalidValue);
+    if (node->child) delete_graph_locked(node->child);
     for (auto& n : graph->nodes)
         n->dependencies.erase(std::remove(n->dependencies.begin(), n->dependencies.end(), node),
                               n->dependencies.end());
@@ -568,17 +662,20 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
     }
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (!is_live_graph_locked(graph)) return record(cudaErrorInvalidValue);
-    std::vector<cudaGraphNode_t> order;
-    if (!launch_order_locked(graph, &order)) return record(cudaErrorInvalidValue);
-    auto* exec = new CUgraphExec_st;
-    const std::vector<std::vector<size_t>> after = dependency_positions(order);
-    for (size_t i = 0; i < order.size(); ++i) {
-        cudaGraphNode_t n = order[i];
-        exec->steps.push_back({n, n->type, n->work, n->label,
-                               n->has_kernel_params ? n->kernel_params.func : nullptr, after[i]});
+    const bool memory_nodes = has_memory_nodes_locked(graph);
+    if (memory_nodes && graph->instance) {
+        std::fprintf(stderr, "cuemu: cudaGraphInstantiate: this graph has memory allocation or free "
+                             "nodes and an executable graph made from it still exists: CUDA allows "
+                             "one at a time (cudaGraphExecDestroy the other first)\n");
+        return record(cudaErrorInvalidValue);
     }
-    live_execs.insert(exec);
-    *pGraphExec = exec;
+    auto exec = std::make_unique<CUgraphExec_st>();
+    if (!build_steps_locked(graph, &exec->steps)) return record(cudaErrorInvalidValue);
+    exec->flags = flags;
+    exec->source = graph;
+    if (memory_nodes) graph->instance = exec.get();
+    live_execs.insert(exec.get());
+    *pGraphExec = exec.release();
     return cudaSuccess;
 }
 
@@ -587,40 +684,83 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph
     return cudaGraphInstantiate(pGraphExec, graph, flags);
 }
 
+namespace {
+
+// Queues the steps' work on the stream, in order; event nodes record and wait
+// now, in stream order, as cudaEventRecord and cudaStreamWaitEvent would.
+cudaError_t queue_steps(std::vector<CUgraphExec_st::step>& steps, cudaStream_t stream) {
+    for (CUgraphExec_st::step& s : steps) {
+        if (!s.enabled) continue;  // a disabled node does nothing, as an empty node
+        if (s.type == cudaGraphNodeTypeEventRecord) {
+            if (cudaError_t e = cudaEventRecord(s.event, stream)) return e;
+        } else if (s.type == cudaGraphNodeTypeWaitEvent) {
+            if (cudaError_t e = cudaStreamWaitEvent(stream, s.event, 0)) return e;
+        } else if (s.type == cudaGraphNodeTypeGraph) {
+            if (cudaError_t e = queue_steps(s.inner, stream)) return e;
+        } else if (s.work) {
+            enqueue(stream, std::move(s.work), std::move(s.label));
+        }
+    }
+    return cudaSuccess;
+}
+
+bool has_kind_locked(const std::vector<CUgraphExec_st::step>& steps, bool memory) {
+    for (const CUgraphExec_st::step& s : steps) {
+        const bool event = s.type == cudaGraphNodeTypeEventRecord || s.type == cudaGraphNodeTypeWaitEvent;
+        if ((memory ? s.allocation != nullptr : event) || has_kind_locked(s.inner, memory)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     if (cudaError_t e = context_status()) return e;
     std::vector<CUgraphExec_st::step> steps;
     cudaStream_t previous;
     cudaEvent_t finished;
+    bool memory_or_event_nodes;
     {
         std::lock_guard<std::mutex> lock(graph_mutex());
         if (!graphExec || !live_execs.count(graphExec)) return record(cudaErrorInvalidValue);
         steps = graphExec->steps;
         previous = graphExec->last_stream;
+        memory_or_event_nodes = has_kind_locked(steps, true) || has_kind_locked(steps, false);
     }
     if (!is_stream_of_current_device(stream)) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = capture_check_stream_work(stream)) return record(e);
     cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
     cudaStreamIsCapturing(stream, &capturing);
     if (capturing == cudaStreamCaptureStatusActive) {
+        if (memory_or_event_nodes) {
+            std::fprintf(stderr, "cuemu: cudaGraphLaunch into a stream capture of a graph with "
+                                 "memory or event nodes is not emulated\n");
+            return record(cudaErrorNotSupported);
+        }
         // Launched into a capture, the graph's work becomes nodes of the
         // captured graph, in this order; that graph's launches are what
         // must run one after another.
-        for (CUgraphExec_st::step& s : steps)
-            if (s.work) enqueue(stream, std::move(s.work), std::move(s.label));
-        return cudaSuccess;
+        return record(queue_steps(steps, stream));
     }
+    std::vector<device_work> auto_free;
     {
         std::lock_guard<std::mutex> lock(graph_mutex());
+        if (!live_execs.count(graphExec)) return record(cudaErrorInvalidValue);
+        if (cudaError_t e = graph_memory_before_launch_locked(graphExec, &auto_free)) return record(e);
         if (!graphExec->finished) cudaEventCreateWithFlags(&graphExec->finished, cudaEventDisableTiming);
         finished = graphExec->finished;
         graphExec->last_stream = stream;
     }
     if (previous && previous != stream) cudaStreamWaitEvent(stream, finished, 0);
-    for (CUgraphExec_st::step& s : steps)
-        if (s.work) enqueue(stream, std::move(s.work), std::move(s.label));
+    for (device_work& w : auto_free) {
+        work_label label;
+        label.category = "free";
+        if (trace_enabled()) label.name = "graph memory freed on relaunch";
+        enqueue(stream, std::move(w), std::move(label));
+    }
+    const cudaError_t e = queue_steps(steps, stream);
     cudaEventRecord(finished, stream);
-    return cudaSuccess;
+    return e ? record(e) : e;
 }
 
 // Nothing to upload: the work is ready; the stream and the graph are checked.
@@ -639,6 +779,8 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
         std::lock_guard<std::mutex> lock(graph_mutex());
         if (!graphExec || !live_execs.erase(graphExec)) return record(cudaErrorInvalidValue);
         finished = graphExec->finished;
+        if (is_live_graph_locked(graphExec->source) && graphExec->source->instance == graphExec)
+            graphExec->source->instance = nullptr;
         delete graphExec;  // queued launches hold their own copies of the work
     }
     if (finished) cudaEventDestroy(finished);
@@ -658,19 +800,52 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
     if (cudaError_t e = make_kernel_work(pNodeParams, cuemu_file, cuemu_line, &work, &label))
         return record(e);
     std::lock_guard<std::mutex> lock(graph_mutex());
-    if (!live_execs.count(hGraphExec)) return record(cudaErrorInvalidValue);
-    for (CUgraphExec_st::step& s : hGraphExec->steps) {
-        if (s.node != node && s.updated_from != node) continue;
-        if (s.type != cudaGraphNodeTypeKernel) return record(cudaErrorInvalidValue);
-        // CUDA does not let the update change the kernel of a node made by hand.
-        if (s.kernel && s.kernel != pNodeParams->func) return record(cudaErrorInvalidValue);
-        s.work = std::move(work);
-        s.label = std::move(label);
-        s.kernel = pNodeParams->func;
-        return cudaSuccess;
-    }
-    return record(cudaErrorInvalidValue);  // not a node of the graph it was made from
+    CUgraphExec_st::step* s = step_of_locked(hGraphExec, node);
+    // Not a node of the graph it was made from, or not a kernel node.
+    if (!s || s->type != cudaGraphNodeTypeKernel) return record(cudaErrorInvalidValue);
+    // CUDA does not let the update change the kernel of a node made by hand.
+    if (s->kernel && s->kernel != pNodeParams->func) return record(cudaErrorInvalidValue);
+    s->work = std::move(work);
+    s->label = std::move(label);
+    s->kernel = pNodeParams->func;
+    return cudaSuccess;
 }
+
+namespace {
+// Why `fresh` cannot take the place of `old` in cudaGraphExecUpdate
+// (cudaGraphExecUpdateSuccess when it can): the same type, dependencies and
+// kernel, the same allocation for memory nodes, and child graphs of the
+// same shape.
+cudaGraphExecUpdateResult update_refusal(const CUgraphExec_st::step& old, const CUgraphExec_st::step& fresh) {
+    if (fresh.after != old.after) return cudaGraphExecUpdateErrorTopologyChanged;
+    if (fresh.type != old.type) return cudaGraphExecUpdateErrorNodeTypeChanged;
+    if (old.type == cudaGraphNodeTypeKernel && old.kernel && fresh.kernel && old.kernel != fresh.kernel)
+        return cudaGraphExecUpdateErrorFunctionChanged;
+    if (fresh.allocation != old.allocation) return cudaGraphExecUpdateErrorParametersChanged;
+    if (fresh.inner.size() != old.inner.size()) return cudaGraphExecUpdateErrorTopologyChanged;
+    for (size_t i = 0; i < old.inner.size(); ++i)
+        if (cudaGraphExecUpdateResult r = update_refusal(old.inner[i], fresh.inner[i])) return r;
+    return cudaGraphExecUpdateSuccess;
+}
+}  // namespace
+
+namespace cuemu::detail {
+// Takes a step's work (and a child's steps) from `fresh`, keeping what the
+// executable graph set itself (enabled, the node it was made from).
+void update_step(CUgraphExec_st::step& old, CUgraphExec_st::step&& fresh, cudaGraphNode_t from) {
+    old.work = std::move(fresh.work);
+    old.label = std::move(fresh.label);
+    old.updated_from = from;
+    if (fresh.kernel) old.kernel = fresh.kernel;
+    old.event = fresh.event;
+    old.multidimensional = fresh.multidimensional;
+    for (size_t i = 0; i < old.inner.size(); ++i)
+        update_step(old.inner[i], std::move(fresh.inner[i]), old.inner[i].node);
+}
+bool same_shape(const CUgraphExec_st::step& old, const CUgraphExec_st::step& fresh) {
+    return update_refusal(old, fresh) == cudaGraphExecUpdateSuccess;
+}
+}  // namespace cuemu::detail
 
 // Takes every node's work from hGraph, which must have the same shape: in
 // launch order (Kahn's, ties in the order nodes were added) the same node
@@ -683,30 +858,19 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (!hGraphExec || !live_execs.count(hGraphExec) || !is_live_graph_locked(hGraph))
         return record(cudaErrorInvalidValue);
-    std::vector<cudaGraphNode_t> order;
-    if (!launch_order_locked(hGraph, &order)) return record(cudaErrorInvalidValue);
+    std::vector<CUgraphExec_st::step> fresh;
+    if (!build_steps_locked(hGraph, &fresh)) return record(cudaErrorInvalidValue);
     auto fail = [&](cudaGraphExecUpdateResult why, cudaGraphNode_t node) {
         *resultInfo = {why, node, nullptr};
         return record(cudaErrorGraphExecUpdateFailure);
     };
     auto& steps = hGraphExec->steps;
-    if (order.size() != steps.size()) return fail(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
-    const std::vector<std::vector<size_t>> after = dependency_positions(order);
-    for (size_t i = 0; i < order.size(); ++i) {
-        cudaGraphNode_t n = order[i];
-        const CUgraphExec_st::step& s = steps[i];
-        if (after[i] != s.after) return fail(cudaGraphExecUpdateErrorTopologyChanged, n);
-        if (n->type != s.type) return fail(cudaGraphExecUpdateErrorNodeTypeChanged, n);
-        const void* kernel = n->has_kernel_params ? n->kernel_params.func : nullptr;
-        if (s.type == cudaGraphNodeTypeKernel && s.kernel && kernel && s.kernel != kernel)
-            return fail(cudaGraphExecUpdateErrorFunctionChanged, n);
-    }
-    for (size_t i = 0; i < order.size(); ++i) {
-        cudaGraphNode_t n = order[i];
-        steps[i].work = n->work;
-        steps[i].label = n->label;
-        steps[i].updated_from = n;
-        if (n->has_kernel_params) steps[i].kernel = n->kernel_params.func;
+    if (fresh.size() != steps.size()) return fail(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
+    for (size_t i = 0; i < fresh.size(); ++i)
+        if (cudaGraphExecUpdateResult why = update_refusal(steps[i], fresh[i])) return fail(why, fresh[i].node);
+    for (size_t i = 0; i < fresh.size(); ++i) {
+        cudaGraphNode_t from = fresh[i].node;
+        update_step(steps[i], std::move(fresh[i]), from);
     }
     *resultInfo = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
     return cudaSuccess;

@@ -86,6 +86,20 @@ void forget_stream_ordered_allocation(const void* p);
 // live allocation starting at p, 0 when there is none.
 cudaError_t allocate_device_memory(void** out, std::size_t size, const char* how, const char* file,
                                    int line);
+// Memory of a graph's allocation node (graph_memory.cpp): cudaGraphAddMemAllocNode's,
+// and cudaMallocAsync's in a stream capture. A graph owns it, not the device:
+// cudaDeviceReset leaves it.
+bool is_graph_memory_kind(const char* how);
+// graph_memory.cpp: cudaFree (queued false: at once) and cudaFreeAsync (queued
+// on stream) of graph memory. False when p is no graph allocation's address;
+// else *result is the call's result.
+bool free_graph_allocation(void* p, cudaStream_t stream, bool queued, const char* call, const char* file,
+                           int line, cudaError_t* result);
+// cudaMallocAsync and cudaFreeAsync on a capturing stream: an allocation node
+// (memory of the pool's properties) and a free node of the capture's graph.
+cudaError_t capture_graph_malloc(cudaStream_t stream, const struct cudaMemPoolProps& props, std::size_t size,
+                                 void** out, const char* file, int line);
+cudaError_t capture_graph_free(cudaStream_t stream, void* p, const char* file, int line);
 bool release_device_memory(void* p, const char* freed_by, const char* file, int line);
 std::size_t live_allocation_size(const void* p);
 // The allocation whose buffer or guard page holds addr, live or freed.

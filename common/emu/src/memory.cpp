@@ -203,8 +203,12 @@ const mapping* mapping_for_report(const void* addr) {
 bool is_stream_ordered_kind(const char* how) {
     return std::strcmp(how, "cudaMallocAsync") == 0 || std::strcmp(how, "cudaMallocFromPoolAsync") == 0;
 }
+bool is_graph_memory_kind(const char* how) {
+    return std::strcmp(how, "cudaGraphAddMemAllocNode") == 0 ||
+           std::strcmp(how, "cudaMallocAsync in a stream capture") == 0;
+}
 bool is_device_only_kind(const char* how) {
-    return std::strcmp(how, "cudaMalloc") == 0 || is_stream_ordered_kind(how);
+    return std::strcmp(how, "cudaMalloc") == 0 || is_stream_ordered_kind(how) || is_graph_memory_kind(how);
 }
 
 // The stream-ordered allocator's (memory_pools.cpp): an allocation of its
@@ -284,7 +288,7 @@ void free_all_allocations(int device) {
         auto next = std::next(it);
         // Stream-ordered allocations outlive a reset, as CUDA documents.
         const allocation_info& info = by_base[it->second].info;
-        if (info.device == device && !is_stream_ordered_kind(info.how))
+        if (info.device == device && !is_stream_ordered_kind(info.how) && !is_graph_memory_kind(info.how))
             release_locked(it, "cudaDeviceReset", nullptr, 0);
         it = next;
     }
@@ -312,6 +316,7 @@ cudaError_t cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags,
 cudaError_t cudaFree(void* dev_ptr, const char* file, int line) {
     if (cudaError_t e = synchronize_device("cudaFree")) return e;
     if (!dev_ptr) return cudaSuccess;
+    if (cudaError_t e; free_graph_allocation(dev_ptr, nullptr, false, "cudaFree", file, line, &e)) return e;
     const int owner = device_of_pointer(dev_ptr);  // another device's buffer: its work too
     if (owner >= 0 && owner != current_device()) drain_device(owner, "cudaFree");
     std::unique_lock<std::mutex> lock(registry_mutex);

@@ -13,9 +13,9 @@
 // used bytes, cudaMemPoolTrimTo has nothing to do, and the release threshold
 // and reuse settings are kept and given back without effect.
 //
-// Not here: allocation and free nodes of a stream capture (refused with a
-// line: the capture would need graph-owned memory), pools of host or managed
-// memory, and sharing a pool between processes (cudaMemHandleType* other
+// In a stream capture both become graph memory nodes (graph_memory.cpp),
+// as does cudaFreeAsync of graph memory anywhere. Not here: pools of host or
+// managed memory, and sharing a pool between processes (cudaMemHandleType* other
 // than none).
 #include <algorithm>
 #include <cstdio>
@@ -95,17 +95,9 @@ void forget_allocation_locked(const void* p) {
     drop_if_finished_locked(pool);
 }
 
-// A stream capture would turn these calls into graph nodes that own their
-// memory; the emulator's graphs have no such nodes.
-cudaError_t refuse_in_capture(const char* call, cudaStream_t stream, const char* file, int line) {
+bool is_capturing(cudaStream_t stream) {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &status) != cudaSuccess || status != cudaStreamCaptureStatusActive)
-        return cudaSuccess;
-    std::fprintf(stderr,
-                 "cuemu: %s:%d: %s during a stream capture (a graph's memory allocation or free "
-                 "node) is not emulated: allocate before the capture begins\n",
-                 file, line, call);
-    return record(cudaErrorStreamCaptureUnsupported);
+    return cudaStreamIsCapturing(stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone;
 }
 
 cudaError_t allocate_from(cudaMemPool_t pool, void** dev_ptr, size_t size, cudaStream_t stream,
@@ -113,12 +105,15 @@ cudaError_t allocate_from(cudaMemPool_t pool, void** dev_ptr, size_t size, cudaS
     if (!dev_ptr) return record(cudaErrorInvalidValue);
     if (cudaError_t e = context_status()) return e;
     if (stream_device(stream) < 0) return record(cudaErrorInvalidResourceHandle);
-    if (cudaError_t e = refuse_in_capture(call, stream, file, line)) return e;
+    cudaMemPoolProps props;
     {
         std::lock_guard<std::mutex> lock(pools_mutex);
         if (!pool) pool = current_pool_locked(stream_device(stream));
         if (!is_live_pool_locked(pool)) return record(cudaErrorInvalidValue);
+        props = pool->props;
     }
+    // In a stream capture: an allocation node, its memory the graph's (graph_memory.cpp).
+    if (is_capturing(stream)) return capture_graph_malloc(stream, props, size, dev_ptr, file, line);
     // The pool's device holds the memory, whichever device is current.
     const int saved = current_device();
     set_current_device(pool->device);
@@ -158,7 +153,8 @@ cudaError_t cudaFreeAsync(void* dev_ptr, cudaStream_t stream, const char* file, 
     if (cudaError_t e = context_status()) return e;
     if (!dev_ptr) return cudaSuccess;  // as cudaFree
     if (stream_device(stream) < 0) return record(cudaErrorInvalidResourceHandle);
-    if (cudaError_t e = refuse_in_capture("cudaFreeAsync", stream, file, line)) return e;
+    if (is_capturing(stream)) return capture_graph_free(stream, dev_ptr, file, line);  // a free node
+    if (cudaError_t e; free_graph_allocation(dev_ptr, stream, true, "cudaFreeAsync", file, line, &e)) return e;
     {
         std::lock_guard<std::mutex> lock(pools_mutex);
         if (live_allocation_size(dev_ptr) == 0 || free_pending.count(dev_ptr)) {

@@ -1,5 +1,6 @@
 // cuemu/graphs.h - CUDA graphs: stream capture, explicit graphs, executable
-// graphs (src/graphs.cpp, src/graph_capture.cpp). Types, numbers and
+// graphs (src/graphs.cpp, src/graph_capture.cpp, src/graph_nodes.cpp,
+// src/graph_memory.cpp). Types, numbers and
 // signatures are CUDA 13.0's. The graph calls the emulator does not have are
 // declared at the end so that a program using one stops at build time with
 // a line naming it.
@@ -16,6 +17,7 @@
 #include <cstddef>
 
 #include "kernel_registry.h"
+#include "runtime_extra.h"
 #include "types.h"
 
 // ---- handles and enumerations ------------------------------------------------------
@@ -74,6 +76,25 @@ typedef enum cudaGraphInstantiateResult {
     cudaGraphInstantiateMultipleDevicesNotSupported = 4,
     cudaGraphInstantiateConditionalHandleUnused = 5
 } cudaGraphInstantiateResult;
+enum cudaGraphMemAttributeType {
+    cudaGraphMemAttrUsedMemCurrent = 0x0,
+    cudaGraphMemAttrUsedMemHigh = 0x1,
+    cudaGraphMemAttrReservedMemCurrent = 0x2,
+    cudaGraphMemAttrReservedMemHigh = 0x3
+};
+enum cudaGraphDebugDotFlags {
+    cudaGraphDebugDotFlagsVerbose = 1 << 0,
+    cudaGraphDebugDotFlagsKernelNodeParams = 1 << 2,
+    cudaGraphDebugDotFlagsMemcpyNodeParams = 1 << 3,
+    cudaGraphDebugDotFlagsMemsetNodeParams = 1 << 4,
+    cudaGraphDebugDotFlagsHostNodeParams = 1 << 5,
+    cudaGraphDebugDotFlagsEventNodeParams = 1 << 6,
+    cudaGraphDebugDotFlagsExtSemasSignalNodeParams = 1 << 7,
+    cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 1 << 8,
+    cudaGraphDebugDotFlagsKernelNodeAttributes = 1 << 9,
+    cudaGraphDebugDotFlagsHandles = 1 << 10,
+    cudaGraphDebugDotFlagsConditionalNodeParams = 1 << 15
+};
 typedef enum cudaGraphDependencyType_enum {
     cudaGraphDependencyTypeDefault = 0,
     cudaGraphDependencyTypeProgrammatic = 1
@@ -108,6 +129,17 @@ struct cudaMemsetParams {
 struct cudaHostNodeParams {
     cudaHostFn_t fn;
     void* userData;
+};
+// An allocation node's: poolProps, accessDescs and bytesize in; dptr out.
+struct cudaMemAllocNodeParams {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc* accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void* dptr;
+};
+struct cudaMemFreeNodeParams {
+    void* dptr;
 };
 typedef struct cudaGraphEdgeData_st {
     unsigned char from_port;
@@ -204,6 +236,77 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
                                              int cuemu_line = __builtin_LINE());
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
                                 cudaGraphExecUpdateResultInfo* resultInfo);
+cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long* flags);
+
+// ---- node parameters, event and child graph nodes (src/graph_nodes.cpp) --------------
+// GetParams answers for nodes added by hand (a captured node keeps its work,
+// not its parameters: cudaErrorNotSupported with a line). The Exec forms
+// change one executable graph's next launches, one-row copies and fills only.
+cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms* pNodeParams);
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms* pNodeParams);
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src, size_t count,
+                                           enum cudaMemcpyKind kind,
+                                           const char* cuemu_file = __builtin_FILE(),
+                                           int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams* pNodeParams);
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams* pNodeParams);
+cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams* pNodeParams);
+cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams* pNodeParams);
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemcpy3DParms* pNodeParams);
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst,
+                                               const void* src, size_t count, enum cudaMemcpyKind kind,
+                                               const char* cuemu_file = __builtin_FILE(),
+                                               int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemsetParams* pNodeParams);
+cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                           const struct cudaHostNodeParams* pNodeParams);
+// Event nodes record or wait for their event at each launch, in stream order.
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                        cudaEvent_t event);
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                      const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                      cudaEvent_t event);
+cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out);
+cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event);
+cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event_out);
+cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event);
+cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                                 cudaEvent_t event);
+cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                               cudaEvent_t event);
+// The child graph is copied into the node, as CUDA clones it.
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                       const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                       cudaGraph_t childGraph);
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* pGraph);
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                 cudaGraph_t childGraph);
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                        const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
+                                        size_t numDependencies);
+// Kernel, memcpy and memset nodes of an executable graph may be disabled.
+cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int* isEnabled);
+cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled);
+cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char* path, unsigned int flags);
+
+// ---- memory nodes (src/graph_memory.cpp) ---------------------------------------------
+// An allocation node's memory is device memory made when the node is added:
+// its address (nodeParams->dptr) is the same at every launch.
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     struct cudaMemAllocNodeParams* nodeParams,
+                                     const char* cuemu_file = __builtin_FILE(),
+                                     int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                    const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dptr);
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams* params_out);
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out);
+cudaError_t cudaDeviceGraphMemTrim(int device);
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
 
 // ---- not emulated ------------------------------------------------------------------
 // Each fails to build with a line naming it (the pattern of not_emulated.h).
@@ -211,9 +314,9 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
     template <class... A>                                                                 \
     cudaError_t name(A&&...) {                                                            \
         static_assert(::cuemu::graph_call_refused<A...>,                                  \
-                      "cuemu does not emulate " #name " (CUDA graphs: the emulator has "   \
-                      "stream capture, kernel, memcpy 1D, memset, host and empty nodes); "  \
-                      "build this program with nvcc for a GPU");                          \
+                      "cuemu does not emulate " #name " (CUDA graphs: the emulator has "  \
+                      "stream capture; kernel, memcpy, memset, host, empty, event, child " \
+                      "graph and memory nodes); build this program with nvcc for a GPU");  \
         return cudaErrorNotSupported;                                                     \
     }
 namespace cuemu {
@@ -222,16 +325,6 @@ constexpr bool graph_call_refused = false;
 }  // namespace cuemu
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaStreamBeginCaptureToGraph)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaStreamUpdateCaptureDependencies)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddChildGraphNode)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphChildGraphNodeGetGraph)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddEventRecordNode)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddEventWaitNode)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphEventRecordNodeGetEvent)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphEventRecordNodeSetEvent)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphEventWaitNodeGetEvent)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphEventWaitNodeSetEvent)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecEventRecordNodeSetEvent)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecEventWaitNodeSetEvent)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresSignalNode)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresWaitNode)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresSignalNodeGetParams)
@@ -240,31 +333,12 @@ CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeGetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresSignalNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemAllocNode)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemFreeNode)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemAllocNodeGetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemFreeNodeGetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaDeviceGraphMemTrim)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaDeviceGetGraphMemAttribute)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaDeviceSetGraphMemAttribute)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeToSymbol)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeFromSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeGetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParams1D)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParamsToSymbol)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParamsFromSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParams1D)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParamsToSymbol)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParamsFromSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemsetNodeGetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemsetNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemsetNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphHostNodeGetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphHostNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecHostNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecChildGraphNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeGetAttribute)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeSetAttribute)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeCopyAttributes)
@@ -272,11 +346,6 @@ CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddNode)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphInstantiateWithParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecGetFlags)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphRemoveDependencies)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeGetEnabled)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeSetEnabled)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphDebugDotPrint)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphConditionalHandleCreate)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphRetainUserObject)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphReleaseUserObject)
