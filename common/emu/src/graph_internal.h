@@ -117,6 +117,10 @@ bool dependencies_valid_locked(cudaGraph_t graph, const cudaGraphNode_t* deps, s
                                std::vector<cudaGraphNode_t>* out);
 // The step of an executable graph that stands for `node` (nullptr: none).
 CUgraphExec_st::step* step_of_locked(cudaGraphExec_t exec, cudaGraphNode_t node);
+// A kernel node's work from its parameters, checked as its launch would be
+// (graphs.cpp; cudaGraphExecKernelNodeSetParams uses it too).
+cudaError_t make_kernel_work(const cudaKernelNodeParams* p, const char* file, int line,
+                             device_work* work, work_label* label);
 // The steps of a graph, in launch order (false for a cycle).
 bool build_steps_locked(cudaGraph_t graph, std::vector<CUgraphExec_st::step>* steps);
 // cudaGraphExecUpdate's pairing: whether `fresh` (made from a graph now)

@@ -1,0 +1,325 @@
+// graph_exec.cpp - executable graphs: the launch order of a graph's nodes
+// (cudaGraphInstantiate), cudaGraphLaunch, cudaGraphUpload,
+// cudaGraphExecDestroy, cudaGraphExecKernelNodeSetParams and
+// cudaGraphExecUpdate. Graphs and their nodes are graphs.cpp's.
+//
+// An executable graph is the nodes in an order that respects every
+// dependency (Kahn's, ties in the order the nodes were added), each a step
+// holding a copy of its node's work; cudaGraphLaunch queues the steps on the
+// stream in that order.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cuemu/runtime.h"
+#include "cuemu/textures.h"
+#include "graph_internal.h"
+#include "texture_internal.h"
+#include "trace.h"
+
+using namespace cuemu::detail;
+
+namespace {
+
+std::unordered_set<cudaGraphExec_t> live_execs;      // guarded by graph_mutex()
+// Kahn's order, ties in the order nodes were added; false for a cycle.
+bool launch_order_locked(cudaGraph_t graph, std::vector<cudaGraphNode_t>* order) {
+    std::unordered_map<cudaGraphNode_t, size_t> waiting;
+    std::unordered_map<cudaGraphNode_t, std::vector<cudaGraphNode_t>> after;
+    for (auto& n : graph->nodes) {
+        waiting[n.get()] = n->dependencies.size();
+        for (cudaGraphNode_t d : n->dependencies) after[d].push_back(n.get());
+    }
+    std::vector<cudaGraphNode_t> ready;
+    for (auto& n : graph->nodes)
+        if (n->dependencies.empty()) ready.push_back(n.get());
+    while (!ready.empty()) {
+        cudaGraphNode_t n = ready.front();
+        ready.erase(ready.begin());
+        order->push_back(n);
+        for (cudaGraphNode_t next : after[n])
+            if (--waiting[next] == 0) ready.push_back(next);
+    }
+    return order->size() == graph->nodes.size();
+}
+
+// For each node of a launch order, the positions of the nodes it depends on.
+std::vector<std::vector<size_t>> dependency_positions(const std::vector<cudaGraphNode_t>& order) {
+    std::unordered_map<cudaGraphNode_t, size_t> place;
+    for (size_t i = 0; i < order.size(); ++i) place[order[i]] = i;
+    std::vector<std::vector<size_t>> after(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        for (cudaGraphNode_t d : order[i]->dependencies) after[i].push_back(place.at(d));
+        std::sort(after[i].begin(), after[i].end());
+    }
+    return after;
+}
+
+}  // namespace
+
+namespace cuemu::detail {
+
+bool is_live_exec_locked(cudaGraphExec_t exec) { return exec && live_execs.count(exec); }
+
+CUgraphExec_st::step* step_of_locked(cudaGraphExec_t exec, cudaGraphNode_t node) {
+    if (!is_live_exec_locked(exec) || !node) return nullptr;
+    for (CUgraphExec_st::step& s : exec->steps)
+        if (s.node == node || s.updated_from == node) return &s;
+    return nullptr;
+}
+
+bool build_steps_locked(cudaGraph_t graph, std::vector<CUgraphExec_st::step>* steps) {
+    std::vector<cudaGraphNode_t> order;
+    if (!launch_order_locked(graph, &order)) return false;
+    const std::vector<std::vector<size_t>> after = dependency_positions(order);
+    for (size_t i = 0; i < order.size(); ++i) {
+        cudaGraphNode_t n = order[i];
+        CUgraphExec_st::step s{};
+        s.node = n;
+        s.type = n->type;
+        s.work = n->work;
+        s.label = n->label;
+        s.kernel = n->has_kernel_params ? n->kernel_params.func : nullptr;
+        s.after = after[i];
+        s.multidimensional = n->multidimensional;
+        s.event = n->event;
+        s.allocation = n->allocation;
+        if (n->child && !build_steps_locked(n->child, &s.inner)) return false;
+        steps->push_back(std::move(s));
+    }
+    return true;
+}
+
+}  // namespace cuemu::detail
+
+// ---- executable graphs ------------------------------------------------------------------
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags) {
+    if (!pGraphExec) return record(cudaErrorInvalidValue);
+    const unsigned long long known = cudaGraphInstantiateFlagAutoFreeOnLaunch |
+                                     cudaGraphInstantiateFlagUpload |
+                                     cudaGraphInstantiateFlagDeviceLaunch |
+                                     cudaGraphInstantiateFlagUseNodePriority;
+    if (flags & ~known) return record(cudaErrorInvalidValue);
+    if (flags & cudaGraphInstantiateFlagDeviceLaunch) {
+        std::fprintf(stderr, "cuemu: cudaGraphInstantiateFlagDeviceLaunch (graphs launched from "
+                             "the device) is not emulated\n");
+        return record(cudaErrorNotSupported);
+    }
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    if (!is_live_graph_locked(graph)) return record(cudaErrorInvalidValue);
+    const bool memory_nodes = has_memory_nodes_locked(graph);
+    if (memory_nodes && graph->instance) {
+        std::fprintf(stderr, "cuemu: cudaGraphInstantiate: this graph has memory allocation or free "
+                             "nodes and an executable graph made from it still exists: CUDA allows "
+                             "one at a time (cudaGraphExecDestroy the other first)\n");
+        return record(cudaErrorInvalidValue);
+    }
+    auto exec = std::make_unique<CUgraphExec_st>();
+    if (!build_steps_locked(graph, &exec->steps)) return record(cudaErrorInvalidValue);
+    exec->flags = flags;
+    exec->source = graph;
+    if (memory_nodes) graph->instance = exec.get();
+    live_execs.insert(exec.get());
+    *pGraphExec = exec.release();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                          unsigned long long flags) {
+    return cudaGraphInstantiate(pGraphExec, graph, flags);
+}
+
+namespace {
+
+// Queues the steps' work on the stream, in order; event nodes record and wait
+// now, in stream order, as cudaEventRecord and cudaStreamWaitEvent would.
+cudaError_t queue_steps(std::vector<CUgraphExec_st::step>& steps, cudaStream_t stream) {
+    for (CUgraphExec_st::step& s : steps) {
+        if (!s.enabled) continue;  // a disabled node does nothing, as an empty node
+        if (s.type == cudaGraphNodeTypeEventRecord) {
+            if (cudaError_t e = cudaEventRecord(s.event, stream)) return e;
+        } else if (s.type == cudaGraphNodeTypeWaitEvent) {
+            if (cudaError_t e = cudaStreamWaitEvent(stream, s.event, 0)) return e;
+        } else if (s.type == cudaGraphNodeTypeGraph) {
+            if (cudaError_t e = queue_steps(s.inner, stream)) return e;
+        } else if (s.work) {
+            enqueue(stream, std::move(s.work), std::move(s.label));
+        }
+    }
+    return cudaSuccess;
+}
+
+bool has_kind_locked(const std::vector<CUgraphExec_st::step>& steps, bool memory) {
+    for (const CUgraphExec_st::step& s : steps) {
+        const bool event = s.type == cudaGraphNodeTypeEventRecord || s.type == cudaGraphNodeTypeWaitEvent;
+        if ((memory ? s.allocation != nullptr : event) || has_kind_locked(s.inner, memory)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    if (cudaError_t e = context_status()) return e;
+    std::vector<CUgraphExec_st::step> steps;
+    cudaStream_t previous;
+    cudaEvent_t finished;
+    bool memory_or_event_nodes;
+    {
+        std::lock_guard<std::mutex> lock(graph_mutex());
+        if (!graphExec || !live_execs.count(graphExec)) return record(cudaErrorInvalidValue);
+        steps = graphExec->steps;
+        previous = graphExec->last_stream;
+        memory_or_event_nodes = has_kind_locked(steps, true) || has_kind_locked(steps, false);
+    }
+    if (!is_stream_of_current_device(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_stream_work(stream)) return record(e);
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    cudaStreamIsCapturing(stream, &capturing);
+    if (capturing == cudaStreamCaptureStatusActive) {
+        if (memory_or_event_nodes) {
+            std::fprintf(stderr, "cuemu: cudaGraphLaunch into a stream capture of a graph with "
+                                 "memory or event nodes is not emulated\n");
+            return record(cudaErrorNotSupported);
+        }
+        // Launched into a capture, the graph's work becomes nodes of the
+        // captured graph, in this order; that graph's launches are what
+        // must run one after another.
+        return record(queue_steps(steps, stream));
+    }
+    std::vector<device_work> auto_free;
+    {
+        std::lock_guard<std::mutex> lock(graph_mutex());
+        if (!live_execs.count(graphExec)) return record(cudaErrorInvalidValue);
+        if (cudaError_t e = graph_memory_before_launch_locked(graphExec, &auto_free)) return record(e);
+        if (!graphExec->finished) cudaEventCreateWithFlags(&graphExec->finished, cudaEventDisableTiming);
+        finished = graphExec->finished;
+        graphExec->last_stream = stream;
+    }
+    if (previous && previous != stream) cudaStreamWaitEvent(stream, finished, 0);
+    for (device_work& w : auto_free) {
+        work_label label;
+        label.category = "free";
+        if (trace_enabled()) label.name = "graph memory freed on relaunch";
+        enqueue(stream, std::move(w), std::move(label));
+    }
+    const cudaError_t e = queue_steps(steps, stream);
+    cudaEventRecord(finished, stream);
+    return e ? record(e) : e;
+}
+
+// Nothing to upload: the work is ready; the stream and the graph are checked.
+cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+    {
+        std::lock_guard<std::mutex> lock(graph_mutex());
+        if (!graphExec || !live_execs.count(graphExec)) return record(cudaErrorInvalidValue);
+    }
+    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+    cudaEvent_t finished;
+    {
+        std::lock_guard<std::mutex> lock(graph_mutex());
+        if (!graphExec || !live_execs.erase(graphExec)) return record(cudaErrorInvalidValue);
+        finished = graphExec->finished;
+        if (is_live_graph_locked(graphExec->source) && graphExec->source->instance == graphExec)
+            graphExec->source->instance = nullptr;
+        delete graphExec;  // queued launches hold their own copies of the work
+    }
+    if (finished) cudaEventDestroy(finished);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const cudaKernelNodeParams* pNodeParams,
+                                             const char* cuemu_file, int cuemu_line) {
+    if (!pNodeParams) return record(cudaErrorInvalidValue);
+    {
+        std::lock_guard<std::mutex> lock(graph_mutex());
+        if (!hGraphExec || !live_execs.count(hGraphExec)) return record(cudaErrorInvalidValue);
+    }
+    device_work work;
+    work_label label;
+    if (cudaError_t e = make_kernel_work(pNodeParams, cuemu_file, cuemu_line, &work, &label))
+        return record(e);
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    CUgraphExec_st::step* s = step_of_locked(hGraphExec, node);
+    // Not a node of the graph it was made from, or not a kernel node.
+    if (!s || s->type != cudaGraphNodeTypeKernel) return record(cudaErrorInvalidValue);
+    // CUDA does not let the update change the kernel of a node made by hand.
+    if (s->kernel && s->kernel != pNodeParams->func) return record(cudaErrorInvalidValue);
+    s->work = std::move(work);
+    s->label = std::move(label);
+    s->kernel = pNodeParams->func;
+    return cudaSuccess;
+}
+
+namespace {
+// Why `fresh` cannot take the place of `old` in cudaGraphExecUpdate
+// (cudaGraphExecUpdateSuccess when it can): the same type, dependencies and
+// kernel, the same allocation for memory nodes, and child graphs of the
+// same shape.
+cudaGraphExecUpdateResult update_refusal(const CUgraphExec_st::step& old, const CUgraphExec_st::step& fresh) {
+    if (fresh.after != old.after) return cudaGraphExecUpdateErrorTopologyChanged;
+    if (fresh.type != old.type) return cudaGraphExecUpdateErrorNodeTypeChanged;
+    if (old.type == cudaGraphNodeTypeKernel && old.kernel && fresh.kernel && old.kernel != fresh.kernel)
+        return cudaGraphExecUpdateErrorFunctionChanged;
+    if (fresh.allocation != old.allocation) return cudaGraphExecUpdateErrorParametersChanged;
+    if (fresh.inner.size() != old.inner.size()) return cudaGraphExecUpdateErrorTopologyChanged;
+    for (size_t i = 0; i < old.inner.size(); ++i)
+        if (cudaGraphExecUpdateResult r = update_refusal(old.inner[i], fresh.inner[i])) return r;
+    return cudaGraphExecUpdateSuccess;
+}
+}  // namespace
+
+namespace cuemu::detail {
+// Takes a step's work (and a child's steps) from `fresh`, keeping what the
+// executable graph set itself (enabled, the node it was made from).
+void update_step(CUgraphExec_st::step& old, CUgraphExec_st::step&& fresh, cudaGraphNode_t from) {
+    old.work = std::move(fresh.work);
+    old.label = std::move(fresh.label);
+    old.updated_from = from;
+    if (fresh.kernel) old.kernel = fresh.kernel;
+    old.event = fresh.event;
+    old.multidimensional = fresh.multidimensional;
+    for (size_t i = 0; i < old.inner.size(); ++i)
+        update_step(old.inner[i], std::move(fresh.inner[i]), old.inner[i].node);
+}
+bool same_shape(const CUgraphExec_st::step& old, const CUgraphExec_st::step& fresh) {
+    return update_refusal(old, fresh) == cudaGraphExecUpdateSuccess;
+}
+}  // namespace cuemu::detail
+
+// Takes every node's work from hGraph, which must have the same shape: in
+// launch order (Kahn's, ties in the order nodes were added) the same node
+// types with the same dependencies, kernel nodes keeping their kernel. The
+// nodes pair up by that order.
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo* resultInfo) {
+    if (!resultInfo) return record(cudaErrorInvalidValue);
+    *resultInfo = {cudaGraphExecUpdateError, nullptr, nullptr};
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    if (!hGraphExec || !live_execs.count(hGraphExec) || !is_live_graph_locked(hGraph))
+        return record(cudaErrorInvalidValue);
+    std::vector<CUgraphExec_st::step> fresh;
+    if (!build_steps_locked(hGraph, &fresh)) return record(cudaErrorInvalidValue);
+    auto fail = [&](cudaGraphExecUpdateResult why, cudaGraphNode_t node) {
+        *resultInfo = {why, node, nullptr};
+        return record(cudaErrorGraphExecUpdateFailure);
+    };
+    auto& steps = hGraphExec->steps;
+    if (fresh.size() != steps.size()) return fail(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
+    for (size_t i = 0; i < fresh.size(); ++i)
+        if (cudaGraphExecUpdateResult why = update_refusal(steps[i], fresh[i])) return fail(why, fresh[i].node);
+    for (size_t i = 0; i < fresh.size(); ++i) {
+        cudaGraphNode_t from = fresh[i].node;
+        update_step(steps[i], std::move(fresh[i]), from);
+    }
+    *resultInfo = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
+    return cudaSuccess;
+}
