@@ -11,10 +11,11 @@
 //   lockstep:*  legacy warp-synchronous code without CUEMU_CHECK: the right sum
 //               (and, under the default race check, a note instead of a report).
 //   twin:*      which build of a kernel runs (cuemu/launch.h): the
-//               uninstrumented twin only with CUEMU_CHECK=none (this source uses
-//               __shared__, so the race check is on by default), the
-//               instrumented kernel otherwise, but for a kernel that cannot
-//               reach shared memory: its twin always; run three ways.
+//               uninstrumented twin with CUEMU_CHECK=none (this source uses
+//               __shared__, so the race check is on by default) and in the
+//               launches the default check leaves out, the instrumented kernel
+//               otherwise, but for a kernel that cannot reach shared memory:
+//               its twin always; run three ways.
 // race:read-after-write runs under the default check too (no CUEMU_CHECK).
 // The whole file also compiles with nvcc.
 #include <cuda_runtime.h>
@@ -496,5 +497,29 @@ TEST_CASE("twin:instrumented-only-under-the-race-check") {
     global_store_calls_a_hook<<<1, kBlock>>>(called.ptr, target.ptr);
     REQUIRE(cudaGetLastError() == cudaSuccess);
     CHECK(called.read() == std::vector<int>(kBlock, 0));
+}
+
+// The default check looks at every launch of a kernel in one configuration
+// until eight have run, then at one in eight (src/race_detector.cpp,
+// checks_this_launch); CUEMU_CHECK=race at every launch, none at none.
+TEST_CASE("twin:default-check-samples-repeated-launches") {
+    const char* check = std::getenv("CUEMU_CHECK");
+    const std::string setting = check ? check : "";
+    device_buffer<int> called(kBlock);
+    auto instrumented = [&](int blocks) {
+        store_calls_a_hook<<<blocks, kBlock>>>(called.ptr);
+        REQUIRE(cudaGetLastError() == cudaSuccess);
+        return called.read()[0] == 1;
+    };
+    std::string seen, expected;
+    for (int n = 0; n < 24; ++n) {
+        seen += instrumented(3) ? 'c' : '-';
+        const bool sampled = n < 8 || (n - 8) % 8 == 7;
+        expected += setting == "none" ? '-' : setting == "race" || sampled ? 'c' : '-';
+    }
+    INFO("CUEMU_CHECK=" << setting);
+    CHECK(seen == expected);
+    // Another configuration of the same kernel starts its own count.
+    CHECK(instrumented(4) == (setting != "none"));
 }
 #endif

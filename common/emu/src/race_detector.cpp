@@ -26,6 +26,7 @@
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cuemu/builtins.h"
@@ -65,6 +66,7 @@ struct worker_shadow {
     std::vector<std::uint8_t> is_variable;  // per word of [layout.begin, layout.end)
     std::vector<word_shadow> static_words, dynamic_words;
     std::vector<word_pcs> static_pcs, dynamic_pcs;  // beside them
+    std::vector<word_saturation> static_saturation, dynamic_saturation;  // and these
     std::uintptr_t dynamic_begin = 0, dynamic_end = 0;
     std::uint32_t generation = 0;  // blocks this worker began (for volatile_global.cpp)
     std::uint32_t epoch = 0;       // barriers of the running block
@@ -365,6 +367,8 @@ void next_interval(worker_shadow& w) {
     if (++tls_race_view.interval == 0) {
         std::fill(w.static_words.begin(), w.static_words.end(), word_shadow{});
         std::fill(w.dynamic_words.begin(), w.dynamic_words.end(), word_shadow{});
+        std::fill(w.static_saturation.begin(), w.static_saturation.end(), word_saturation{});
+        std::fill(w.dynamic_saturation.begin(), w.dynamic_saturation.end(), word_saturation{});
         tls_race_view.interval = 1;
     }
 }
@@ -375,7 +379,7 @@ bool race_instrumented() { return instrumented.load(std::memory_order_relaxed); 
 
 void note_instrumented() { instrumented.store(true, std::memory_order_relaxed); }
 
-void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
+void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes, bool left_out) {
     tls_access_watch = watch_nothing;
     if (!race_instrumented()) {
         // No source of the program was built with the instrumentation (no
@@ -398,15 +402,17 @@ void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
     }
     w.dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_shared);
     w.dynamic_end = w.dynamic_begin + dynamic_bytes;
-    if (!race_check_requested()) {
+    if (!race_check_requested() || left_out) {
         tls_access_watch = watch_volatile;
         return;
     }
     w.static_words.resize(w.is_variable.size());
     w.static_pcs.resize(w.is_variable.size());
+    w.static_saturation.resize(w.is_variable.size());
     if (w.dynamic_words.size() < (dynamic_bytes + 3) / 4) {
         w.dynamic_words.resize((dynamic_bytes + 3) / 4);
         w.dynamic_pcs.resize((dynamic_bytes + 3) / 4);
+        w.dynamic_saturation.resize((dynamic_bytes + 3) / 4);
     }
     if (++w.generation == 0) w.generation = 1;  // 0 is volatile_global.cpp's "none"
     next_interval(w);
@@ -424,6 +430,8 @@ void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes) {
     v.dynamic_words = w.dynamic_words.data();
     v.static_pcs = w.static_pcs.data();
     v.dynamic_pcs = w.dynamic_pcs.data();
+    v.static_saturation = w.static_saturation.data();
+    v.dynamic_saturation = w.dynamic_saturation.data();
     v.dynamic_count = w.dynamic_words.size();
     std::fill(std::begin(v.warp_sync), std::end(v.warp_sync), 0u);
     v.row_threads = ::cuemu::tls_block_dim.x;
@@ -511,10 +519,40 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
 
 }  // namespace cuemu::detail
 
+namespace cuemu::detail {
+namespace {
+// The check by default (not named in CUEMU_CHECK) looks at every block of the
+// first `checked_first` launches of a kernel in one configuration (grid, block,
+// dynamic shared memory); after those, which all ended without a race (a race
+// stops the program), it looks at one launch in `sample_every` of that kernel
+// and configuration, and the others run the kernel's uninstrumented twin
+// (where it has one). A program that launches one kernel thousands of times
+// (a training loop) then pays for the check a few times, not every time. A
+// race that shows only in a launch left out goes unreported (README,
+// "Races in shared memory"); CUEMU_CHECK=race checks every launch.
+constexpr unsigned checked_first = 8, sample_every = 8;
+
+bool checks_this_launch(const launch_site& site, const launch_config& config) {
+    if (race_check_named()) return true;
+    char key[96];
+    std::snprintf(key, sizeof key, "|%u,%u,%u|%u,%u,%u|%zu", config.grid.x, config.grid.y, config.grid.z,
+                  config.block.x, config.block.y, config.block.z, config.shared_bytes);
+    static std::mutex mutex;
+    static auto& launches = *new std::unordered_map<std::string, unsigned>;  // by kernel and configuration
+    std::lock_guard<std::mutex> lock(mutex);
+    const unsigned n = launches[std::string(site.kernel ? site.kernel : "") + key]++;
+    return n < checked_first || (n - checked_first) % sample_every == sample_every - 1;
+}
+}  // namespace
+}  // namespace cuemu::detail
+
 // A launch runs a kernel's uninstrumented twin (cuemu/launch.h) unless the
 // race check or the profiler needs every access to reach the hooks.
 namespace cuemu {
-bool twins_allowed() { return !detail::race_check_requested() && !detail::profiling_requested(); }
+bool twins_allowed(const launch_site& site, const launch_config& config) {
+    if (detail::profiling_requested()) return false;
+    return !detail::race_check_requested() || !detail::checks_this_launch(site, config);
+}
 bool shared_memory_free_twins_allowed() { return !detail::profiling_requested(); }
 
 bool note_source_uses_shared_memory() {

@@ -40,6 +40,23 @@ struct word_pcs {
     const void* read[2] = {nullptr, nullptr};
 };
 
+// A word whose further plain reads in the current interval can add nothing
+// to the check, found when the second of two full-word, non-volatile reads by
+// different threads is recorded with no write of this interval: when the two
+// are lanes of different warps, any write that follows races with one of them
+// (and stops the launch), so no read needs looking at; when they are lanes of
+// one warp at one count of warp functions, the same holds for the reads of
+// that warp until its next warp function (read_adds_nothing). The hooks then
+// let such a read go after one compare, without the records' checks: in a
+// tiled loop, where a row or a column of threads reads the same words, that
+// is nearly every read.
+constexpr std::uint32_t any_warp = 0xFFFFFFFFu;
+struct word_saturation {
+    std::uint32_t interval = 0;  // 0: none
+    std::uint32_t warp = 0;      // any_warp, or the one warp whose reads it covers
+    std::uint32_t warp_sync = 0;  // that warp's count of warp functions
+};
+
 // What a worker's hooks need of the block it runs under the race check; all
 // zero otherwise (then nothing is shared memory).
 struct race_view {
@@ -50,6 +67,8 @@ struct race_view {
     word_shadow* dynamic_words = nullptr;
     word_pcs* static_pcs = nullptr;  // beside each of the words above
     word_pcs* dynamic_pcs = nullptr;
+    word_saturation* static_saturation = nullptr;  // beside them too
+    word_saturation* dynamic_saturation = nullptr;
     std::size_t static_count = 0, dynamic_count = 0;
     std::uint32_t interval = 0;
     // blockDim.x and blockDim.x * blockDim.y: a thread's linear index without
@@ -117,6 +136,47 @@ inline bool read_changes_nothing(std::uint32_t interval, const word_shadow& cell
     return read_adds_nothing(r0, r1, thread, warp_sync, is_volatile, bytes);
 }
 
+// A read the word's saturation covers (above).
+inline bool read_is_covered(const word_saturation& sat, const race_view& v) {
+    if (sat.interval != v.interval) return false;
+    if (sat.warp == any_warp) return true;
+    return sat.warp == race_running_thread(v) / 32 && sat.warp_sync == v.warp_sync[sat.warp];
+}
+
+// For the hooks, before they call out of line: a plain read of n bytes at p,
+// inside one word of the block's shared memory, that the word's saturation
+// covers.
+__attribute__((always_inline)) inline bool read_needs_no_check(const void* p, std::size_t n) {
+    const race_view& v = tls_race_view;
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    std::uintptr_t offset;
+    const word_saturation* sat;
+    if (a - v.static_begin < v.static_bytes) {
+        offset = a - v.static_begin;
+        if (offset / 4 >= v.static_count) return false;
+        sat = v.static_saturation + offset / 4;
+    } else if (a - v.dynamic_begin < v.dynamic_bytes) {
+        offset = a - v.dynamic_begin;
+        if (offset / 4 >= v.dynamic_count) return false;
+        sat = v.dynamic_saturation + offset / 4;
+    } else {
+        return false;
+    }
+    return offset % 4 + n <= 4 && read_is_covered(*sat, v);
+}
+
+// After a read was checked and its records kept: is the word saturated now?
+inline void note_saturation(const word_shadow& cell, word_saturation& sat, std::uint32_t interval) {
+    const shadow_record &r0 = cell.read[0], &r1 = cell.read[1];
+    if (cell.write.interval == interval || r0.interval != interval || r1.interval != interval ||
+        r0.thread == r1.thread || r0.bytes != 0xF || r1.bytes != 0xF || r0.is_volatile || r1.is_volatile)
+        return;
+    if (r0.thread / 32u != r1.thread / 32u)
+        sat = {interval, any_warp, 0};
+    else if (r0.warp_sync == r1.warp_sync)
+        sat = {interval, r0.thread / 32u, r0.warp_sync};
+}
+
 // The hooks' own part of the check, for a plain access of n bytes at p that
 // touches shared memory (view.touches) and lies in one word: a read that
 // changes nothing, or that only takes a free slot of the word; a write to a
@@ -130,16 +190,25 @@ __attribute__((always_inline)) inline bool plain_access_done(const void* p, std:
     std::uintptr_t offset;
     word_shadow* cell;
     word_pcs* pcs;
+    word_saturation* sat;
     if (a - v.static_begin < v.static_bytes) {
         offset = a - v.static_begin;
-        if (offset / 4 >= v.static_count || !v.is_variable[offset / 4]) return false;
-        cell = v.static_words + offset / 4;
-        pcs = v.static_pcs + offset / 4;
+        const std::uintptr_t word = offset / 4;
+        if (word >= v.static_count) return false;
+        sat = v.static_saturation + word;
+        // Saturated only after reads that passed the checks below.
+        if (!is_write && offset % 4 + n <= 4 && read_is_covered(*sat, v)) return true;
+        if (!v.is_variable[word]) return false;
+        cell = v.static_words + word;
+        pcs = v.static_pcs + word;
     } else if (a - v.dynamic_begin < v.dynamic_bytes) {
         offset = a - v.dynamic_begin;
-        if (offset / 4 >= v.dynamic_count) return false;
-        cell = v.dynamic_words + offset / 4;
-        pcs = v.dynamic_pcs + offset / 4;
+        const std::uintptr_t word = offset / 4;
+        if (word >= v.dynamic_count) return false;
+        sat = v.dynamic_saturation + word;
+        if (!is_write && offset % 4 + n <= 4 && read_is_covered(*sat, v)) return true;
+        cell = v.dynamic_words + word;
+        pcs = v.dynamic_pcs + word;
     } else {
         return false;
     }
@@ -161,13 +230,15 @@ __attribute__((always_inline)) inline bool plain_access_done(const void* p, std:
         return true;
     }
     if (other(cell->write)) return false;
-    if (read_changes_nothing(interval, *cell, bytes, thread, warp_sync, false)) return true;
-    // As the detector would: the first slot unless it holds another
-    // thread's read of this interval, else the second.
-    const shadow_record& r0 = cell->read[0];
-    const int slot = r0.interval != interval || r0.thread == thread ? 0 : 1;
-    cell->read[slot] = now;
-    pcs->read[slot] = pc;
+    if (!read_changes_nothing(interval, *cell, bytes, thread, warp_sync, false)) {
+        // As the detector would: the first slot unless it holds another
+        // thread's read of this interval, else the second.
+        const shadow_record& r0 = cell->read[0];
+        const int slot = r0.interval != interval || r0.thread == thread ? 0 : 1;
+        cell->read[slot] = now;
+        pcs->read[slot] = pc;
+    }
+    note_saturation(*cell, *sat, interval);
     return true;
 }
 

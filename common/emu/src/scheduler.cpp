@@ -582,7 +582,8 @@ void start_block(block_state& block, std::uint64_t linear_block, uint3 block_idx
     block.at_barrier->clear();
     block.barrier_count = 0;
     block.barriers_differ = block.arrivals_unsorted = false;
-    race_block_begin(tls_dynamic_shared, block.job->config->shared_bytes);
+    race_block_begin(tls_dynamic_shared, block.job->config->shared_bytes,
+                     block.job->config->race_check_left_out);
     profile_block_begin(tls_dynamic_shared, block.job->config->shared_bytes);
 }
 

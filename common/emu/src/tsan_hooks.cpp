@@ -57,7 +57,7 @@ CUEMU_HOOK __attribute__((noinline)) void plain_shared(const void* p, std::size_
 __attribute__((always_inline)) inline void plain(const void* p, std::size_t n, bool write, const void* pc) {
     cuemu::detail::tls_hook_caller = pc;
     if (__builtin_expect(tls_access_watch == cuemu::detail::watch_races, 0) &&
-        cuemu::detail::tls_race_view.touches(p, n))
+        cuemu::detail::tls_race_view.touches(p, n) && (write || !cuemu::detail::read_needs_no_check(p, n)))
         plain_shared(p, n, write, pc);
     profile(p, n, write, pc);
 }

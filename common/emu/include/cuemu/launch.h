@@ -66,6 +66,10 @@ struct launch_config {
     // The kernel's address where the launch can tell it (the profiler names
     // a kernel launched through a pointer by it); nullptr otherwise.
     const void* kernel = nullptr;
+    // The launch runs the kernel's uninstrumented twin because the race check
+    // leaves it out (twins_allowed): the functions the twin calls keep their
+    // instrumentation, and their accesses are not looked at either.
+    bool race_check_left_out = false;
     launch_config(dim3 g, dim3 b, std::size_t shmem = 0, cudaStream_t s = 0)
         : grid(g), block(b), shared_bytes(shmem), stream(s) {}
 };
@@ -266,7 +270,7 @@ bool note_source_uses_shared_memory();
 // kernel it can copy safely with a twin, __cuemu_fast_NAME: the same rewritten
 // body under the same #line numbers, built without the instrumentation. A
 // launch of NAME passes CUEMU_FAST_BODY(__cuemu_fast_NAME), and the launch runs
-// the twin unless the race check is on (twins_allowed()). Where no twin exists
+// the twin unless the race check is on for this launch (twins_allowed()). Where no twin exists
 // (a template kernel, a kernel defined after the launch or in another file, a
 // kernel with volatile accesses, which must reach the hooks to run warp by
 // warp) the lambda's return type fails to form, and the instrumented kernel runs.
@@ -274,7 +278,7 @@ bool note_source_uses_shared_memory();
 // shared_reach.h) also declares __cuemu_fast_NAME(shared_memory_free); its twin
 // runs under the race check too, which has nothing to look at in it (the
 // functions it calls keep their instrumentation).
-bool twins_allowed();
+bool twins_allowed(const launch_site& site, const launch_config& config);
 bool shared_memory_free_twins_allowed();
 struct shared_memory_free {};
 template <class Fast, class Probe>
@@ -319,7 +323,13 @@ void launch(const launch_site& site, const launch_config& config, Body body,
         return;
     } else if constexpr (std::is_invocable_v<const Fast&, std::decay_t<Args>&...>) {
         constexpr bool shared_free = std::is_invocable_v<const Probe&, shared_memory_free>;
-        if (twins_allowed() || (shared_free && shared_memory_free_twins_allowed())) {
+        if (twins_allowed(site, config)) {
+            launch_config left_out = config;
+            left_out.race_check_left_out = true;
+            launch(site, left_out, fast.body, ref, std::forward<Args>(args)...);
+            return;
+        }
+        if (shared_free && shared_memory_free_twins_allowed()) {
             launch(site, config, fast.body, ref, std::forward<Args>(args)...);
             return;
         }
