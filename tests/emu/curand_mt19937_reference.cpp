@@ -98,6 +98,13 @@ void host_api() {
     curandSetPseudoRandomGeneratorSeed(g, 2024);
     curandGenerate(g, u.data(), count);
     print_words("legacy bits", u.data(), count, 4);
+    // Poisson: libcurand's table below lambda 2000, its rounded float normal from 2000 on.
+    for (double lambda : {0.5, 5.0, 77.5, 1999.0, 2000.0, 123456.7}) {
+        std::printf("status %d\n", int(curandGeneratePoisson(g, u.data(), count, lambda)));
+        char what[64];
+        std::snprintf(what, sizeof what, "poisson %g", lambda);
+        print_words(what, u.data(), count, 4);
+    }
     curandDestroyGenerator(g);
 }
 

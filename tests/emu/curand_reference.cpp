@@ -183,6 +183,36 @@ void host_api() {
     std::printf("version %d\n", version);
 }
 
+// Poisson from the pseudo-random generators: libcurand's table below lambda
+// 2000 (each generator's whole first round and more), its rounded normals
+// from 2000 on, and the largest lambda it takes.
+void poisson_host_api() {
+    const curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_MRG32K3A,
+                                     CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    const std::size_t sizes[] = {3 * 4096 + 6, 81920 + 6, 262144 + 6};
+    const double lambdas[] = {0.1,     0.7,    5.0,    10.0,    77.5,    640.0,
+                              1500.25, 1999.0, 2000.0, 12345.6, 400000.0};
+    for (int t = 0; t < 3; ++t)
+        for (double lambda : lambdas) {
+            curandGenerator_t g = make(types[t], 1234, 4099);
+            std::vector<unsigned> u(sizes[t]);
+            const curandStatus_t s = curandGeneratePoisson(g, u.data(), u.size(), lambda);
+            digest d;
+            for (unsigned v : u) d.add(v);
+            char label[160];
+            std::snprintf(label, sizeof label, "host %s seed 1234 offset 4099 poisson %g n %zu",
+                          type_name(types[t]), lambda, u.size());
+            if (s != CURAND_STATUS_SUCCESS) std::printf("%s: status %d\n", label, int(s));
+            else d.print(label);
+            curandDestroyGenerator(g);
+        }
+    curandGenerator_t g = make(CURAND_RNG_PSEUDO_XORWOW, 1, 0);
+    std::vector<unsigned> u(4);
+    std::printf("status: poisson lambda 400000.0001 %d\n",
+                int(curandGeneratePoisson(g, u.data(), 4, 400000.0001)));
+    curandDestroyGenerator(g);
+}
+
 // ---- device API, called on the host ------------------------------------------------
 template <class State>
 void common_draws(State* s, digest& d) {
@@ -289,8 +319,6 @@ void sobol_direction_vectors() {
     }
 }
 
-// Not Poisson: libcurand's host-API Poisson numbers are not the emulator's
-// (see "cuRAND" in common/emu/README.md).
 enum sobol_kind { s_bits, s_uniform, s_uniform_double, s_normal, s_normal_double, s_log_normal,
                   s_log_normal_double };
 const char* sobol_kind_name[] = {"bits",          "uniform",    "uniform_double",   "normal",
@@ -371,14 +399,12 @@ void sobol_host_api() {
                 sobol_call(g, t == CURAND_RNG_QUASI_SOBOL64, sobol_kind(k), s.n, label);
                 curandDestroyGenerator(g);
             }
-    // Poisson where libcurand's equals the emulator's: Sobol32 from lambda 10
-    // on, Sobol64 (but its point 0 below lambda 2000, hence offset 1)
-    // (common/emu/README.md, "Sobol").
+    // Poisson: Sobol32's table below lambda 10 and search from 10 on,
+    // Sobol64's search (but its point 0 below lambda 2000, hence offset 1)
+    // and normal (common/emu/README.md, "cuRAND").
     for (curandRngType_t t : types) {
         const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
-        const double small[] = {0.7, 5.0}, large[] = {10.0, 77.5, 640.0, 1999.0, 1234.5, 2500.0};
-        std::vector<double> lambdas(large, large + 6);
-        if (wide) lambdas.insert(lambdas.begin(), small, small + 2);
+        const double lambdas[] = {0.1, 0.7, 5.0, 9.99, 10.0, 77.5, 640.0, 1999.0, 1234.5, 2500.0};
         for (double lambda : lambdas) {
             curandGenerator_t g = make_sobol(t, 2, 1);
             std::vector<unsigned> u(2 * 3001);
@@ -437,8 +463,7 @@ void sobol_host_api() {
 
 // ---- MTGP32, host API ------------------------------------------------------------------
 // One number per value as Sobol's, so the Sobol lines' printer serves (double
-// normals rounded to float for the same reason). Poisson is left out: no
-// generator's host-API Poisson equals libcurand's (common/emu/README.md).
+// normals rounded to float for the same reason).
 curandGenerator_t make_mtgp32(unsigned long long seed) {
     curandGenerator_t g;
     curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_MTGP32);
@@ -459,6 +484,15 @@ void mtgp32_host_api() {
             sobol_call(g, false, sobol_kind(k), n, label);
             curandDestroyGenerator(g);
         }
+    // Poisson: the table below lambda 32, a search to 8000, a normal above.
+    for (double lambda : {0.7, 5.0, 31.9, 32.0, 640.0, 8000.0, 8000.5, 123456.7}) {
+        curandGenerator_t g = make_mtgp32(1234);
+        std::vector<unsigned> u(lambda < 32 || lambda > 8000 ? n : 20007);
+        char label[160];
+        std::snprintf(label, sizeof label, "mtgp32 host seed 1234 poisson %g n %zu", lambda, u.size());
+        sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
+        curandDestroyGenerator(g);
+    }
     // Its double normals are its float normals widened: every bit compared.
     {
         curandGenerator_t g = make_mtgp32(99);
@@ -530,6 +564,7 @@ void sobol_device_api(const char* name, Vectors* vectors) {
 
 int main() {
     host_api();
+    poisson_host_api();
     device_api<curandStateXORWOW_t>("xorwow");
     device_api<curandStateMRG32k3a_t>("mrg32k3a");
     device_api<curandStatePhilox4_32_10_t>("philox");

@@ -7,7 +7,8 @@
 //
 // Statuses are libcurand's, measured without a GPU: a null generator is
 // CURAND_STATUS_NOT_INITIALIZED, an odd count of XORWOW or MRG32k3a normals
-// CURAND_STATUS_LENGTH_NOT_MULTIPLE, lambda <= 0 CURAND_STATUS_OUT_OF_RANGE;
+// CURAND_STATUS_LENGTH_NOT_MULTIPLE, lambda <= 0 or above 400000
+// CURAND_STATUS_OUT_OF_RANGE;
 // for Sobol, a count that is not a multiple of the dimensions is
 // CURAND_STATUS_LENGTH_NOT_MULTIPLE, a seed or the other width's raw numbers
 // CURAND_STATUS_TYPE_ERROR, a pseudo-random ordering CURAND_STATUS_OUT_OF_RANGE.
@@ -131,7 +132,7 @@ curandStatus_t generate(const char* call, curandGenerator_t g, void* out, std::s
         return CURAND_STATUS_TYPE_ERROR;
     if (needs_pairs(g, what) && n % 2 != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
     if (is_quasi(g->type) && n % g->dimensions != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
-    if (what == distribution::poisson && !(mean > 0)) return CURAND_STATUS_OUT_OF_RANGE;
+    if (what == distribution::poisson && !(mean > 0 && mean <= 400000)) return CURAND_STATUS_OUT_OF_RANGE;
     const cuemu::curand_host::request r{g->type,     g->ordering, g->seed, g->offset,
                                         g->dimensions, what,        mean,    stddev};
     g->offset = cuemu::curand_host::offset_after(r, n);

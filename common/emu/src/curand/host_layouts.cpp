@@ -2,11 +2,8 @@
 // order (host_layouts.h says which order), made with the device API of
 // <curand_kernel.h>: the host generators are the device generators, laid out.
 //
-// Poisson is the exception: libcurand draws it from a precomputed table (an
-// alias method) whose construction is not documented, so the emulator inverts
-// the Poisson distribution function at the uniform libcurand would use. The
-// numbers follow the same law; only some equal libcurand's (most for small
-// lambda, almost none from lambda 100 on).
+// Poisson draws from libcurand's table at small lambda (poisson_table.cpp)
+// and from a search or a rounded normal above it, as measured per generator.
 #include "host_layouts.h"
 
 #include <algorithm>
@@ -15,6 +12,7 @@
 #include <vector>
 
 #include "curand_kernel.h"
+#include "poisson_table.h"
 #include "sobol_directions.h"
 
 namespace cuemu::curand_host {
@@ -24,33 +22,12 @@ constexpr unsigned long long xorwow_states = 4096;
 constexpr unsigned long long mrg_states = 81920, mrg_legacy_states = 4096;
 constexpr unsigned long long philox_states = 65536;
 
-// Poisson by inversion: P(X <= first + i) for the k within 10 standard
-// deviations (and 10) of lambda, made once per call; beyond them lies less
-// than 1e-20 of the law. A draw is the first k whose cumulative probability
-// reaches u, so one costs a binary search whatever lambda is.
-struct poisson_table {
-    unsigned int first = 0;
-    std::vector<double> cumulative;
-};
-poisson_table make_poisson_table(double lambda) {
-    poisson_table table;
-    const double spread = 10 * std::sqrt(lambda) + 10;
-    table.first = lambda > spread ? static_cast<unsigned int>(lambda - spread) : 0;
-    const unsigned int last = static_cast<unsigned int>(lambda + spread) + 1;
-    double sum = 0;
-    for (unsigned int k = table.first; k <= last; ++k) {
-        sum += std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
-        table.cumulative.push_back(sum);
-    }
-    return table;
-}
-unsigned int poisson_by_inversion(const poisson_table& table, unsigned int bits) {
-    const double u = (~bits) * 0x1p-32 + 0x1p-33;  // in (0, 1), from the top down
-    const auto at = std::lower_bound(table.cumulative.begin(), table.cumulative.end(), u);
-    const std::size_t index = std::min<std::size_t>(at - table.cumulative.begin(),
-                                                    table.cumulative.size() - 1);
-    return table.first + static_cast<unsigned int>(index);
-}
+// Measured lambdas below which libcurand's host generators draw Poisson
+// numbers from the square histogram of poisson_table.cpp (one raw number a
+// draw); from them on each generator has its own way, told where it is used.
+constexpr double table_below = 2000;        // XORWOW, MRG32k3a, Philox4_32_10, MT19937
+constexpr double mtgp32_table_below = 32;   // then a search up to 8000, then a normal
+constexpr double sobol32_table_below = 10;  // then a search
 
 // ---- XORWOW and MRG32k3a: groups dealt round the states ------------------------------
 // The states persist between calls (libcurand keeps its states too): a state
@@ -95,9 +72,18 @@ void fill_dealt_by_kind(const request& r, dealt_states& d, unsigned long long st
         return fill_dealt<State>(r, d, states, 1, static_cast<unsigned*>(out), n,
                                  [](State* s, unsigned* v) { v[0] = curand(s); });
     case distribution::poisson: {
+        if (mean_d >= table_below) {
+            // The state's next normal (the second of a Box-Muller pair kept
+            // for the state's next draw), rounded (measured).
+            const double root = std::sqrt(mean_d);
+            return fill_dealt<State>(r, d, states, 1, static_cast<unsigned*>(out), n,
+                                     [&](State* s, unsigned* v) {
+                                         v[0] = static_cast<unsigned>(root * curand_normal(s) + mean_d + 0.5);
+                                     });
+        }
         const poisson_table table = make_poisson_table(mean_d);
         return fill_dealt<State>(r, d, states, 1, static_cast<unsigned*>(out), n,
-                                 [&](State* s, unsigned* v) { v[0] = poisson_by_inversion(table, curand(s)); });
+                                 [&](State* s, unsigned* v) { v[0] = poisson_from_table(table, curand(s)); });
     }
     case distribution::uniform:
         return fill_dealt<State>(r, d, states, 1, static_cast<float*>(out), n,
@@ -163,11 +149,20 @@ void fill_philox(const request& r, void* out, std::size_t n) {
             v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
         });
     case distribution::poisson: {
+        if (mean_d >= table_below) {
+            // The normals of curandGenerateNormal, rounded (measured).
+            const double root = std::sqrt(mean_d);
+            return fill_blocks(r, static_cast<unsigned*>(out), n, [&](State* s, unsigned* v) {
+                const float4 z = curand_normal4(s);
+                const float zs[4] = {z.x, z.y, z.z, z.w};
+                for (int i = 0; i < 4; ++i) v[i] = static_cast<unsigned>(root * zs[i] + mean_d + 0.5);
+            });
+        }
         const poisson_table table = make_poisson_table(mean_d);
         return fill_blocks(r, static_cast<unsigned*>(out), n, [&](State* s, unsigned* v) {
             const uint4 x = curand4(s);
             const unsigned bits[4] = {x.x, x.y, x.z, x.w};
-            for (int i = 0; i < 4; ++i) v[i] = poisson_by_inversion(table, bits[i]);
+            for (int i = 0; i < 4; ++i) v[i] = poisson_from_table(table, bits[i]);
         });
     }
     case distribution::uniform:
@@ -227,12 +222,11 @@ void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, 
         // Sobol64 below 2000 search the distribution function at the uniform
         // x 2^-32 + 2^-32 (Sobol64: its top 53 bits, + 2^-53) as the device
         // API does; Sobol64 from 2000 on rounds a normal (the host's sign).
-        // Below 10, Sobol32 draws from libcurand's table (not known here):
-        // the emulator inverts its own.
+        // Below 10, Sobol32 draws from libcurand's table (poisson_table.cpp).
         using cuemu::curand_detail::poisson_by_search;
         using cuemu::curand_detail::quasi_normal_double;
         if constexpr (sizeof(Word) == 4) {
-            if (mean_d >= 10)
+            if (mean_d >= sobol32_table_below)
                 return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
                     return poisson_by_search(cuemu::curand_detail::uniform_double_from_bits(x), mean_d);
                 });
@@ -246,9 +240,8 @@ void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, 
             });
         }
         const poisson_table table = make_poisson_table(mean_d);
-        return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
-            return poisson_by_inversion(table, static_cast<unsigned>(x >> (8 * sizeof(Word) - 32)));
-        });
+        return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n,
+                                 [&](Word x) { return poisson_from_table(table, static_cast<unsigned>(x)); });
     }
     case distribution::uniform:
         return fill_sobol<State>(r, directions, static_cast<float*>(out), n, [](Word x) {
@@ -309,9 +302,32 @@ void fill_twister_by_kind(const request& r, dealt_states& d, void* out, std::siz
     case distribution::bits64:
         return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [](unsigned x) { return x; });
     case distribution::poisson: {
+        // Measured: MT19937 from lambda 2000 on rounds its float normal (the
+        // normal of curandGenerateNormal with mean lambda and standard
+        // deviation sqrt(lambda), in float); MTGP32 from 32 to 8000 searches
+        // the distribution function at x 2^-32 + 2^-32 as the device API
+        // does, and above 8000 rounds its double normal (its float normal,
+        // widened).
+        if (!mtgp32 && mean_d >= table_below) {
+            const float root = static_cast<float>(std::sqrt(mean_d));
+            return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
+                return static_cast<unsigned>(mean + root * -quasi_normal(x) + 0.5f);
+            });
+        }
+        if (mtgp32 && mean_d > 8000) {
+            const double root = std::sqrt(mean_d);
+            return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
+                return static_cast<unsigned>(root * static_cast<double>(-quasi_normal(x)) + mean_d + 0.5);
+            });
+        }
+        if (mtgp32 && mean_d >= mtgp32_table_below)
+            return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
+                return cuemu::curand_detail::poisson_by_search(cuemu::curand_detail::uniform_double_from_bits(x),
+                                                               mean_d);
+            });
         const poisson_table table = make_poisson_table(mean_d);
         return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n,
-                                        [&](unsigned x) { return poisson_by_inversion(table, x); });
+                                        [&](unsigned x) { return poisson_from_table(table, x); });
     }
     case distribution::uniform:
         return fill_twister<Generators>(r, d, static_cast<float*>(out), n, [](unsigned x) {
