@@ -178,9 +178,10 @@ inline void note_saturation(const word_shadow& cell, word_saturation& sat, std::
 }
 
 // The hooks' own part of the check, for a plain access of n bytes at p that
-// touches shared memory (view.touches) and lies in one word: a read that
-// changes nothing, or that only takes a free slot of the word; a write to a
-// word no other thread touched in this interval. True when that was all;
+// touches shared memory (view.touches) and lies in one word (a read here is
+// one read_needs_no_check did not let go): a read that changes nothing, or
+// that only takes a free slot of the word; a write to a word no other thread
+// touched in this interval. True when that was all;
 // false sends the access to the detector (shared_access), which sees every
 // access that may race, or that spans words or falls between variables.
 __attribute__((always_inline)) inline bool plain_access_done(const void* p, std::size_t n, bool is_write,
@@ -196,8 +197,6 @@ __attribute__((always_inline)) inline bool plain_access_done(const void* p, std:
         const std::uintptr_t word = offset / 4;
         if (word >= v.static_count) return false;
         sat = v.static_saturation + word;
-        // Saturated only after reads that passed the checks below.
-        if (!is_write && offset % 4 + n <= 4 && read_is_covered(*sat, v)) return true;
         if (!v.is_variable[word]) return false;
         cell = v.static_words + word;
         pcs = v.static_pcs + word;
@@ -206,7 +205,6 @@ __attribute__((always_inline)) inline bool plain_access_done(const void* p, std:
         const std::uintptr_t word = offset / 4;
         if (word >= v.dynamic_count) return false;
         sat = v.dynamic_saturation + word;
-        if (!is_write && offset % 4 + n <= 4 && read_is_covered(*sat, v)) return true;
         cell = v.dynamic_words + word;
         pcs = v.dynamic_pcs + word;
     } else {
