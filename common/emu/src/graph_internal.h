@@ -67,6 +67,21 @@ struct CUgraphNode_st {
     // An allocation node's memory, or the memory a free node frees.
     std::shared_ptr<cuemu::detail::graph_allocation> allocation;
 };
+// More than one row: the executable graph's SetParams calls refuse such
+// copies and fills (one-row ones only, as CUDA documents).
+inline bool multidimensional_copy(const cudaMemcpy3DParms* p) {
+    return p && (p->extent.height > 1 || p->extent.depth > 1);
+}
+inline bool multidimensional_fill(const cudaMemsetParams* p) { return p && p->height > 1; }
+// A memcpy or memset node's parameters, kept for GetParams and that rule.
+inline void keep_copy_params(CUgraphNode_st& n, const cudaMemcpy3DParms& p) {
+    n.copy_params = p;
+    n.multidimensional = multidimensional_copy(&p);
+}
+inline void keep_fill_params(CUgraphNode_st& n, const cudaMemsetParams& p) {
+    n.memset_params = p;
+    n.multidimensional = multidimensional_fill(&p);
+}
 struct CUgraph_st {
     std::vector<std::unique_ptr<CUgraphNode_st>> nodes;  // in the order they were added
     bool being_captured = false;  // a capture sequence still adds to it

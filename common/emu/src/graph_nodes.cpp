@@ -117,10 +117,6 @@ std::function<cudaError_t(device_work*, work_label*)> host_maker(const cudaHostN
     };
 }
 
-bool multidimensional_copy(const cudaMemcpy3DParms* p) {
-    return p && (p->extent.height > 1 || p->extent.depth > 1);
-}
-
 // A node's parameters as kept, for the GetParams calls.
 template <class T>
 cudaError_t get_params(cudaGraphNode_t node, cudaGraphNodeType type, T* out, T CUgraphNode_st::*member,
@@ -151,19 +147,14 @@ cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const cudaMemcpy3DParms* pNodeParams) {
-    return set_node(node, cudaGraphNodeTypeMemcpy, memcpy_3d_maker(pNodeParams), [&](CUgraphNode_st& n) {
-        n.copy_params = *pNodeParams;
-        n.multidimensional = multidimensional_copy(pNodeParams);
-    });
+    return set_node(node, cudaGraphNodeTypeMemcpy, memcpy_3d_maker(pNodeParams),
+                    [&](CUgraphNode_st& n) { keep_copy_params(n, *pNodeParams); });
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src, size_t count,
                                            cudaMemcpyKind kind, const char* cuemu_file, int cuemu_line) {
     return set_node(node, cudaGraphNodeTypeMemcpy, memcpy_1d_maker(dst, src, count, kind, cuemu_file, cuemu_line),
-                    [&](CUgraphNode_st& n) {
-                        n.copy_params = memcpy_1d_params(dst, src, count, kind);
-                        n.multidimensional = false;
-                    });
+                    [&](CUgraphNode_st& n) { keep_copy_params(n, memcpy_1d_params(dst, src, count, kind)); });
 }
 
 cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams* pNodeParams) {
@@ -172,10 +163,8 @@ cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams*
 }
 
 cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) {
-    return set_node(node, cudaGraphNodeTypeMemset, memset_maker(pNodeParams), [&](CUgraphNode_st& n) {
-        n.memset_params = *pNodeParams;
-        n.multidimensional = pNodeParams->height > 1;
-    });
+    return set_node(node, cudaGraphNodeTypeMemset, memset_maker(pNodeParams),
+                    [&](CUgraphNode_st& n) { keep_fill_params(n, *pNodeParams); });
 }
 
 cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) {
@@ -203,7 +192,7 @@ cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaG
 
 cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                              const cudaMemsetParams* pNodeParams) {
-    return set_step(hGraphExec, node, cudaGraphNodeTypeMemset, pNodeParams && pNodeParams->height > 1,
+    return set_step(hGraphExec, node, cudaGraphNodeTypeMemset, multidimensional_fill(pNodeParams),
                     memset_maker(pNodeParams));
 }
 

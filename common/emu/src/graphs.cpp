@@ -309,7 +309,8 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
     cudaError_t e = add_call_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemcpy,
                          [&] { return cudaMemcpyAsync(dst, src, count, kind, 0, cuemu_file, cuemu_line); });
     if (e == cudaSuccess)
-        keep_params(*pGraphNode, [&](CUgraphNode_st& n) { n.copy_params = memcpy_1d_params(dst, src, count, kind); });
+        keep_params(*pGraphNode,
+                    [&](CUgraphNode_st& n) { keep_copy_params(n, memcpy_1d_params(dst, src, count, kind)); });
     return e;
 }
 
@@ -407,10 +408,7 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
     device_work work;
     const cudaError_t made = make_memset_work(p, &work);
     return add_made_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemset, made,
-                         std::move(work), [&](CUgraphNode_st& n) {
-                             n.memset_params = *p;
-                             n.multidimensional = p->height > 1;
-                         });
+                         std::move(work), [&](CUgraphNode_st& n) { keep_fill_params(n, *p); });
 }
 
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
@@ -419,10 +417,7 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
     device_work work;
     const cudaError_t made = make_memcpy3d_work(p, &work);
     return add_made_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemcpy, made,
-                         std::move(work), [&](CUgraphNode_st& n) {
-                             n.copy_params = *p;
-                             n.multidimensional = p->extent.height > 1 || p->extent.depth > 1;
-                         });
+                         std::move(work), [&](CUgraphNode_st& n) { keep_copy_params(n, *p); });
 }
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
