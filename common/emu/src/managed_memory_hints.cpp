@@ -36,26 +36,34 @@ cudaError_t check_location(cudaMemLocation location) {
 
 constexpr std::uint32_t host_bit = 1u << 31;
 
+// The first and last page of the allocation that [dev_ptr, dev_ptr + count)
+// touches, counted from its start; the range is checked.
+struct page_span {
+    std::size_t first, last;
+};
+page_span pages_of(const mapping& m, const void* dev_ptr, std::size_t count) {
+    const std::size_t page = page_size();
+    const std::size_t start = static_cast<std::size_t>(static_cast<const char*>(dev_ptr) - m.info.begin);
+    return {start / page, (start + count - 1) / page};
+}
+
 // The hint records of the pages [dev_ptr, dev_ptr + count) touches, made on
 // first use; the caller holds registry_mutex and has checked the range.
 template <class Change>
 void change_pages(const void* dev_ptr, std::size_t count, Change change) {
     mapping* m = live_mapping_at(dev_ptr);
-    const std::size_t page = page_size();
-    if (m->hints.empty()) m->hints.resize((m->info.size + page - 1) / page);
-    const std::size_t first = static_cast<std::size_t>(static_cast<const char*>(dev_ptr) - m->info.begin);
-    for (std::size_t p = first / page; p <= (first + count - 1) / page; ++p) change(m->hints[p]);
+    if (m->hints.empty()) m->hints.resize((m->info.size + page_size() - 1) / page_size());
+    const page_span span = pages_of(*m, dev_ptr, count);
+    for (std::size_t p = span.first; p <= span.last; ++p) change(m->hints[p]);
 }
 
 // The pages of a checked range, the defaults where no hint was given.
 template <class Visit>
 void visit_pages(const void* dev_ptr, std::size_t count, Visit visit) {
     const mapping* m = live_mapping_at(dev_ptr);
-    const std::size_t page = page_size();
-    const std::size_t first = static_cast<std::size_t>(static_cast<const char*>(dev_ptr) - m->info.begin);
+    const page_span span = pages_of(*m, dev_ptr, count);
     const managed_page_hints none;
-    for (std::size_t p = first / page; p <= (first + count - 1) / page; ++p)
-        visit(m->hints.empty() ? none : m->hints[p]);
+    for (std::size_t p = span.first; p <= span.last; ++p) visit(m->hints.empty() ? none : m->hints[p]);
 }
 
 bool same_location(cudaMemLocation a, cudaMemLocation b) {
