@@ -34,8 +34,8 @@ public:
 
     TreeResult run(const std::string& cu_path, const std::string& output, const Options& options) {
         TreeResult result;
-        SharedNames tree_names;
-        std::vector<SharedNames> own_names;  // per file of result.files
+        SharedNames tree_names, tree_barriers;
+        std::vector<SharedNames> own_names, own_barriers;  // per file of result.files
         const std::string cu = normal(cu_path);
         cu_ = cu;
         cu_output_ = output;
@@ -55,20 +55,27 @@ public:
             result.uses_shared_memory = result.uses_shared_memory || r.uses_shared_memory;
             tree_names.merge(r.shared_names);
             own_names.push_back(std::move(r.shared_names));
+            tree_barriers.merge(r.barrier_names);
+            own_barriers.push_back(std::move(r.barrier_names));
             result.files.push_back(RewrittenFile{file, copy_of(file), std::move(r.output)});
         }
         // Whether a kernel can reach shared memory depends on the names of
         // every file (a header's extern __shared__, a function or macro that
-        // uses it): a file whose twins were decided on fewer names than the
-        // tree's is rewritten again with all of them.
+        // uses it), and so does whether it may wait for other threads (a
+        // header's function with a __syncthreads): a file whose twins and
+        // split kernels were decided on fewer names than the tree's is
+        // rewritten again with all of them.
         for (std::size_t k = 0; k < result.files.size() && result.errors.empty(); ++k) {
-            if (own_names[k].names == tree_names.names && own_names[k].unsure == tree_names.unsure) continue;
+            if (own_names[k].names == tree_names.names && own_names[k].unsure == tree_names.unsure &&
+                own_barriers[k].names == tree_barriers.names && own_barriers[k].unsure == tree_barriers.unsure)
+                continue;
             const std::string& file = result.files[k].original;
             Options mine = options;
             mine.redirect_include = [&](const std::string& name, bool angled) {
                 return redirect(file, name, angled);
             };
             mine.tree_shared_names = tree_names;
+            mine.tree_barrier_names = tree_barriers;
             result.files[k].text = rewrite(*contents(file), file, mine).output;
         }
         return result;

@@ -3,7 +3,7 @@
 // rewritten copies of the project headers it includes.
 //
 //   cuemu-rewrite [-I DIR | -isystem DIR]... [-D NAME[=VALUE]]... [-U NAME]...
-//                 [--headers DIR] [--depfile FILE] INPUT.cu OUTPUT.cpp
+//                 [--headers DIR] [--depfile FILE] [--no-split] INPUT.cu OUTPUT.cpp
 //
 // -I, -isystem: the include folders, in the compiler's order. A header found
 // first in a system folder (-isystem, or under /usr or /opt; an -I of a
@@ -12,6 +12,8 @@
 // are skipped here too. --headers: where
 // the rewritten headers go (default OUTPUT.cpp.headers).
 // --depfile: a make-style list of every file read, for the build system.
+// --no-split: no kernel gets a version cut at its barriers (split_regions.h);
+// bin/nvcc-emu rewrites with it when a program does not compile otherwise.
 //
 // Errors are printed as FILE:LINE:COL: error: MESSAGE, the format editors
 // and IDEs jump to, naming the user's file. On any error OUTPUT is not left
@@ -99,7 +101,7 @@ std::string absolute_normal(const std::string& path) {
 
 int usage() {
     std::cerr << "usage: cuemu-rewrite [-I DIR | -isystem DIR]... [-D NAME[=VALUE]]... [-U NAME]... "
-                 "[--headers DIR] [--depfile FILE] INPUT.cu OUTPUT.cpp\n";
+                 "[--headers DIR] [--depfile FILE] [--no-split] INPUT.cu OUTPUT.cpp\n";
     return 2;
 }
 
@@ -140,6 +142,8 @@ int main(int argc, char** argv) {
             if (!(v = value("-U"))) return usage();
             options.defines.erase(*v);
             options.undefines.push_back(*v);
+        } else if (arg == "--no-split") {
+            options.split_kernels = false;  // no kernel split at its barriers (split_regions.h)
         } else if (arg == "--headers" || arg == "--depfile") {
             if (a + 1 >= argc) return usage();
             (arg == "--headers" ? headers_dir : depfile) = argv[++a];

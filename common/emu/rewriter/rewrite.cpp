@@ -19,6 +19,7 @@
 #include "inline_ptx.h"
 #include "scopes.h"
 #include "shared_reach.h"
+#include "split_regions.h"
 #include "static_shared.h"
 #include "source.h"
 
@@ -378,6 +379,8 @@ public:
         mark_static_shared();
         Result result;
         result.shared_names = find_shared_reach(src_, braces_);
+        result.barrier_names = find_barrier_reach(src_, braces_);
+        barrier_names_ = options_.tree_barrier_names ? *options_.tree_barrier_names : result.barrier_names;
         find_twins(options_.tree_shared_names ? *options_.tree_shared_names : result.shared_names);
         result.output = "#line 1 \"" + escape_for_string_literal(display_name) + "\"\n";
         emit(0, src_.size(), result.output);
@@ -418,6 +421,7 @@ private:
         std::size_t open = npos;   // the '{' that opens the body
     };
     std::map<std::size_t, Twin> twins_;  // keyed by copy_begin
+    SharedNames barrier_names_;          // the tree's, for the split kernels (split_regions.h)
     std::map<std::size_t, std::string> after_;  // text emitted right after a token
     Twin* twin_in_progress_ = nullptr;
 
@@ -623,6 +627,13 @@ private:
             const std::string name = src_.spelling(twin.name);
             if (twin.out_name == npos || out.compare(twin.out_name, name.size(), name) != 0) return;
             std::string copy = out.substr(twin.out_begin);
+            // The kernel cut at its barriers into loops over its threads,
+            // where its shape allows (split_regions.h): an overload of the twin.
+            const std::string split =
+                options_.split_kernels
+                    ? split_kernel(copy, twin.out_name - twin.out_begin, name, src_.location(twin.copy_begin).first,
+                                   "\"" + escape_for_string_literal(display_name_) + "\"", barrier_names_)
+                    : "";
             copy.replace(twin.out_name - twin.out_begin, name.size(),
                          "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
             // Only a build with the instrumentation has a use for it (launch.h).
@@ -637,7 +648,7 @@ private:
                 twin.shared_free ? "\nvoid __cuemu_fast_" + name + "(::cuemu::shared_memory_free);" : "";
             out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
                    std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy + free_mark +
-                   "\n#endif\nCUEMU_KNOWN_KERNEL(" + name + ")\n" +
+                   (split.empty() ? "" : "\n" + split) + "\n#endif\nCUEMU_KNOWN_KERNEL(" + name + ")\n" +
                    (twin.max_threads.empty() ? ""
                                              : "CUEMU_LAUNCH_BOUNDS(" + name + ", " + twin.max_threads + ")\n") +
                    "#line " +

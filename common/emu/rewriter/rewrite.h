@@ -54,6 +54,7 @@ struct Result {
     std::vector<Diagnostic> errors;   // empty on success
     bool uses_shared_memory = false;  // __shared__ appears in code the compiler sees (extern included)
     SharedNames shared_names;         // this file's
+    SharedNames barrier_names;        // this file's names that may lead a kernel to wait (split_regions.h)
 };
 
 // What the rewriter knows beyond the text itself.
@@ -69,6 +70,9 @@ struct Options {
     // The names of every file of the tree (rewrite_tree's second pass); unset:
     // this file's own.
     std::optional<SharedNames> tree_shared_names;
+    std::optional<SharedNames> tree_barrier_names;  // likewise, for the split kernels
+    // Whether kernels get a version split at their barriers (split_regions.h).
+    bool split_kernels = true;
 };
 
 // Rewrites `source`. `display_name` goes into the leading #line directive

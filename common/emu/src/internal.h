@@ -270,6 +270,9 @@ bool inside_kernel();
 [[noreturn]] void stop_kernel_with(cudaError_t error, const char* headline, const char* what,
                                    const char* hint, const char* on_a_gpu, const char* file,
                                    int line);
+// A barrier or warp function reached while a split version of a kernel runs
+// (split_blocks.cpp, cuemu/split_block.h): refused, naming the call.
+[[noreturn]] void split_block_cannot_wait(const char* file, int line);
 
 // ---- the device's properties beyond device.cpp's (attributes.cpp) ---------------
 void fill_more_properties(cudaDeviceProp& prop);

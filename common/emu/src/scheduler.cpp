@@ -567,6 +567,7 @@ bool resume(worker_state& w, fiber_slot* s) {
 // its threads started, no fiber queued, its shared memory fresh to the race check.
 void start_block(block_state& block, std::uint64_t linear_block, uint3 block_idx) {
     tls_block_idx = block_idx;
+    tls_in_split_block = false;  // a split block that faulted did not finish()
     tls_linear_block = linear_block;
     block.cursor = thread_cursor{};
     block.cursor.count = block.dim.x * block.dim.y * block.dim.z;
@@ -812,6 +813,7 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) warp_function_outside_kernel(file, line);
+    if (__builtin_expect(tls_in_split_block, 0)) split_block_cannot_wait(file, line);
     note_current_thread(s);
     block_state& block = *s->block;
     warp_state& w = block.warps[s->linear >> 5];
@@ -877,6 +879,7 @@ __attribute__((section("cuemu_access_hooks"))) void detail::warp_lockstep_point(
     using namespace detail;
     fiber_slot* s = tls_slot;
     if (!s) return;
+    if (__builtin_expect(tls_in_split_block, 0)) split_block_cannot_wait(nullptr, 0);  // a volatile access
     // From here to the return the thread is in the emulator's code: the
     // watchdog takes no look at its registers and does not stop it here;
     // the block's loop stops it, naming the kernel's line that made the
@@ -907,6 +910,7 @@ int block_barrier(int predicate, const char* file, int line) {
         std::fprintf(stderr, "cuemu: __syncthreads() (%s:%d) called outside a kernel\n", file, line);
         std::abort();
     }
+    if (__builtin_expect(tls_in_split_block, 0)) split_block_cannot_wait(file, line);
     note_current_thread(s);
     s->state = fiber_state::at_barrier;
     s->barrier_file = file;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "block_state.h"
+#include "cuemu/split_block.h"
 #include "diagnostics.h"
 #include "internal.h"
 #include "launch_job.h"
@@ -170,6 +171,28 @@ void report_different_barriers(worker_state& w, block_state& block, fiber_slot* 
                        "  elsewhere:   " + describe_threads(there, dim) + "\n";
     report_block_problem(w, job, "threads of one block wait at different __syncthreads()", body,
                          divergent_barrier_hint, divergent_barrier_on_gpu);
+}
+
+// The same report from a kernel's split version (cuemu/split_block.h): the
+// running threads (state 0) reach the __syncthreads() at file:line, others
+// have exited (state 255) or wait to go on after a loop whose condition was
+// false for them (any other state).
+void split_barrier_not_reached(const unsigned char* state, unsigned count, dim3 dim, const char* file, int line) {
+    std::vector<unsigned> at, gone, parked;
+    for (unsigned t = 0; t < count; ++t)
+        (state[t] == 0 ? at : state[t] == split_block::exited_state ? gone : parked).push_back(t);
+    const bool exited = !gone.empty();
+    const unsigned other = exited ? gone.front() : parked.front();
+    const std::string what =
+        "  thread " + xyz(unflatten(at.front(), dim)) + " waits at the __syncthreads() at " + file + ":" +
+        std::to_string(line) + ", but thread " + xyz(unflatten(other, dim)) +
+        (exited ? " has exited without reaching it\n" : " left the loop around it without reaching it\n") +
+        "  waiting there: " + describe_threads(at, dim) + "\n" +
+        (exited ? "  exited:        " + describe_threads(gone, dim) + "\n" : "") +
+        (parked.empty() ? "" : "  left the loop: " + describe_threads(parked, dim) + "\n");
+    tls_in_split_block = false;
+    stop_kernel_with(cudaErrorLaunchFailure, "__syncthreads() not reached by every thread of the block", what.c_str(),
+                     divergent_barrier_hint, divergent_barrier_on_gpu, "", 0);
 }
 
 }  // namespace cuemu::detail

@@ -44,6 +44,7 @@
 #include <utility>
 
 #include "null_arguments.h"
+#include "split_block.h"
 #include "thread_loop.h"
 #include "types.h"
 
@@ -281,20 +282,28 @@ bool note_source_uses_shared_memory();
 bool twins_allowed(const launch_site& site, const launch_config& config);
 bool shared_memory_free_twins_allowed();
 struct shared_memory_free {};
-template <class Fast, class Probe>
+// A kernel that cuemu-rewrite could cut at its barriers (rewriter/
+// split_regions.h) also has __cuemu_fast_NAME(split_tag, ...), run once per
+// block (split_block.h); the launches the race check leaves out run it.
+template <class Fast, class Probe, class Split>
 struct fast_body {
     Fast body;
     Probe probe;  // callable with shared_memory_free when the kernel cannot reach shared memory
+    Split split;  // callable with split_tag when the kernel has a split version
 };
-template <class Fast, class Probe>
-fast_body(Fast, Probe) -> fast_body<Fast, Probe>;
+template <class Fast, class Probe, class Split>
+fast_body(Fast, Probe, Split) -> fast_body<Fast, Probe, Split>;
 struct no_fast_body {};
 #if defined(__SANITIZE_THREAD__)
 #define CUEMU_FAST_BODY(twin)                                                              \
     ::cuemu::fast_body {                                                                   \
         [=](auto&&... cuemu_args_) __attribute__((no_sanitize("thread")))                  \
             -> decltype(twin(cuemu_args_...)) { twin(cuemu_args_...); },                   \
-        [](auto cuemu_mark_) -> decltype(twin(cuemu_mark_)) {}                             \
+        [](auto cuemu_mark_) -> decltype(twin(cuemu_mark_)) {},                            \
+        [=](::cuemu::split_tag cuemu_tag_, auto&&... cuemu_args_) __attribute__((          \
+            no_sanitize("thread"))) -> decltype(twin(cuemu_tag_, cuemu_args_...)) {        \
+            twin(cuemu_tag_, cuemu_args_...);                                              \
+        }                                                                                  \
     }
 #else
 #define CUEMU_FAST_BODY(twin) ::cuemu::no_fast_body{}
@@ -314,9 +323,26 @@ template <class Body, class Resolver, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
             kernel_ref<Resolver> ref, Args&&... args);
 
-template <class Body, class Resolver, class Fast, class Probe, class... Args>
+// The twin as a launch's body, carrying the kernel's split version along to
+// the launch's loop (split_loop_of).
+template <class Fast, class Split>
+struct split_body {
+    Fast body;
+    Split split;
+    template <class... A>
+    __attribute__((no_sanitize("thread"))) auto operator()(A&&... a) const
+        -> decltype(body(std::forward<A>(a)...)) {
+        body(std::forward<A>(a)...);
+    }
+};
+template <class T>
+struct is_split_body : std::false_type {};
+template <class Fast, class Split>
+struct is_split_body<split_body<Fast, Split>> : std::true_type {};
+
+template <class Body, class Resolver, class Fast, class Probe, class Split, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
-            kernel_ref<Resolver> ref, fast_body<Fast, Probe> fast, Args&&... args) {
+            kernel_ref<Resolver> ref, fast_body<Fast, Probe, Split> fast, Args&&... args) {
     if constexpr (needs_integer_marks<Body, Args...>) {
         // 0 or NULL for a pointer parameter (null_arguments.h).
         launch(site, config, body, ref, fast, mark_integer(std::forward<Args>(args))...);
@@ -326,6 +352,13 @@ void launch(const launch_site& site, const launch_config& config, Body body,
         if (twins_allowed(site, config)) {
             launch_config left_out = config;
             left_out.race_check_left_out = true;
+            if constexpr (std::is_invocable_v<const Split&, split_tag, std::decay_t<Args>&...>) {
+                if (split_blocks_allowed()) {
+                    launch(site, left_out, split_body<Fast, Split>{fast.body, fast.split}, ref,
+                           std::forward<Args>(args)...);
+                    return;
+                }
+            }
             launch(site, left_out, fast.body, ref, std::forward<Args>(args)...);
             return;
         }
@@ -457,6 +490,20 @@ __attribute__((no_sanitize("thread", "alignment"))) void thread_loop_of(void* p)
     }
 }
 
+// A block of a kernel with a split version: the version runs the block's
+// threads itself (split_block.h). Where a fiber takes the loop up again
+// after a thread of the block started, which no split block does, the
+// twin's loop goes on instead.
+template <class Context>
+__attribute__((no_sanitize("thread", "alignment"))) void split_loop_of(void* p) {
+    auto* c = static_cast<Context*>(p);
+    if (tls_thread_cursor.next != 0) {
+        thread_loop_of<Context>(p);
+        return;
+    }
+    std::apply([c](auto... args) { c->body.split(split_tag{}, args...); }, c->args);
+}
+
 template <class Body, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body, Args&&... args) {
     // The kernel runs after this call returns, so the arguments live on the
@@ -471,6 +518,9 @@ void launch(const launch_site& site, const launch_config& config, Body body, Arg
     screen_arguments(ctx->args, site, std::index_sequence_for<Args...>{});
     launch_config with_loop = config;
     with_loop.thread_loop = thread_loop_of<context>;
+    if constexpr (is_split_body<Body>::value &&
+                  elements_trivially_copyable<std::tuple<std::decay_t<Args>...>>::value)
+        with_loop.thread_loop = split_loop_of<context>;
     enqueue_launch(site, with_loop,
                    [](void* p) {
                        auto* c = static_cast<context*>(p);

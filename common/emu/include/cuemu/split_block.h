@@ -1,0 +1,158 @@
+// cuemu/split_block.h - what a kernel split at its __syncthreads runs on: the
+// block's threads as loops, one per region between barriers.
+//
+// cuemu-rewrite makes the split version of a kernel whose barriers it can cut
+// with certainty (rewriter/split_regions.h) as an overload of its twin,
+// __cuemu_fast_NAME(split_tag, parameters...), called once per block instead
+// of once per thread (cuemu/launch.h: split_loop_of). Each region runs for
+// every thread still running, in threadIdx order, the order in which the
+// fiber path resumes threads leaving a barrier; threadIdx is in memory while
+// a thread runs, so a fault names it as on the fiber path. What a thread keeps
+// across a barrier lives in arrays indexed by the thread, in scratch memory
+// of the worker's (src/split_blocks.cpp).
+//
+// Each thread has a state: running (0), exited (it returned), or parked at a
+// loop of nesting depth d (its condition was false while others go round
+// again: it carries on after the loop once the loop has ended for all). A
+// barrier that some threads reach while others have exited or are parked is
+// what the fiber path reports as a __syncthreads() not reached by every
+// thread, and so does this (the launch fails with the same report).
+#ifndef CUEMU_SPLIT_BLOCK_H
+#define CUEMU_SPLIT_BLOCK_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "thread_loop.h"
+#include "types.h"
+
+namespace cuemu {
+
+// The first parameter of a kernel's split version.
+struct split_tag {};
+
+// Whether launches may run split versions now (CUEMU_SPLIT, the profiler,
+// CUEMU_ON_FAULT=continue; src/split_blocks.cpp).
+bool split_blocks_allowed();
+// How many blocks split versions have run in this process (for tests).
+std::uint64_t split_blocks_run();
+
+namespace detail {
+// This worker's scratch memory, at least `bytes`, 64-byte aligned, for one
+// block (each call counts one: split_blocks_run).
+unsigned char* split_scratch(std::size_t bytes);
+// True while a split version runs on this worker: a barrier or warp function
+// reached from a function it calls cannot be run (block_barrier refuses it).
+extern __thread bool tls_in_split_block;
+// The report of a barrier some threads do not reach (stuck_block_report.cpp);
+// it ends the block.
+[[noreturn]] void split_barrier_not_reached(const unsigned char* state, unsigned count, dim3 dim,
+                                            const char* file, int line);
+}  // namespace detail
+
+class split_block {
+public:
+    static constexpr unsigned char exited_state = 255;
+    unsigned t = 0;  // the linear index of the thread a region runs now
+
+    __attribute__((no_sanitize("thread"))) split_block()
+        : cursor_(tls_thread_cursor), count_(tls_thread_cursor.count), dim_(tls_thread_cursor.dim) {}
+
+    // Scratch for `variables` arrays of `bytes_per_thread` in all, and the states.
+    __attribute__((no_sanitize("thread"))) void begin(unsigned variables, std::size_t bytes_per_thread) {
+        const std::size_t state_bytes = (count_ + 63u) & ~std::size_t{63};
+        base_ = detail::split_scratch(state_bytes + bytes_per_thread * count_ + 64u * variables);
+        state_ = base_;
+        std::memset(state_, 0, count_);
+        next_byte_ = state_bytes;
+        detail::tls_in_split_block = true;
+    }
+    template <class T>
+    __attribute__((no_sanitize("thread"))) T* storage() {
+        next_byte_ = (next_byte_ + 63u) & ~std::size_t{63};
+        T* p = reinterpret_cast<T*>(base_ + next_byte_);
+        next_byte_ += sizeof(T) * count_;
+        return p;
+    }
+
+    // for (first(); more(); next()) if (enter()) ...: every running thread in order.
+    __attribute__((no_sanitize("thread"), always_inline)) void first() {
+        t = 0;
+        idx_ = uint3{0, 0, 0};
+    }
+    __attribute__((no_sanitize("thread"), always_inline)) bool more() const { return t < count_; }
+    __attribute__((no_sanitize("thread"), always_inline)) void next() {
+        ++t;
+        if (++idx_.x == dim_.x) {
+            idx_.x = 0;
+            if (++idx_.y == dim_.y) {
+                idx_.y = 0;
+                ++idx_.z;
+            }
+        }
+    }
+    __attribute__((no_sanitize("thread"), always_inline)) bool enter() {
+        if (state_[t]) return false;
+        // As thread_loop.h does it: the fault handler reads threadIdx from
+        // memory to name the thread, so the store is kept, in order. Field
+        // by field: next() wrote them so, and a wider load of them would
+        // wait for those stores to reach the cache.
+        tls_thread_idx.x = idx_.x;
+        tls_thread_idx.y = idx_.y;
+        tls_thread_idx.z = idx_.z;
+        asm volatile("" : : "m"(tls_thread_idx));
+        return true;
+    }
+    __attribute__((no_sanitize("thread"), always_inline)) void exit() {
+        state_[t] = exited_state;
+        ++exited_;
+    }
+    __attribute__((no_sanitize("thread"), always_inline)) void park(unsigned depth) {
+        state_[t] = static_cast<unsigned char>(depth);
+        ++parked_;
+    }
+    __attribute__((no_sanitize("thread"))) void unpark(unsigned depth) {
+        if (!parked_) return;
+        for (unsigned i = 0; i < count_; ++i)
+            if (state_[i] == depth) {
+                state_[i] = 0;
+                --parked_;
+            }
+    }
+    __attribute__((no_sanitize("thread"), always_inline)) bool running() const {
+        return exited_ + parked_ < count_;
+    }
+    // The watchdog counts progress (any change will do) once a region.
+    __attribute__((no_sanitize("thread"), always_inline)) void region_end() {
+        cursor_.progress->store(cursor_.progress->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+    __attribute__((no_sanitize("thread"), always_inline)) void barrier(const char* file, int line) {
+        if ((exited_ | parked_) && running())
+            detail::split_barrier_not_reached(state_, count_, dim_, file, line);
+    }
+    // Every thread has finished: the block's cursor says so, as after the
+    // launch's own loop (thread_loop.h) ran them all in one run.
+    __attribute__((no_sanitize("thread"))) void finish() {
+        cursor_.next = cursor_.run_end = count_;
+        cursor_.run_begin = 0;
+        cursor_.active_run = 0;
+        cursor_.idx = uint3{0, 0, dim_.z};
+        detail::tls_in_split_block = false;
+    }
+
+private:
+    thread_cursor& cursor_;
+    unsigned count_;
+    dim3 dim_;
+    uint3 idx_{0, 0, 0};
+    unsigned exited_ = 0, parked_ = 0;
+    unsigned char* base_ = nullptr;
+    unsigned char* state_ = nullptr;
+    std::size_t next_byte_ = 0;
+};
+
+}  // namespace cuemu
+
+#endif

@@ -1,0 +1,771 @@
+// split_regions.cpp - a kernel cut at its __syncthreads into loops over the
+// block's threads (split_regions.h says which kernels, and why).
+//
+// The output, for a body "A; __syncthreads(); for (init; cond; inc) { B;
+// __syncthreads(); } C;":
+//   ::cuemu::split_block __cuemu_sb;                 // the block (cuemu/split_block.h)
+//   __shared__ ... and uniform constants, once
+//   storage: one array per variable kept across a barrier
+//   REGION(A)  barrier-check  { REGION(init) for (;;) { COND-PASS REGION(B)
+//   barrier-check REGION(inc) } unpark }  REGION(C)  __cuemu_sb.finish();
+// where REGION(X) runs X for every running thread, in threadIdx order, as an
+// inlined lambda: a kept variable is copied in from its array at the start
+// and out at the end, `return;` ends the thread (`return true`).
+#include "split_regions.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+namespace cuemu_rewrite::internal {
+namespace {
+
+// Thrown within this file: the kernel keeps the fiber path. `line` is this
+// file's line that refused it (CUEMU_SPLIT_EXPLAIN=1 prints it).
+struct Unsplittable {
+    int line;
+    std::string word{};  // the word that refused it, where one did
+};
+#define UNSPLITTABLE Unsplittable{__LINE__}
+
+// Built-in types whose arrays the split version may keep per thread without
+// running a constructor: the scalars, and CUDA's vector types (plain structs).
+const std::set<std::string> scalar_words = [] {
+    std::set<std::string> words = {"const",   "unsigned", "signed",  "int",      "float",    "double",
+                                   "char",    "bool",     "long",    "short",    "size_t",   "ptrdiff_t",
+                                   "int8_t",  "int16_t",  "int32_t", "int64_t",  "uint8_t",  "uint16_t",
+                                   "uint32_t", "uint64_t", "uint",   "ushort",   "uchar",    "ulong"};
+    for (const char* base : {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "longlong",
+                             "ulonglong", "float", "double"})
+        for (const char* n : {"1", "2", "3", "4"}) words.insert(std::string(base) + n);
+    return words;
+}();
+
+// Words that make a kernel too hard to cut with certainty.
+const std::set<std::string> refused_words = {
+    "goto",     "asm",      "__asm__",  "__asm",    "volatile", "struct",       "class",    "union",
+    "enum",     "typedef",  "using",    "template", "static",   "thread_local", "extern",   "co_await",
+    "co_yield", "co_return", "throw",   "try",      "catch",    "operator",     "this",     "decltype",
+    "auto",     "register", "mutable",  "friend",   "namespace", "__syncthreads_count",
+    "__syncthreads_and", "__syncthreads_or", "typeid", "alignas"};
+
+struct Var {
+    std::string name, type;  // type as a type-id: "int", "const float*", "float[4]"
+    bool array = false;
+    bool initialized = false;                    // declared with an initializer
+    bool zeroed = false;                         // an array declared `= {}` or `= {0}`
+    bool kept = false;                           // lives across a region: has an array of its own
+    std::size_t scope_begin = 0, scope_end = 0;  // the tokens where it may be mentioned
+    std::size_t home_begin = 0, home_end = 0;    // the region that declares it
+};
+
+struct Statement {
+    enum class Kind { plain, barrier, hoisted, dropped, loop } kind = Kind::plain;
+    std::size_t begin = 0, end = 0;  // tokens [begin, end), a #pragma before it included
+    std::size_t head = npos;         // its first token after such a #pragma
+    std::vector<int> declares;       // variables it declares
+    bool array_declaration = false;
+    bool add_semicolon = false;      // a for-loop's init or increment, as a statement
+    // A loop with barriers in its body.
+    std::size_t keyword = 0;
+    std::size_t cond_begin = 0, cond_end = 0;
+    Statement* init = nullptr;  // owned by loop_parts
+    Statement* inc = nullptr;
+    std::size_t body_open = 0, body_close = 0;
+    std::vector<Statement> body;
+};
+
+class Splitter {
+public:
+    Splitter(const Source& src, const SharedNames& reach, int first_line, std::string file)
+        : s_(src), reach_(reach), first_line_(first_line), file_(std::move(file)) {}
+
+    std::string run(std::size_t name_token, const std::string& head_name) {
+        if (reach_.unsure) return "";
+        kernel_name_ = head_name;
+        const std::size_t params_open = nx(name_token + 1);
+        if (!is(params_open, '(')) return "";
+        const std::size_t params_close = group_end(params_open) - 1;
+        const std::size_t body_open = nx(params_close + 1);
+        if (!is(body_open, '{')) return "";
+        const std::size_t body_close = group_end(body_open) - 1;
+        if (!is(body_close, '}')) return "";
+        body_open_ = body_open;
+        body_close_ = body_close;
+        read_parameters(params_open, params_close);
+        screen(body_open + 1, body_close);
+        std::vector<Statement> top = parse_list(body_open + 1, body_close, 0, body_open, body_close);
+        if (barriers_ == 0) return "";
+        decide_kept(top);
+        check_parameters_unchanged();
+        check_addresses();
+
+        std::string out = "#line " + std::to_string(line_of(0)) + " " + file_ + "\n";
+        out += text(0, name_token) + "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + head_name;
+        out += text(name_token + 1, params_open + 1) + "::cuemu::split_tag";
+        const std::string params = s_.joined(params_open + 1, params_close);
+        if (!params.empty() && params != "void") out += ", " + text(params_open + 1, params_close);
+        out += ") {\n::cuemu::split_block __cuemu_sb;\n";
+        for (const auto& [b, e] : hoisted_) out += at_line(b) + text(b, e) + "\n";
+        std::string bytes;
+        int kept = 0;
+        for (std::size_t v = 0; v < vars_.size(); ++v) {
+            if (!vars_[v].kept) continue;
+            ++kept;
+            out += "using __cuemu_ty_" + vars_[v].name + " = " + vars_[v].type + ";\n";
+            bytes += " + sizeof(::std::remove_cv_t<__cuemu_ty_" + vars_[v].name + ">)";
+        }
+        out += "__cuemu_sb.begin(" + std::to_string(kept) + ", 0" + bytes + ");\n";
+        for (std::size_t v = 0; v < vars_.size(); ++v) {
+            if (!vars_[v].kept) continue;
+            out += "auto* __cuemu_pt_" + vars_[v].name + " = __cuemu_sb.storage<::std::remove_cv_t<__cuemu_ty_" +
+                   vars_[v].name + ">>();\n";
+        }
+        emit_list(top, {}, 0, out);
+        out += "__cuemu_sb.finish();\n}\n";
+        return out;
+    }
+
+private:
+    const Source& s_;
+    const SharedNames& reach_;
+    int first_line_;
+    std::string file_;
+    std::size_t body_open_ = 0, body_close_ = 0;
+    std::string kernel_name_;
+    std::set<std::string> params_;
+    std::set<std::string> declared_names_;
+    std::vector<std::pair<std::size_t, std::size_t>> hoisted_;
+    std::vector<Var> vars_;
+    std::map<std::size_t, std::string> replace_;  // token -> its text in the split version
+    std::vector<std::unique_ptr<Statement>> loop_parts_;
+    int barriers_ = 0;
+
+    // ---- tokens ---------------------------------------------------------------------
+    std::size_t nx(std::size_t i) const { return s_.next_code(i); }
+    bool is(std::size_t i, char c) const { return s_.is_punct(i, c); }
+    bool id(std::size_t i, const char* w) const { return s_.is_ident(i, w); }
+    // Adjacent tokens (no space between): the tokenizer splits "+=" in two.
+    bool pair(std::size_t i, char a, char b) const {
+        return is(i, a) && i + 1 < s_.size() && is(i + 1, b);
+    }
+    int line_of(std::size_t t) const { return first_line_ + s_.location(t).first - 1; }
+    std::string at_line(std::size_t t) const { return "#line " + std::to_string(line_of(t)) + " " + file_ + "\n"; }
+
+    // One past the ')', ']' or '}' that closes the group opened at i.
+    std::size_t group_end(std::size_t i) const {
+        int depth = 0;
+        for (std::size_t t = i; t < s_.size(); t = nx(t + 1)) {
+            if (is(t, '(') || is(t, '[') || is(t, '{')) ++depth;
+            if ((is(t, ')') || is(t, ']') || is(t, '}')) && --depth == 0) return t + 1;
+        }
+        throw UNSPLITTABLE;
+    }
+
+    // The text of tokens [b, e), with the replacements.
+    std::string text(std::size_t b, std::size_t e) const {
+        std::string out;
+        for (std::size_t t = b; t < e && t < s_.size(); ++t) {
+            auto r = replace_.find(t);
+            out += r != replace_.end() ? r->second : s_.spelling(t);
+        }
+        return out;
+    }
+
+    // Token t names `name` itself, not a member of that name (threadIdx.x).
+    bool names(std::size_t t, const std::string& name) const {
+        if (!s_.is_ident(t) || s_.spelling(t) != name) return false;
+        const std::size_t before = s_.prev_code(t);
+        return !(is(before, '.') || (before != npos && before > 0 && pair(before - 1, '-', '>')));
+    }
+    bool mentions(std::size_t b, std::size_t e, const std::string& name) const {
+        for (std::size_t t = b; t < e; ++t)
+            if (names(t, name)) return true;
+        return false;
+    }
+
+    // Token t, a name, is assigned to, incremented, or (with members)
+    // one of its members or elements is: name, name.m, name.m[i] ... then = += ++ ...
+    bool written_at(std::size_t t, bool through_members) const {
+        const std::size_t before = s_.prev_code(t);
+        if (is(before, '*')) {
+            // *name = ...: what it points to (a binary * has no place before an assignment).
+            const std::size_t after = nx(t + 1);
+            if (!(pair(after, '+', '+') || pair(after, '-', '-'))) return false;
+        }
+        if (before != npos && before > 0 && (pair(before - 1, '+', '+') || pair(before - 1, '-', '-'))) return true;
+        std::size_t after = nx(t + 1);
+        // name.member... is the variable itself (name[i] and name->m, of a
+        // pointer, are what it points to).
+        if (through_members && is(after, '.')) {
+            while (is(after, '.') || is(after, '[')) {
+                after = is(after, '.') ? nx(nx(after + 1) + 1) : nx(group_end(after));
+            }
+        }
+        if (is(after, '=')) return !(after + 1 < s_.size() && is(after + 1, '='));
+        for (const char op : {'+', '-', '*', '/', '%', '&', '|', '^'})
+            if (pair(after, op, '=')) return true;
+        if (pair(after, '+', '+') || pair(after, '-', '-')) return true;
+        if ((pair(after, '<', '<') || pair(after, '>', '>')) && after + 2 < s_.size() && is(after + 2, '='))
+            return true;
+        return false;
+    }
+    // A unary '&' before the variable named at token t (a binary one
+    // follows an operand; &name[i] and &name->m take what it points to).
+    bool address_taken_at(std::size_t t) const {
+        const std::size_t after = nx(t + 1);
+        if (is(after, '[') || pair(after, '-', '>')) return false;
+        const std::size_t amp = s_.prev_code(t);
+        if (!is(amp, '&') || (amp > 0 && is(amp - 1, '&'))) return false;
+        const std::size_t before = s_.prev_code(amp);
+        if (before == npos) return true;
+        const Kind k = s_[before].kind;
+        return !(k == Kind::Identifier || k == Kind::Number || is(before, ')') || is(before, ']'));
+    }
+
+    // ---- what the kernel may contain ----------------------------------------------------
+    void read_parameters(std::size_t open, std::size_t close) {
+        std::size_t last_name = npos;
+        int depth = 0;
+        for (std::size_t t = nx(open + 1); t < close; t = nx(t + 1)) {
+            if (is(t, '(') || is(t, '[') || is(t, '<')) ++depth;
+            if (is(t, ')') || is(t, ']') || is(t, '>')) --depth;
+            if (s_.is_ident(t)) last_name = t;
+            if ((is(t, ',') || is(t, '=')) && last_name != npos) params_.insert(s_.spelling(last_name));
+        }
+        if (last_name != npos) params_.insert(s_.spelling(last_name));
+    }
+
+    void screen(std::size_t b, std::size_t e) {
+        for (std::size_t t = nx(b); t < e; t = nx(t + 1)) {
+            if (s_[t].in_directive) {  // #pragma unroll and the like: copied with their statement
+                if (!is(t, '#') || !id(nx(t + 1), "pragma")) throw Unsplittable{__LINE__, "#"};
+                t = directive_end(t) - 1;
+                continue;
+            }
+            if (is(t, '[')) {  // a lambda's captures
+                const std::size_t n = nx(t + 1);
+                if (is(n, '&') || is(n, '=') || is(n, ']') || id(n, "this")) throw UNSPLITTABLE;
+            }
+            if (!s_.is_ident(t)) continue;
+            if (id(t, "CUEMU_STATIC_SHARED") && is(nx(t + 1), '(')) {  // names the kernel itself
+                t = group_end(nx(t + 1)) - 1;
+                continue;
+            }
+            const std::string name = s_.spelling(t);
+            if (refused_words.count(name)) throw Unsplittable{__LINE__, name};
+            if (name == "cuemu") {  // only the extern __shared__ pointer's initializer (:: is two tokens)
+                if (!id(nx(nx(nx(t + 1) + 1) + 1), "dynamic_shared_memory")) throw Unsplittable{__LINE__, name};
+                continue;
+            }
+            // The kernel's own name is on the list (its body has barriers);
+            // here it can only be a variable: a launch from a kernel is refused.
+            if (name != "__syncthreads" && name != kernel_name_ && (reach_.names.count(name) || is_barrier_seed(name)))
+                throw Unsplittable{__LINE__, name};
+            if (name == "return") {
+                if (!is(nx(t + 1), ';')) throw UNSPLITTABLE;
+                replace_[t] = "return true";
+            }
+        }
+    }
+
+    // ---- statements -----------------------------------------------------------------
+    // One past the last token of the directive that starts at i.
+    std::size_t directive_end(std::size_t i) const {
+        while (i < s_.size() && s_[i].in_directive) ++i;
+        return i;
+    }
+    std::size_t statement_end(std::size_t i) const {
+        while (i < body_close_ && s_[i].in_directive) i = nx(directive_end(i));  // #pragma unroll
+        if (is(i, '{')) return group_end(i);
+        if (id(i, "if")) {
+            const std::size_t open = nx(i + 1);
+            if (!is(open, '(')) throw UNSPLITTABLE;
+            std::size_t end = statement_end(nx(group_end(open)));
+            if (id(nx(end), "else")) end = statement_end(nx(nx(end) + 1));
+            return end;
+        }
+        if (id(i, "for") || id(i, "while") || id(i, "switch")) {
+            const std::size_t open = nx(i + 1);
+            if (!is(open, '(')) throw UNSPLITTABLE;
+            return statement_end(nx(group_end(open)));
+        }
+        if (id(i, "do")) {
+            const std::size_t w = nx(statement_end(nx(i + 1)));
+            if (!id(w, "while") || !is(nx(w + 1), '(')) throw UNSPLITTABLE;
+            const std::size_t semi = nx(group_end(nx(w + 1)));
+            if (!is(semi, ';')) throw UNSPLITTABLE;
+            return semi + 1;
+        }
+        for (std::size_t t = i; t < body_close_; t = nx(t + 1)) {
+            if (is(t, '(') || is(t, '[') || is(t, '{')) t = group_end(t) - 1;
+            else if (is(t, ';')) return t + 1;
+        }
+        throw UNSPLITTABLE;
+    }
+
+    bool has_barrier(std::size_t b, std::size_t e) const { return mentions(b, e, "__syncthreads"); }
+
+    bool is_barrier_statement(std::size_t i, std::size_t e) const {
+        const std::size_t open = nx(i + 1), close = nx(open + 1), semi = nx(close + 1);
+        return id(i, "__syncthreads") && is(open, '(') && is(close, ')') && is(semi, ';') && semi + 1 == e;
+    }
+
+    // break or continue outside any loop or switch of the statement itself:
+    // it would leave the region's lambda.
+    void check_no_loose_jumps(std::size_t b, std::size_t e) const {
+        if (id(b, "for") || id(b, "while") || id(b, "do") || id(b, "switch")) return;
+        if (mentions(b, e, "break") || mentions(b, e, "continue")) throw UNSPLITTABLE;
+    }
+
+    std::vector<Statement> parse_list(std::size_t b, std::size_t e, int depth, std::size_t scope_begin,
+                                      std::size_t scope_end) {
+        if (depth > 200) throw UNSPLITTABLE;
+        std::vector<Statement> list;
+        for (std::size_t i = nx(b); i < e;) {
+            Statement st;
+            st.begin = i;
+            // A #pragma before a statement (unroll) goes with it.
+            while (i < e && s_[i].in_directive) i = nx(directive_end(i));
+            if (i >= e) break;
+            st.head = i;
+            if (id(i, "CUEMU_STATIC_SHARED") && is(nx(i + 1), '(')) {
+                st.kind = Statement::Kind::dropped;  // the twin and the kernel note the size
+                st.end = group_end(nx(i + 1));
+            } else {
+                st.end = statement_end(i);
+                if (st.end > e) throw UNSPLITTABLE;
+                const bool barrier = has_barrier(i, st.end);
+                if (barrier && is_barrier_statement(i, st.end)) {
+                    st.kind = Statement::Kind::barrier;
+                    ++barriers_;
+                } else if (barrier && (id(i, "for") || id(i, "while"))) {
+                    parse_loop(st, i, depth + 1);
+                } else if (barrier) {
+                    throw UNSPLITTABLE;
+                } else if (id(i, "__shared__")) {
+                    hoist(st);
+                } else if (mentions(i, st.end, "__shared__")) {
+                    throw UNSPLITTABLE;
+                } else {
+                    check_no_loose_jumps(i, st.end);
+                    if (looks_like_declaration(i)) read_declaration(st, scope_begin, scope_end, false);
+                }
+            }
+            list.push_back(std::move(st));
+            i = nx(list.back().end);
+        }
+        return list;
+    }
+
+    void parse_loop(Statement& st, std::size_t keyword, int depth) {
+        st.kind = Statement::Kind::loop;
+        st.keyword = keyword;
+        const std::size_t open = nx(keyword + 1);
+        const std::size_t close = group_end(open) - 1;
+        if (id(keyword, "for")) {
+            std::size_t semi1 = npos, semi2 = npos;
+            for (std::size_t t = nx(open + 1); t < close; t = nx(t + 1)) {
+                if (is(t, '(') || is(t, '[') || is(t, '{')) t = group_end(t) - 1;
+                else if (is(t, ';')) (semi1 == npos ? semi1 : semi2) = t;
+            }
+            if (semi1 == npos || semi2 == npos) throw UNSPLITTABLE;
+            if (nx(open + 1) < semi1) {
+                loop_parts_.push_back(std::make_unique<Statement>());
+                st.init = loop_parts_.back().get();
+                st.init->begin = nx(open + 1);
+                st.init->end = semi1;
+                st.init->add_semicolon = true;
+                if (looks_like_declaration(st.init->begin))
+                    read_declaration(*st.init, keyword, st.end, true);
+            }
+            st.cond_begin = nx(semi1 + 1);
+            st.cond_end = semi2;
+            if (nx(semi2 + 1) < close) {
+                loop_parts_.push_back(std::make_unique<Statement>());
+                st.inc = loop_parts_.back().get();
+                st.inc->begin = nx(semi2 + 1);
+                st.inc->end = close;
+                st.inc->add_semicolon = true;
+            }
+        } else {
+            st.cond_begin = nx(open + 1);
+            st.cond_end = close;
+        }
+        if (st.cond_begin >= st.cond_end) throw UNSPLITTABLE;  // no condition: a break would end it
+        if (mentions(st.cond_begin, st.cond_end, "__syncthreads")) throw UNSPLITTABLE;
+        st.body_open = nx(close + 1);
+        if (!is(st.body_open, '{')) throw UNSPLITTABLE;
+        st.body_close = group_end(st.body_open) - 1;
+        st.body = parse_list(st.body_open + 1, st.body_close, depth, st.body_open, st.body_close);
+    }
+
+    // A __shared__ declaration: the block's, declared once before the regions.
+    void hoist(Statement& st) {
+        for (std::size_t t = first_of(st); t < st.end; ++t)
+            if (id(t, "threadIdx") || (s_.is_ident(t) && var_named(s_.spelling(t)) >= 0)) throw UNSPLITTABLE;
+        hoisted_.push_back({st.begin, st.end});
+        st.kind = Statement::Kind::hoisted;
+    }
+    std::size_t first_of(const Statement& st) const { return st.head == npos ? st.begin : st.head; }
+
+    // ---- declarations ---------------------------------------------------------------
+    bool looks_like_declaration(std::size_t i) const {
+        if (!s_.is_ident(i)) return false;
+        const std::string first = s_.spelling(i);
+        if (scalar_words.count(first) || first == "constexpr") return true;
+        static const std::set<std::string> statements = {"return", "if", "for", "while", "do", "switch",
+                                                         "break", "continue", "case", "default", "else",
+                                                         "new", "delete", "sizeof", "__syncthreads"};
+        if (statements.count(first)) return false;
+        std::size_t t = nx(i + 1);
+        while (is(t, ':') && is(nx(t + 1), ':')) t = nx(nx(nx(t + 1) + 1) + 1);  // a qualified name
+        if (is(t, '<')) throw UNSPLITTABLE;  // a template's type, or a call: not certain which
+        if (s_.is_ident(t)) return true;
+        if (!is(t, '*')) return false;
+        while (is(t, '*') || id(t, "const") || id(t, "__restrict__")) t = nx(t + 1);
+        const std::size_t after = nx(t + 1);
+        return s_.is_ident(t) && (is(after, '=') || is(after, ';') || is(after, ',') || is(after, '['));
+    }
+
+    // A declaration statement [st.begin, st.end) (its ';' included, except
+    // for a for-loop's init): each declarator becomes a variable, or the
+    // whole declaration is hoisted out of the regions.
+    void read_declaration(Statement& st, std::size_t scope_begin, std::size_t scope_end, bool loop_init) {
+        // The first declarator's name: an identifier followed by = , ; or [.
+        const std::size_t first = first_of(st);
+        std::size_t name = npos;
+        for (std::size_t t = first; t < st.end; t = nx(t + 1)) {
+            if (is(t, '(') || is(t, '{') || is(t, '<')) throw UNSPLITTABLE;
+            if (!s_.is_ident(t)) continue;
+            const std::size_t n = nx(t + 1);
+            if (is(n, '=') || is(n, ',') || is(n, ';') || is(n, '[') || n >= st.end) {
+                name = t;
+                break;
+            }
+        }
+        if (name == npos) throw UNSPLITTABLE;
+        std::size_t star = npos;
+        for (std::size_t t = first; t < name; t = nx(t + 1)) {
+            if (is(t, '&')) throw UNSPLITTABLE;
+            if (is(t, '*') && star == npos) star = t;
+        }
+        const std::size_t spec_end = star == npos ? name : star;
+        bool is_constexpr = false, is_const = false, all_scalar = true;
+        std::string spec;
+        for (std::size_t t = first; t < spec_end; t = nx(t + 1)) {
+            if (id(t, "constexpr")) {
+                is_constexpr = true;
+                continue;
+            }
+            if (id(t, "const")) is_const = true;
+            if (!s_.is_ident(t) && !is(t, ':')) throw UNSPLITTABLE;
+            if (s_.is_ident(t) && !scalar_words.count(s_.spelling(t))) all_scalar = false;
+            spec += (spec.empty() ? "" : " ") + s_.spelling(t);
+        }
+        if (spec.empty()) throw UNSPLITTABLE;
+
+        struct Declarator {
+            std::size_t name;
+            std::string pointer, dims;
+            std::size_t init_begin = npos, init_end = npos;
+        };
+        std::vector<Declarator> declarators;
+        std::size_t t = spec_end;
+        for (;;) {
+            Declarator d;
+            while (is(t, '*') || id(t, "const") || id(t, "__restrict__") || id(t, "__restrict")) {
+                d.pointer += is(t, '*') ? "*" : " " + s_.spelling(t) + " ";
+                t = nx(t + 1);
+            }
+            if (!s_.is_ident(t)) throw UNSPLITTABLE;
+            d.name = t;
+            t = nx(t + 1);
+            while (is(t, '[')) {
+                const std::size_t end = group_end(t);
+                d.dims += text(t, end);
+                t = nx(end);
+            }
+            if (is(t, '=')) {
+                d.init_begin = nx(t + 1);
+                for (t = d.init_begin; t < st.end && !is(t, ',') && !is(t, ';'); t = nx(t + 1))
+                    if (is(t, '(') || is(t, '[') || is(t, '{')) t = group_end(t) - 1;
+                d.init_end = t;
+            }
+            declarators.push_back(d);
+            if (t >= st.end || is(t, ';')) break;
+            if (!is(t, ',')) throw UNSPLITTABLE;
+            t = nx(t + 1);
+        }
+
+        // A constant the same for every thread: declared once, before the regions.
+        auto uniform = [&](const Declarator& d) {
+            if (d.init_begin == npos) return false;
+            for (std::size_t u = d.init_begin; u < d.init_end; u = nx(u + 1)) {
+                if (is(u, '=') || pair(u, '+', '+') || pair(u, '-', '-')) return false;
+                if (!s_.is_ident(u)) continue;
+                const std::string w = s_.spelling(u);
+                if (w == "threadIdx" || var_named(w) >= 0) return false;
+                if (is(nx(u + 1), '(') && w != "sizeof" && !scalar_words.count(w)) return false;
+            }
+            return true;
+        };
+        bool hoistable = !loop_init && (is_constexpr || is_const) && star == npos;
+        for (const Declarator& d : declarators) hoistable = hoistable && d.dims.empty() && uniform(d);
+        if (is_constexpr && !hoistable) throw UNSPLITTABLE;
+        if (hoistable) {
+            for (const Declarator& d : declarators) note_name(s_.spelling(d.name));
+            hoisted_.push_back({st.begin, st.end});
+            st.kind = Statement::Kind::hoisted;
+            return;
+        }
+        bool arrays = false, plain = false;
+        for (const Declarator& d : declarators) {
+            if (!all_scalar && d.pointer.find('*') == std::string::npos) throw UNSPLITTABLE;
+            (d.dims.empty() ? plain : arrays) = true;
+            const bool zeroed = !d.dims.empty() && d.init_begin != npos && zero_initializer(d.init_begin, d.init_end);
+            if (!d.dims.empty() && d.init_begin != npos && !zeroed) throw UNSPLITTABLE;
+            Var v;
+            v.zeroed = zeroed;
+            v.name = s_.spelling(d.name);
+            v.type = spec + " " + d.pointer + d.dims;
+            v.array = !d.dims.empty();
+            v.initialized = d.init_begin != npos;
+            v.scope_begin = scope_begin;
+            v.scope_end = scope_end;
+            note_name(v.name);
+            st.declares.push_back(static_cast<int>(vars_.size()));
+            vars_.push_back(v);
+        }
+        if (arrays && plain) throw UNSPLITTABLE;
+        st.array_declaration = arrays;
+        if (loop_init && arrays) throw UNSPLITTABLE;
+    }
+    // `{}`, `{0}`, `{0.0f}`: every element zero.
+    bool zero_initializer(std::size_t b, std::size_t e) const {
+        if (!is(b, '{')) return false;
+        const std::size_t inner = nx(b + 1);
+        if (is(inner, '}')) return nx(inner + 1) >= e;
+        if (s_[inner].kind != Kind::Number || !is(nx(inner + 1), '}') || nx(nx(inner + 1) + 1) < e) return false;
+        const std::string n = s_.spelling(inner);
+        return n.find_first_not_of("0.fFlLuU") == std::string::npos;
+    }
+
+    int var_named(const std::string& name) const {
+        for (std::size_t v = 0; v < vars_.size(); ++v)
+            if (vars_[v].name == name) return static_cast<int>(v);
+        return -1;
+    }
+    // Every name the split version declares is one name: no shadowing.
+    void note_name(const std::string& name) {
+        if (params_.count(name) || declared_names_.count(name) || var_named(name) >= 0) throw UNSPLITTABLE;
+        declared_names_.insert(name);
+    }
+
+    // ---- which variables live across regions ----------------------------------------------
+    // A variable is kept (has an array) when it is mentioned outside the
+    // region that declares it. Regions: runs of plain statements of one list.
+    void decide_kept(std::vector<Statement>& list) {
+        for (std::size_t k = 0; k < list.size();) {
+            if (list[k].kind == Statement::Kind::loop) {
+                Statement& loop = list[k];
+                if (loop.init)
+                    for (int v : loop.init->declares) vars_[v].kept = true;  // the condition reads it
+                decide_kept(loop.body);
+                ++k;
+                continue;
+            }
+            if (list[k].kind != Statement::Kind::plain) {
+                ++k;
+                continue;
+            }
+            std::size_t j = k;
+            while (j < list.size() && (list[j].kind == Statement::Kind::plain ||
+                                       list[j].kind == Statement::Kind::hoisted ||
+                                       list[j].kind == Statement::Kind::dropped))
+                ++j;
+            const std::size_t rb = list[k].begin, re = list[j - 1].end;
+            for (std::size_t m = k; m < j; ++m)
+                for (int v : list[m].declares) {
+                    Var& var = vars_[v];
+                    var.home_begin = rb;
+                    var.home_end = re;
+                    var.kept = mentions(var.scope_begin, rb, var.name) || mentions(re, var.scope_end + 1, var.name);
+                }
+            k = j;
+        }
+    }
+
+    void check_parameters_unchanged() const {
+        for (std::size_t t = body_open_; t < body_close_; ++t) {
+            if (!s_.is_ident(t) || !params_.count(s_.spelling(t)) || !names(t, s_.spelling(t))) continue;
+            if (address_taken_at(t) || written_at(t, true)) throw UNSPLITTABLE;
+        }
+    }
+    // A pointer kept across a barrier must not point at a variable of one
+    // region's lambda: so no kept variable's address is taken, and where a
+    // pointer is kept, no region's own variable's address is taken either
+    // (nor is an array of a region's own there, which decays to one).
+    void check_addresses() const {
+        bool kept_pointer = false;
+        for (const Var& v : vars_) kept_pointer = kept_pointer || (v.kept && v.type.find('*') != std::string::npos);
+        for (const Var& v : vars_)
+            if (kept_pointer && v.array && !v.kept) throw UNSPLITTABLE;
+        for (std::size_t t = body_open_; t < body_close_; ++t) {
+            if (!s_.is_ident(t)) continue;
+            const int v = var_named(s_.spelling(t));
+            if (v < 0 || !names(t, vars_[v].name) || vars_[v].array || !address_taken_at(t)) continue;
+            if (vars_[v].kept || kept_pointer) throw UNSPLITTABLE;
+        }
+    }
+
+    // ---- the output ------------------------------------------------------------------
+    static constexpr const char* lambda_head =
+        "[&]() __attribute__((no_sanitize(\"thread\"), always_inline)) -> bool {\n";
+    static constexpr const char* each_thread =
+        "for (__cuemu_sb.first(); __cuemu_sb.more(); __cuemu_sb.next())\n";
+
+    // Written in tokens [b, e): assigned, incremented, or passed alone as a
+    // call's argument (a reference parameter may change it).
+    bool modified_in(const std::string& name, std::size_t b, std::size_t e) const {
+        for (std::size_t t = b; t < e; ++t) {
+            if (!names(t, name)) continue;
+            if (written_at(t, true)) return true;  // v.x = ... too
+            const std::size_t before = s_.prev_code(t), after = nx(t + 1);
+            if ((is(before, '(') || is(before, ',')) && (is(after, ')') || is(after, ','))) return true;
+        }
+        return false;
+    }
+
+    std::string copy_in(const std::vector<int>& visible, std::size_t b, std::size_t e) const {
+        std::string out;
+        for (int v : visible) {
+            const Var& var = vars_[v];
+            if (!var.kept || !mentions(b, e, var.name)) continue;
+            out += var.array ? "auto& " + var.name + " = __cuemu_pt_" + var.name + "[__cuemu_sb.t];\n"
+                             : "__cuemu_ty_" + var.name + " " + var.name + " = __cuemu_pt_" + var.name +
+                                   "[__cuemu_sb.t];\n";
+        }
+        return out;
+    }
+    std::string copy_out(const std::vector<int>& vars, std::size_t b, std::size_t e, bool declared_here) const {
+        std::string out;
+        for (int v : vars) {
+            const Var& var = vars_[v];
+            if (!var.kept || var.array) continue;
+            if ((!declared_here || !var.initialized) && !modified_in(var.name, b, e)) continue;
+            out += "__cuemu_pt_" + var.name + "[__cuemu_sb.t] = " + var.name + ";\n";
+        }
+        return out;
+    }
+
+    std::string statement_text(const Statement& st) const {
+        bool any_kept = false;
+        for (int v : st.declares) any_kept = any_kept || vars_[v].kept;
+        if (!st.array_declaration || !any_kept) return text(st.begin, st.end) + (st.add_semicolon ? ";" : "");
+        // An array kept across regions is its row of the array of arrays;
+        // one this region alone uses is declared here, through an alias.
+        std::string out;
+        for (int v : st.declares) {
+            const Var& var = vars_[v];
+            if (var.kept) {
+                out += "auto& " + var.name + " = __cuemu_pt_" + var.name + "[__cuemu_sb.t]; ";
+                if (var.zeroed) out += "::std::memset(&" + var.name + ", 0, sizeof " + var.name + "); ";
+            } else {
+                out += "using __cuemu_ty_" + var.name + " = " + var.type + "; __cuemu_ty_" + var.name + " " +
+                       var.name + (var.zeroed ? "{}; " : "; ");
+            }
+        }
+        return out;
+    }
+
+    // Statements [first, last] of one list, for every running thread.
+    void emit_region(const std::vector<const Statement*>& region, std::vector<int>& visible, std::string& out) {
+        const std::size_t rb = region.front()->begin, re = region.back()->end;
+        out += each_thread;
+        out += "if (__cuemu_sb.enter() && ";
+        out += lambda_head;
+        out += copy_in(visible, rb, re);
+        std::vector<int> declared;
+        for (const Statement* st : region) {
+            out += at_line(st->begin) + statement_text(*st) + "\n";
+            declared.insert(declared.end(), st->declares.begin(), st->declares.end());
+        }
+        out += copy_out(visible, rb, re, false);
+        out += copy_out(declared, rb, re, true);
+        out += "return false;\n}()) __cuemu_sb.exit();\n__cuemu_sb.region_end();\n";
+        visible.insert(visible.end(), declared.begin(), declared.end());
+    }
+
+    void emit_list(const std::vector<Statement>& list, std::vector<int> visible, int depth, std::string& out) {
+        std::vector<const Statement*> region;
+        auto flush = [&] {
+            if (!region.empty()) emit_region(region, visible, out);
+            region.clear();
+        };
+        for (const Statement& st : list) {
+            switch (st.kind) {
+                case Statement::Kind::plain: region.push_back(&st); break;
+                case Statement::Kind::hoisted:
+                case Statement::Kind::dropped: break;
+                case Statement::Kind::barrier:
+                    flush();
+                    out += "__cuemu_sb.barrier(" + file_ + ", " + std::to_string(line_of(first_of(st))) + ");\n";
+                    break;
+                case Statement::Kind::loop:
+                    flush();
+                    emit_loop(st, visible, depth + 1, out);
+                    break;
+            }
+        }
+        flush();
+    }
+
+    void emit_loop(const Statement& loop, const std::vector<int>& outer, int depth, std::string& out) {
+        std::vector<int> visible = outer;
+        out += "{\n";
+        if (loop.init) emit_region({loop.init}, visible, out);
+        out += "for (;;) {\n";
+        // The condition, for every running thread; a thread for which it is
+        // false waits ("parked") until the loop ends for every thread.
+        out += each_thread;
+        out += "if (__cuemu_sb.enter() && !";
+        out += lambda_head;
+        out += copy_in(visible, loop.cond_begin, loop.cond_end);
+        out += "const bool __cuemu_go = static_cast<bool>(\n" + at_line(loop.cond_begin) +
+               text(loop.cond_begin, loop.cond_end) + ");\n";
+        out += copy_out(visible, loop.cond_begin, loop.cond_end, false);
+        out += "return __cuemu_go;\n}()) __cuemu_sb.park(" + std::to_string(depth) + ");\n";
+        out += "__cuemu_sb.region_end();\nif (!__cuemu_sb.running()) break;\n";
+        emit_list(loop.body, visible, depth, out);
+        if (loop.inc) {
+            std::vector<int> inc_visible = visible;
+            emit_region({loop.inc}, inc_visible, out);
+        }
+        out += "}\n__cuemu_sb.unpark(" + std::to_string(depth) + ");\n}\n";
+    }
+};
+
+}  // namespace
+
+std::string split_kernel(const std::string& kernel, std::size_t name_offset, const std::string& name,
+                         int first_line, const std::string& file_literal, const SharedNames& barrier_names) {
+    const Source src(kernel);
+    std::size_t name_token = npos;
+    for (std::size_t t = 0; t < src.size(); ++t)
+        if (src[t].begin == name_offset) name_token = t;
+    if (name_token == npos || !src.is_ident(name_token, name.c_str())) return "";
+    try {
+        return Splitter(src, barrier_names, first_line, file_literal).run(name_token, name);
+    } catch (const Unsplittable& why) {
+        if (const char* explain = std::getenv("CUEMU_SPLIT_EXPLAIN"); explain && *explain == '1')
+            std::fprintf(stderr, "cuemu-rewrite: %s is not split (split_regions.cpp:%d%s%s)\n", name.c_str(), why.line,
+                         why.word.empty() ? "" : ": ", why.word.c_str());
+        return "";
+    }
+}
+
+}  // namespace cuemu_rewrite::internal

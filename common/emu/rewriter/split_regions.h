@@ -1,0 +1,60 @@
+// split_regions.h - a kernel split at its __syncthreads into loops over the
+// block's threads, for the kernels whose shape allows it.
+//
+// On the fiber path every CUDA thread runs on a stack of its own and each
+// __syncthreads is a switch to the next thread: about 11 ns per thread per
+// barrier, and the kernel's arithmetic runs one thread at a time between
+// switches. A compiler for CPUs (PoCL, MCUDA, CuPBoP) instead cuts the kernel
+// at its barriers into "regions" and runs each region as a loop over the
+// block's threads; what a thread keeps across a barrier lives in an array
+// indexed by the thread. This file makes that version of a kernel, as text,
+// from the kernel's twin (cuemu/launch.h), when the kernel is simple enough
+// that the cut is certain:
+//   - every __syncthreads() is a statement of the body, or of the body of a
+//     `for` or `while` loop that is itself such a statement (loops nest);
+//   - nothing else in the kernel can wait for another thread: no warp
+//     function, cooperative group, volatile access, inline asm, and no call of
+//     a function that may reach one (the barrier names of the tree,
+//     find_barrier_reach), no lambda, goto or local class;
+//   - what a thread keeps across a barrier is declared at such a statement
+//     level, as a scalar or pointer of a built-in type (or an array of them),
+//     and its address is never taken; the kernel's parameters are never
+//     assigned to (each CUDA thread has its own copy; the split version has one).
+// Anything else keeps the fiber path: the kernel simply gets no split
+// version. The split version runs the threads of a region in threadIdx order,
+// the order in which the fiber path resumes them, so results, device printf
+// and the faults' reports are the same; where the fiber path would report a
+// __syncthreads that some threads never reach, so does it
+// (cuemu/split_block.h).
+#ifndef CUEMU_REWRITE_SPLIT_REGIONS_H
+#define CUEMU_REWRITE_SPLIT_REGIONS_H
+
+#include <cstddef>
+#include <string>
+
+#include "rewrite.h"
+#include "scopes.h"
+#include "source.h"
+
+namespace cuemu_rewrite::internal {
+
+// The names of a source that may lead a kernel to wait for another thread:
+// the warp and block functions themselves, and every function or macro whose
+// body mentions one (as shared_reach.h finds the names that reach __shared__).
+SharedNames find_barrier_reach(const Source& src, const Scopes& scopes);
+// Whether a name is one of the seeds: a warp or block function, or a word of
+// a library that has them (cg, cub, wmma, ...), or volatile, asm.
+bool is_barrier_seed(const std::string& name);
+
+// The split version of a twinned kernel, or "" when the kernel is not one
+// this file can split. `kernel` is the rewritten text of the kernel's
+// definition (its twin's copy, before the renaming); `name_offset` where its
+// name starts in it; `first_line` the source line the text starts on and
+// `file_literal` the quoted file name for #line. The result defines
+// __cuemu_fast_NAME(::cuemu::split_tag, parameters...).
+std::string split_kernel(const std::string& kernel, std::size_t name_offset, const std::string& name,
+                         int first_line, const std::string& file_literal, const SharedNames& barrier_names);
+
+}  // namespace cuemu_rewrite::internal
+
+#endif

@@ -1,0 +1,115 @@
+// test_rewriter_split.cpp - which kernels cuemu-rewrite cuts at their
+// barriers into loops over a block's threads (rewriter/split_regions.h), and
+// which it leaves to the fiber path: a split version is only made where the
+// cut is certain. tests/emu/test_split_blocks.cu runs them.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "rewrite.h"
+#include "rewriter_test_support.h"
+
+using namespace rewriter_test;
+
+namespace {
+const std::string kSplitHead = "__cuemu_fast_k(::cuemu::split_tag";
+
+std::string rewritten(const std::string& source, const cuemu_rewrite::Options& options = {}) {
+    const cuemu_rewrite::Result r = cuemu_rewrite::rewrite(source, kName, options);
+    REQUIRE_MESSAGE(r.errors.empty(), describe(r.errors));
+    return r.output;
+}
+bool split(const std::string& source) { return contains(rewritten(source), kSplitHead); }
+
+const std::string kTiled =
+    "__global__ void k(const float* a, float* c, int n) {\n"
+    "    __shared__ float t[16][16];\n"
+    "    int row = blockIdx.y * 16 + threadIdx.y, col = threadIdx.x;\n"
+    "    float sum = 0.0f;\n"
+    "    for (int i = 0; i < n / 16; ++i) {\n"
+    "        t[threadIdx.y][threadIdx.x] = a[row * n + i * 16 + col];\n"
+    "        __syncthreads();\n"
+    "        for (int k = 0; k < 16; ++k) sum += t[threadIdx.y][k];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    c[row * n + col] = sum;\n"
+    "}\n";
+}  // namespace
+
+TEST_SUITE("cuemu-rewrite: kernels split at their barriers") {
+
+TEST_CASE("a tiled kernel gets a split version, with #line back to its own lines") {
+    const std::string out = rewritten(kTiled);
+    REQUIRE(contains(out, kSplitHead + ", const float* a, float* c, int n) {"));
+    // Shared memory once per block; what lives across a barrier in arrays.
+    CHECK(contains(out, "#line 2 \"/src/t.cu\"\n__shared__ float t[16][16];"));
+    CHECK(contains(out, "auto* __cuemu_pt_sum = __cuemu_sb.storage<"));
+    CHECK(contains(out, "auto* __cuemu_pt_i = __cuemu_sb.storage<"));
+    CHECK(contains(out, "__cuemu_sb.barrier(\"/src/t.cu\", 7);"));
+    CHECK(contains(out, "__cuemu_sb.barrier(\"/src/t.cu\", 9);"));
+    CHECK(contains(out, "#line 8 \"/src/t.cu\"\nfor (int k = 0; k < 16; ++k) sum += t[threadIdx.y][k];"));
+    // The line after the kernel is the next line of the source again.
+    CHECK(contains(out, "CUEMU_KNOWN_KERNEL(k)\n#line 12 \"/src/t.cu\""));
+    cuemu_rewrite::Options off;
+    off.split_kernels = false;
+    CHECK_FALSE(contains(rewritten(kTiled, off), "split_tag"));
+}
+
+TEST_CASE("a kernel without a barrier has no split version") {
+    CHECK_FALSE(split("__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n"));
+}
+
+TEST_CASE("what the rewriter cannot cut with certainty keeps the fiber path") {
+    const std::string head = "__global__ void k(float* p, int n) {\n    __shared__ float s[64];\n";
+    const std::string wait = "    s[threadIdx.x] = p[threadIdx.x];\n    __syncthreads();\n";
+    const std::string tail = "    p[threadIdx.x] = s[63 - threadIdx.x];\n}\n";
+    CHECK(split(head + wait + tail));
+    // A barrier in an if, in a do loop, in a nested block.
+    CHECK_FALSE(split(head + "    if (n > 0) { __syncthreads(); }\n" + tail));
+    CHECK_FALSE(split(head + "    do { __syncthreads(); } while (--n > 0);\n" + tail));
+    CHECK_FALSE(split(head + "    { s[0] = 1; __syncthreads(); }\n" + tail));
+    // A loop with a barrier left by break or continue.
+    CHECK_FALSE(split(head + "    for (int i = 0; i < n; ++i) { if (i == 3) break; __syncthreads(); }\n" + tail));
+    // Warp functions, other barriers, volatile, asm.
+    CHECK_FALSE(split(head + wait + "    n = __shfl_sync(0xffffffffu, n, 0);\n" + tail));
+    CHECK_FALSE(split(head + wait + "    n = __syncthreads_count(n);\n" + tail));
+    CHECK_FALSE(split(head + wait + "    __syncwarp();\n" + tail));
+    CHECK_FALSE(split(head + wait + "    volatile float* v = s; v[0] = 1;\n" + tail));
+    // A lambda, a goto, a local class.
+    CHECK_FALSE(split(head + wait + "    auto f = [&](int i) { return s[i]; }; n = f(0);\n" + tail));
+    CHECK_FALSE(split(head + wait + "    goto end; end:\n" + tail));
+    // Each thread changes its own copy of a parameter.
+    CHECK_FALSE(split(head + "    n += threadIdx.x;\n" + wait + tail));
+    CHECK_FALSE(split(head + "    ++n;\n" + wait + tail));
+    // The address of a variable kept across a barrier.
+    CHECK_FALSE(split(head + "    float x = 1;\n    float* px = &x;\n" + wait + "    p[0] = *px;\n" + tail));
+    // What is kept across a barrier must be a built-in type (no constructor).
+    CHECK_FALSE(split(head + "    Accumulator acc = 0.0f;\n" + wait + "    p[0] = acc.total();\n" + tail));
+    // CUDA's vector types are plain structs: fine.
+    CHECK(split(head + "    float2 pair = make_float2(1, 2);\n" + wait + "    p[0] = pair.x;\n" + tail));
+    // The address of a variable one region alone uses is fine; so is writing
+    // through a pointer parameter, and &p[i].
+    CHECK(split(head + "    float x = 1;\n    float* px = &x;\n    p[0] = *px;\n" + wait + tail));
+    CHECK(split(head + "    p[threadIdx.x] += 1.0f;\n    atomicAdd(&p[0], 1.0f);\n" + wait + tail));
+}
+
+TEST_CASE("a function that reaches a barrier keeps its callers on fibers, across the tree's files") {
+    const std::string caller = "__global__ void k(float* p) {\n    __shared__ float s[64];\n"
+                               "    s[threadIdx.x] = p[threadIdx.x];\n    __syncthreads();\n"
+                               "    p[threadIdx.x] = helper(s);\n}\n";
+    CHECK(split("__device__ float helper(float* s) { return s[0]; }\n" + caller));
+    CHECK_FALSE(split("__device__ float helper(float* s) { __syncthreads(); return s[0]; }\n" + caller));
+    CHECK_FALSE(split("__device__ float inner(float v) { return __shfl_sync(0xffffffffu, v, 0); }\n"
+                      "__device__ float helper(float* s) { return inner(s[0]); }\n" + caller));
+    // A volatile parameter: its accesses run a warp's lanes in step.
+    CHECK_FALSE(split("__device__ float helper(volatile float* s) { return s[0]; }\n" + caller));
+    CHECK_FALSE(split("#define WAIT_ALL() __syncwarp()\n"
+                      "__device__ float helper(float* s) { WAIT_ALL(); return s[0]; }\n" + caller));
+    // The names of every file count: a header's helper with a barrier.
+    cuemu_rewrite::Options tree;
+    tree.tree_barrier_names = cuemu_rewrite::SharedNames{};
+    tree.tree_barrier_names->names.insert("helper");
+    CHECK_FALSE(contains(rewritten("__device__ float helper(float* s);\n" + caller, tree), kSplitHead));
+}
+
+}  // TEST_SUITE

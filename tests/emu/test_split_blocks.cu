@@ -1,0 +1,295 @@
+// test_split_blocks.cu - kernels with __syncthreads that the emulator runs as
+// loops over each block's threads, cut at the barriers (common/emu/rewriter/
+// split_regions.h, cuemu/split_block.h), where the race check leaves a launch
+// out (CUEMU_CHECK=none here): each result must be the one a GPU computes,
+// which the same cases check with CUEMU_SPLIT=0 (every block on fibers) too.
+// Kernels the rewriter must not split (a barrier in a function the kernel
+// calls, a parameter changed by each thread) run right all the same.
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "cuda_check.h"
+
+#if defined(CUEMU)
+#include "cuemu/split_block.h"
+#endif
+
+// ---- kernels ---------------------------------------------------------------------
+constexpr int tile = 16;
+
+// Tiled C = A * B (n a multiple of tile): variables kept across both barriers
+// of a loop, and the loop's own counter.
+__global__ void tiled_matmul(const float* a, const float* b, float* c, int n) {
+    __shared__ float ta[tile][tile], tb[tile][tile];
+    int row = blockIdx.y * tile + threadIdx.y, col = blockIdx.x * tile + threadIdx.x;
+    float sum = 0.0f;
+    for (int t = 0; t < n / tile; ++t) {
+        ta[threadIdx.y][threadIdx.x] = a[row * n + t * tile + threadIdx.x];
+        tb[threadIdx.y][threadIdx.x] = b[(t * tile + threadIdx.y) * n + col];
+        __syncthreads();  // the tile is loaded
+        for (int k = 0; k < tile; ++k) sum += ta[threadIdx.y][k] * tb[k][threadIdx.x];
+        __syncthreads();  // everyone is done with it
+    }
+    c[row * n + col] = sum;
+}
+
+// Tree sum of each block's part of x; the last block is partial, and its
+// threads past n add zeros (guard the work, not the barrier).
+__global__ void block_sums(const int* x, int n, int* sums) {
+    __shared__ int part[256];
+    const unsigned tid = threadIdx.x;
+    const int i = blockIdx.x * blockDim.x + tid;
+    part[tid] = i < n ? x[i] : 0;
+    __syncthreads();
+    for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (tid < stride) part[tid] += part[tid + stride];
+        __syncthreads();
+    }
+    if (tid == 0) sums[blockIdx.x] = part[0];
+}
+
+// Inclusive scan of one block in dynamic shared memory (extern __shared__),
+// a while loop, and a value read before a barrier and written after it.
+__global__ void block_scan(int* data) {
+    extern __shared__ int scan[];
+    const int tid = threadIdx.x;
+    scan[tid] = data[blockIdx.x * blockDim.x + tid];
+    __syncthreads();
+    int offset = 1;
+    while (offset < static_cast<int>(blockDim.x)) {
+        int add = tid >= offset ? scan[tid - offset] : 0;
+        __syncthreads();  // every read is done before any write
+        scan[tid] += add;
+        __syncthreads();
+        offset *= 2;
+    }
+    data[blockIdx.x * blockDim.x + tid] = scan[tid];
+}
+
+// Each thread keeps an array across barriers (register tiling), in a 2D
+// block, with a loop inside a loop, both with barriers.
+__global__ void kept_array(const float* in, float* out, int rounds) {
+    __shared__ float board[8][8];
+    float acc[3];
+    const int x = threadIdx.x, y = threadIdx.y;
+    for (int k = 0; k < 3; ++k) acc[k] = 0.0f;
+    for (int r = 0; r < rounds; ++r) {
+        board[y][x] = in[(r * 8 + y) * 8 + x];
+        __syncthreads();
+        for (int k = 0; k < 3; ++k) {
+            acc[k] += board[(y + k) % 8][x] * (k + 1);
+            __syncthreads();
+        }
+        __syncthreads();
+    }
+    out[(blockIdx.x * 8 + y) * 8 + x] = acc[0] + 10.0f * acc[1] + 100.0f * acc[2];
+}
+
+// Threads end at different points after the last barrier; a thread's
+// own copy of a constant.
+__global__ void late_returns(const int* in, int* out) {
+    __shared__ int shared_copy[128];
+    const int tid = threadIdx.x;
+    const int doubled = 2 * in[tid];
+    shared_copy[tid] = doubled;
+    __syncthreads();
+    if (tid % 3 == 0) return;
+    int neighbour = shared_copy[(tid + 1) % blockDim.x];
+    if (tid % 3 == 1) {
+        out[tid] = neighbour;
+        return;
+    }
+    out[tid] = doubled + neighbour;
+}
+
+// Not split: the barrier is in a function the kernel calls.
+__device__ void load_and_wait(float* place, float value) {
+    *place = value;
+    __syncthreads();
+}
+__global__ void reverse_through_call(float* data) {
+    __shared__ float held[64];
+    load_and_wait(&held[threadIdx.x], data[threadIdx.x]);
+    data[threadIdx.x] = held[blockDim.x - 1 - threadIdx.x];
+}
+
+// Not split: each thread changes its own copy of a parameter.
+__global__ void own_parameter(int* data, int step) {
+    __shared__ int held[64];
+    held[threadIdx.x] = data[threadIdx.x];
+    step += threadIdx.x;
+    __syncthreads();
+    data[threadIdx.x] = held[(threadIdx.x + step) % blockDim.x];
+}
+
+// ---- helpers ---------------------------------------------------------------------
+namespace {
+// A device copy of a host vector, freed (checked) when it goes.
+template <class T>
+struct device_buffer {
+    T* ptr = nullptr;
+    std::size_t n;
+    explicit device_buffer(const std::vector<T>& host) : n(host.size()) {
+        REQUIRE(cudaMalloc(&ptr, n * sizeof(T)) == cudaSuccess);
+        REQUIRE(cudaMemcpy(ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+    explicit device_buffer(std::size_t count) : device_buffer(std::vector<T>(count)) {}
+    ~device_buffer() { CHECK(cudaFree(ptr) == cudaSuccess); }
+    T* get() const { return ptr; }
+    std::vector<T> to_host() const {
+        std::vector<T> host(n);
+        REQUIRE(cudaMemcpy(host.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+        return host;
+    }
+};
+
+// How many blocks ran split, where the emulator tells; -1 on a GPU.
+long long split_blocks() {
+#if defined(CUEMU)
+    return static_cast<long long>(cuemu::split_blocks_run());
+#else
+    return -1;
+#endif
+}
+// Whether this run expects split blocks: the emulator, not CUEMU_SPLIT=0.
+bool splitting() {
+#if defined(CUEMU)
+    const char* setting = std::getenv("CUEMU_SPLIT");
+    return !(setting && std::strcmp(setting, "0") == 0);
+#else
+    return false;
+#endif
+}
+// Checks that blocks ran split (or did not) since `before`.
+void check_split(long long before, long long blocks) {
+    if (splitting()) CHECK(split_blocks() - before == blocks);
+#if defined(CUEMU)
+    else CHECK(split_blocks() == before);
+#endif
+}
+}  // namespace
+
+TEST_SUITE("split blocks") {
+
+TEST_CASE("a tiled matmul split at its barriers gives the loops' exact result") {
+    const int n = 48;  // 3 x 3 blocks of 16 x 16, 3 tiles each
+    std::vector<float> a(n * n), b(n * n), expect(n * n, 0.0f);
+    for (int i = 0; i < n * n; ++i) {
+        a[i] = static_cast<float>((i * 7) % 11) - 5.0f;
+        b[i] = static_cast<float>((i * 5) % 13) - 6.0f;
+    }
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) {
+            float sum = 0.0f;
+            for (int k = 0; k < n; ++k) sum += a[r * n + k] * b[k * n + c];
+            expect[r * n + c] = sum;
+        }
+    device_buffer<float> d_a(a), d_b(b), d_c(n * n);
+    const long long before = split_blocks();
+    tiled_matmul<<<dim3(n / tile, n / tile), dim3(tile, tile)>>>(d_a.get(), d_b.get(), d_c.get(), n);
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_c.to_host() == expect);
+    check_split(before, 9);
+}
+
+TEST_CASE("a tree sum with a partial last block") {
+    const int n = 1000, block = 256, blocks = (n + block - 1) / block;
+    std::vector<int> x(n);
+    for (int i = 0; i < n; ++i) x[i] = (i * 37) % 101 - 50;
+    std::vector<int> expect(blocks, 0);
+    for (int i = 0; i < n; ++i) expect[i / block] += x[i];
+    device_buffer<int> d_x(x), d_sums(blocks);
+    const long long before = split_blocks();
+    block_sums<<<blocks, block>>>(d_x.get(), n, d_sums.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_sums.to_host() == expect);
+    check_split(before, blocks);
+}
+
+TEST_CASE("a scan in dynamic shared memory, with a while loop") {
+    const int block = 128, blocks = 3;
+    std::vector<int> data(block * blocks);
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<int>(i % 9) - 3;
+    std::vector<int> expect(data.size());
+    for (int b = 0; b < blocks; ++b) {
+        int running = 0;
+        for (int t = 0; t < block; ++t) expect[b * block + t] = running += data[b * block + t];
+    }
+    device_buffer<int> d_data(data);
+    const long long before = split_blocks();
+    block_scan<<<blocks, block, block * sizeof(int)>>>(d_data.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_data.to_host() == expect);
+    check_split(before, blocks);
+}
+
+TEST_CASE("an array each thread keeps across barriers, in nested loops") {
+    const int rounds = 4, blocks = 2;
+    std::vector<float> in(rounds * 64);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 17);
+    std::vector<float> expect(blocks * 64);
+    for (int b = 0; b < blocks; ++b)
+        for (int y = 0; y < 8; ++y)
+            for (int x = 0; x < 8; ++x) {
+                float acc[3] = {0.0f, 0.0f, 0.0f};
+                for (int r = 0; r < rounds; ++r)
+                    for (int k = 0; k < 3; ++k) acc[k] += in[(r * 8 + (y + k) % 8) * 8 + x] * (k + 1);
+                expect[(b * 8 + y) * 8 + x] = acc[0] + 10.0f * acc[1] + 100.0f * acc[2];
+            }
+    device_buffer<float> d_in(in), d_out(blocks * 64);
+    const long long before = split_blocks();
+    kept_array<<<blocks, dim3(8, 8)>>>(d_in.get(), d_out.get(), rounds);
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_out.to_host() == expect);
+    check_split(before, blocks);
+}
+
+TEST_CASE("threads that return after the last barrier, some early") {
+    const int block = 96;
+    std::vector<int> in(block);
+    for (int i = 0; i < block; ++i) in[i] = i * i - 40;
+    std::vector<int> expect(block, -7);
+    for (int t = 0; t < block; ++t) {
+        const int neighbour = 2 * in[(t + 1) % block];
+        if (t % 3 == 1) expect[t] = neighbour;
+        if (t % 3 == 2) expect[t] = 2 * in[t] + neighbour;
+    }
+    device_buffer<int> d_in(in), d_out(std::vector<int>(block, -7));
+    const long long before = split_blocks();
+    late_returns<<<1, block>>>(d_in.get(), d_out.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_out.to_host() == expect);
+    check_split(before, 1);
+}
+
+TEST_CASE("kernels that are not split run right on fibers") {
+    std::vector<float> data(64);
+    for (int i = 0; i < 64; ++i) data[i] = static_cast<float>(i);
+    device_buffer<float> d_data(data);
+    std::vector<int> ints(64);
+    for (int i = 0; i < 64; ++i) ints[i] = 100 + i;
+    device_buffer<int> d_ints(ints);
+    const long long before = split_blocks();
+    reverse_through_call<<<1, 64>>>(d_data.get());
+    own_parameter<<<1, 64>>>(d_ints.get(), 5);
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<float> reversed(64);
+    std::vector<int> moved(64);
+    for (int i = 0; i < 64; ++i) {
+        reversed[i] = static_cast<float>(63 - i);
+        moved[i] = 100 + (i + 5 + i) % 64;
+    }
+    CHECK(d_data.to_host() == reversed);
+    CHECK(d_ints.to_host() == moved);
+#if defined(CUEMU)
+    CHECK(split_blocks() == before);
+#else
+    (void)before;
+#endif
+}
+
+}  // TEST_SUITE
