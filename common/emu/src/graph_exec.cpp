@@ -121,6 +121,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
     if (!build_steps_locked(graph, &exec->steps)) return record(cudaErrorInvalidValue);
     exec->flags = flags;
     exec->source = graph;
+    retain_user_objects_locked(graph, &exec->user_objects, true);
     if (memory_nodes) graph->instance = exec.get();
     live_execs.insert(exec.get());
     *pGraphExec = exec.release();
@@ -221,16 +222,47 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
     return cudaSuccess;
 }
 
+namespace {
+// Gives back user object references once the work of the executable graph's
+// last launch is done: a piece of host work queued after it, on its stream
+// (at once when it was never launched, or its stream is gone or captures).
+void release_after_launches(cudaStream_t last_stream, std::map<CUuserObject_st*, unsigned long long> refs) {
+    if (refs.empty()) return;
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (!last_stream || !is_valid_stream(last_stream) ||
+        cudaStreamIsCapturing(last_stream, &capturing) != cudaSuccess ||
+        capturing != cudaStreamCaptureStatusNone) {
+        release_user_objects(refs);
+        return;
+    }
+    work_label label;
+    label.engine = engine_kind::host_function;
+    label.category = "host";
+    if (trace_enabled()) label.name = "user objects released";
+    enqueue(last_stream,
+            [refs = std::move(refs)](std::uint64_t) mutable {
+                release_user_objects(refs);
+                return cudaSuccess;
+            },
+            std::move(label));
+}
+}  // namespace
+
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
     cudaEvent_t finished;
+    cudaStream_t last_stream;
+    std::map<CUuserObject_st*, unsigned long long> refs;
     {
         std::lock_guard<std::mutex> lock(graph_mutex());
         if (!graphExec || !live_execs.erase(graphExec)) return record(cudaErrorInvalidValue);
         finished = graphExec->finished;
+        last_stream = graphExec->last_stream;
+        refs = std::move(graphExec->user_objects);
         if (is_live_graph_locked(graphExec->source) && graphExec->source->instance == graphExec)
             graphExec->source->instance = nullptr;
         delete graphExec;  // queued launches hold their own copies of the work
     }
+    release_after_launches(last_stream, std::move(refs));
     if (finished) cudaEventDestroy(finished);
     return cudaSuccess;
 }
@@ -303,7 +335,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
                                 cudaGraphExecUpdateResultInfo* resultInfo) {
     if (!resultInfo) return record(cudaErrorInvalidValue);
     *resultInfo = {cudaGraphExecUpdateError, nullptr, nullptr};
-    std::lock_guard<std::mutex> lock(graph_mutex());
+    std::unique_lock<std::mutex> lock(graph_mutex());
     if (!hGraphExec || !live_execs.count(hGraphExec) || !is_live_graph_locked(hGraph))
         return record(cudaErrorInvalidValue);
     std::vector<CUgraphExec_st::step> fresh;
@@ -320,6 +352,14 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
         cudaGraphNode_t from = fresh[i].node;
         update_step(steps[i], std::move(fresh[i]), from);
     }
+    // The new graph's user object references replace the old ones, which go
+    // once the launches made with them are done.
+    std::map<CUuserObject_st*, unsigned long long> old = std::move(hGraphExec->user_objects);
+    hGraphExec->user_objects.clear();
+    retain_user_objects_locked(hGraph, &hGraphExec->user_objects, true);
+    cudaStream_t last_stream = hGraphExec->last_stream;
+    lock.unlock();
+    release_after_launches(last_stream, std::move(old));
     *resultInfo = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
     return cudaSuccess;
 }

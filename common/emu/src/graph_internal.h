@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -89,6 +90,8 @@ struct CUgraph_st {
     std::unordered_map<CUgraphNode_st*, CUgraphNode_st*> copy_of;
     // A graph with memory nodes may have one executable graph at a time.
     CUgraphExec_st* instance = nullptr;
+    // The user object references it owns, by object (graph_user_objects.cpp).
+    std::map<CUuserObject_st*, unsigned long long> user_objects;
 };
 
 // The executable graph: the work of each node, in launch order.
@@ -114,6 +117,9 @@ struct CUgraphExec_st {
     // a launch on another stream than the previous one waits for it.
     cudaStream_t last_stream = nullptr;
     cudaEvent_t finished = nullptr;
+    // The user object references of its graph and child graphs, taken at
+    // instantiation and given back after its last launch (graph_user_objects.cpp).
+    std::map<CUuserObject_st*, unsigned long long> user_objects;
 };
 
 namespace cuemu::detail {
@@ -182,6 +188,13 @@ cudaError_t graph_memory_before_launch_locked(cudaGraphExec_t exec,
 // call: true when `graph` may be changed so (cudaGraphDestroyNode,
 // cudaGraphRemoveDependencies, cudaGraphClone, a child graph node).
 bool graph_memory_allows_locked(cudaGraph_t graph, const char* call);
+
+// graph_user_objects.cpp (callers hold graph_mutex): `into` takes new
+// references to the objects `from` (and its child graphs) holds; `refs` are
+// given back, each object's destructor run when its last reference goes.
+void retain_user_objects_locked(cudaGraph_t from, std::map<CUuserObject_st*, unsigned long long>* into,
+                                bool with_children);
+void release_user_objects(std::map<CUuserObject_st*, unsigned long long>& refs);
 
 // ---- hooks for the rest of the runtime (graph_capture.cpp) ---------------------------
 // Called by enqueue() (queue.cpp) for every piece of stream work: true when

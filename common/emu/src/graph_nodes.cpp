@@ -2,7 +2,8 @@
 // the node kinds beyond work: cudaGraph{Memcpy,Memset,Host}Node{Get,Set}Params
 // and their cudaGraphExec*SetParams forms, event record and wait nodes,
 // child graph nodes, cudaGraphRemoveDependencies, cudaGraphNode{Get,Set}Enabled,
-// cudaGraphExecGetFlags and cudaGraphDebugDotPrint. Graphs, the Add calls of
+// cudaGraphExecGetFlags, cudaGraphDebugDotPrint and memcpy nodes to and
+// from symbols (cudaGraph*MemcpyNode*{To,From}Symbol). Graphs, the Add calls of
 // work nodes, instantiation and launch are in graphs.cpp; memory nodes in
 // graph_memory.cpp.
 //
@@ -464,4 +465,23 @@ cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char* path, unsigned
     print_dot_locked(out, graph, "", &clusters);
     std::fprintf(out, "}\n");
     return std::fclose(out) == 0 ? cudaSuccess : record(cudaErrorOperatingSystem);
+}
+
+// ---- memcpy nodes to and from symbols --------------------------------------------------
+// The symbol is checked as cudaMemcpyToSymbol checks it; the node is then a
+// 1D memcpy node between the copy's ends, made or changed by the 1D calls.
+cudaError_t cuemu::graph_symbol_copy(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     cudaGraphExec_t exec, cudaGraphNode_t node, void* symbol,
+                                     std::size_t symbol_size, std::size_t offset, void* other,
+                                     std::size_t count, cudaMemcpyKind kind, bool to_symbol) {
+    void* dst;
+    const void* src;
+    if (cudaError_t e = symbol_copy_ends(symbol, symbol_size, offset, other, count, kind, to_symbol,
+                                         &dst, &src))
+        return e;
+    if (exec) return cudaGraphExecMemcpyNodeSetParams1D(exec, node, dst, src, count, kind);
+    if (node) return cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+    return cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src,
+                                    count, kind);
 }

@@ -162,6 +162,7 @@ void delete_graph_locked(cudaGraph_t graph) {
     for (auto& n : graph->nodes)
         if (n->child) delete_graph_locked(n->child);
     live_graphs.erase(graph);
+    release_user_objects(graph->user_objects);
     delete graph;
 }
 
@@ -187,6 +188,7 @@ void copy_graph_locked(cudaGraph_t from, cudaGraph_t into) {
         copy_of[n.get()] = c;
     }
     into->copy_of = std::move(copy_of);
+    retain_user_objects_locked(from, &into->user_objects, false);  // children: copied above
 }
 
 bool has_memory_nodes_locked(cudaGraph_t graph) {

@@ -308,6 +308,99 @@ cudaError_t cudaDeviceGraphMemTrim(int device);
 cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
 cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
 
+// ---- user objects (src/graph_user_objects.cpp) -----------------------------------------
+// A user object is a destructor and a reference count: references are owned by
+// the caller, by graphs (cudaGraphRetainUserObject, cloned with the graph) and
+// by executable graphs (those of the graph and its child graphs, taken at
+// instantiation). The destructor runs once, when the last reference goes; an
+// executable graph's references go after its last launch's work is done.
+typedef struct CUuserObject_st* cudaUserObject_t;
+enum cudaUserObjectFlags { cudaUserObjectNoDestructorSync = 0x1 };
+enum cudaUserObjectRetainFlags { cudaGraphUserObjectMove = 0x1 };
+cudaError_t cudaUserObjectCreate(cudaUserObject_t* object_out, void* ptr, cudaHostFn_t destroy,
+                                 unsigned int initialRefcount, unsigned int flags);
+cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count = 1);
+cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count = 1);
+cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                      unsigned int count = 1, unsigned int flags = 0);
+cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                       unsigned int count = 1);
+
+// ---- memcpy nodes to and from symbols (src/graph_nodes.cpp) ---------------------------
+// As cudaMemcpyToSymbol (runtime.h): the symbol is passed by reference, its
+// size bounds offset + count. The node is an ordinary 1D memcpy node.
+namespace cuemu {
+// Checks a copy to or from a symbol as cudaMemcpyToSymbol does and gives the
+// copy's ends (*dst, *src).
+cudaError_t symbol_copy_ends(void* symbol, std::size_t symbol_size, std::size_t offset, void* other,
+                             std::size_t count, cudaMemcpyKind kind, bool to_symbol, void** dst,
+                             const void** src);
+// node/exec null: a new node (Add); node set, exec null: SetParams; both: Exec SetParams.
+cudaError_t graph_symbol_copy(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                              const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                              cudaGraphExec_t exec, cudaGraphNode_t node, void* symbol,
+                              std::size_t symbol_size, std::size_t offset, void* other,
+                              std::size_t count, cudaMemcpyKind kind, bool to_symbol);
+}  // namespace cuemu
+template <class T>
+inline cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t* pDependencies,
+                                                  size_t numDependencies, const T& symbol,
+                                                  const void* src, size_t count, size_t offset = 0,
+                                                  cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return ::cuemu::graph_symbol_copy(pGraphNode, graph, pDependencies, numDependencies, nullptr,
+                                      nullptr, const_cast<T*>(&symbol), sizeof(T), offset,
+                                      const_cast<void*>(src), count, kind, true);
+}
+template <class T>
+inline cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                    const cudaGraphNode_t* pDependencies,
+                                                    size_t numDependencies, void* dst, const T& symbol,
+                                                    size_t count, size_t offset = 0,
+                                                    cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return ::cuemu::graph_symbol_copy(pGraphNode, graph, pDependencies, numDependencies, nullptr,
+                                      nullptr, const_cast<T*>(&symbol), sizeof(T), offset, dst,
+                                      count, kind, false);
+}
+template <class T>
+inline cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const T& symbol,
+                                                        const void* src, size_t count,
+                                                        size_t offset = 0,
+                                                        cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return ::cuemu::graph_symbol_copy(nullptr, nullptr, nullptr, 0, nullptr, node,
+                                      const_cast<T*>(&symbol), sizeof(T), offset,
+                                      const_cast<void*>(src), count, kind, true);
+}
+template <class T>
+inline cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void* dst,
+                                                          const T& symbol, size_t count,
+                                                          size_t offset = 0,
+                                                          cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return ::cuemu::graph_symbol_copy(nullptr, nullptr, nullptr, 0, nullptr, node,
+                                      const_cast<T*>(&symbol), sizeof(T), offset, dst, count, kind,
+                                      false);
+}
+template <class T>
+inline cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
+                                                            cudaGraphNode_t node, const T& symbol,
+                                                            const void* src, size_t count,
+                                                            size_t offset = 0,
+                                                            cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return ::cuemu::graph_symbol_copy(nullptr, nullptr, nullptr, 0, hGraphExec, node,
+                                      const_cast<T*>(&symbol), sizeof(T), offset,
+                                      const_cast<void*>(src), count, kind, true);
+}
+template <class T>
+inline cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
+                                                              cudaGraphNode_t node, void* dst,
+                                                              const T& symbol, size_t count,
+                                                              size_t offset = 0,
+                                                              cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return ::cuemu::graph_symbol_copy(nullptr, nullptr, nullptr, 0, hGraphExec, node,
+                                      const_cast<T*>(&symbol), sizeof(T), offset, dst, count, kind,
+                                      false);
+}
+
 // ---- not emulated ------------------------------------------------------------------
 // Each fails to build with a line naming it (the pattern of not_emulated.h).
 #define CUEMU_GRAPH_CALL_NOT_EMULATED(name)                                               \
@@ -333,12 +426,6 @@ CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeGetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresSignalNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeToSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeFromSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParamsToSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParamsFromSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParamsToSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParamsFromSymbol)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeGetAttribute)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeSetAttribute)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeCopyAttributes)
@@ -347,11 +434,6 @@ CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphInstantiateWithParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphConditionalHandleCreate)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphRetainUserObject)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphReleaseUserObject)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaUserObjectCreate)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaUserObjectRetain)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaUserObjectRelease)
 #undef CUEMU_GRAPH_CALL_NOT_EMULATED
 
 #endif

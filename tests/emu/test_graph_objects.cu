@@ -1,0 +1,220 @@
+// test_graph_objects.cu - CUDA graph features beyond the node kinds of
+// test_graph_nodes.cu (common/emu/README.md, "CUDA graphs"): user objects and
+// the references graphs and executable graphs own, memcpy nodes to and from
+// symbols, kernel node attributes, and the generic node calls of CUDA 12.2+
+// (cudaGraphAddNode, cudaGraphNodeSetParams, cudaGraphExecNodeSetParams,
+// cudaGraphInstantiateWithParams).
+// Genuine CUDA: nvcc compiles this file too (emu_tests_nvcc_compile_check).
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+__device__ int symbol_table[64];
+__constant__ float symbol_scale[4];
+
+__global__ void objects_fill(int* p, int value, int count) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) p[i] = value + i;
+}
+
+__global__ void objects_table_to(int* out, int count) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) out[i] = symbol_table[i] * 2 + int(symbol_scale[0]);
+}
+
+namespace {
+
+constexpr int count = 64;
+constexpr size_t bytes = count * sizeof(int);
+
+std::atomic<int> destroyed{0};
+void CUDART_CB count_destruction(void* p) {
+    destroyed += *static_cast<int*>(p);
+}
+
+// A user object whose destructor adds *weight to `destroyed`; the caller owns one reference.
+cudaUserObject_t weighed_object(int* weight) {
+    destroyed = 0;
+    cudaUserObject_t object = nullptr;
+    REQUIRE(cudaUserObjectCreate(&object, weight, count_destruction, 1, cudaUserObjectNoDestructorSync) ==
+            cudaSuccess);
+    return object;
+}
+
+cudaKernelNodeParams fill_params(void** args) {
+    cudaKernelNodeParams p = {};
+    p.func = (void*)objects_fill;
+    p.gridDim = dim3(1);
+    p.blockDim = dim3(count);
+    p.kernelParams = args;
+    return p;
+}
+
+}  // namespace
+
+// ---- user objects ------------------------------------------------------------------------
+TEST_CASE("a user object's destructor runs once, when the caller's, graphs' and executable graphs' references are gone") {
+    int weight = 1;
+    cudaUserObject_t object = weighed_object(&weight);
+    REQUIRE(cudaUserObjectRetain(object, 2) == cudaSuccess);
+    REQUIRE(cudaUserObjectRelease(object, 2) == cudaSuccess);
+    CHECK(destroyed == 0);
+
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
+    int value = 5, n = count;
+    void* args[] = {&d, &value, &n};
+    cudaKernelNodeParams params = fill_params(args);
+    cudaGraphNode_t node;
+    REQUIRE(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &params) == cudaSuccess);
+    // The graph takes a new reference, then the caller's one moves to it.
+    REQUIRE(cudaGraphRetainUserObject(graph, object, 1, 0) == cudaSuccess);
+    REQUIRE(cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove) == cudaSuccess);
+    REQUIRE(cudaGraphReleaseUserObject(graph, object, 1) == cudaSuccess);
+    CHECK(destroyed == 0);
+
+    cudaGraph_t clone;
+    REQUIRE(cudaGraphClone(&clone, graph) == cudaSuccess);
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(clone) == cudaSuccess);
+    CHECK(destroyed == 0);  // the executable graph still holds a reference
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(destroyed == 1);
+    std::vector<int> h(count);
+    REQUIRE(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(h[count - 1] == 5 + count - 1);
+    REQUIRE(cudaFree(d) == cudaSuccess);
+}
+
+TEST_CASE("a child graph's user object references go with the child graph node") {
+    int weight = 10;
+    cudaUserObject_t object = weighed_object(&weight);
+    cudaGraph_t child, parent;
+    REQUIRE(cudaGraphCreate(&child, 0) == cudaSuccess);
+    REQUIRE(cudaGraphCreate(&parent, 0) == cudaSuccess);
+    cudaGraphNode_t empty, holder;
+    REQUIRE(cudaGraphAddEmptyNode(&empty, child, nullptr, 0) == cudaSuccess);
+    REQUIRE(cudaGraphRetainUserObject(child, object, 1, cudaGraphUserObjectMove) == cudaSuccess);
+    REQUIRE(cudaGraphAddChildGraphNode(&holder, parent, nullptr, 0, child) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(child) == cudaSuccess);
+    CHECK(destroyed == 0);  // the node's copy of the child holds one
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, parent, 0) == cudaSuccess);
+    REQUIRE(cudaGraphDestroyNode(holder) == cudaSuccess);
+    CHECK(destroyed == 0);  // the executable graph holds one
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);  // never launched: at once
+    CHECK(destroyed == 10);
+    REQUIRE(cudaGraphDestroy(parent) == cudaSuccess);
+}
+
+TEST_CASE("user object calls refuse bad input with cudaErrorInvalidValue") {
+    destroyed = 0;
+    int weight = 100;
+    cudaUserObject_t object = nullptr;
+    CHECK(cudaUserObjectCreate(nullptr, &weight, count_destruction, 1, cudaUserObjectNoDestructorSync) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaUserObjectCreate(&object, &weight, count_destruction, 0, cudaUserObjectNoDestructorSync) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaUserObjectCreate(&object, &weight, count_destruction, 1, 0) == cudaErrorInvalidValue);
+    CHECK(cudaUserObjectCreate(&object, &weight, nullptr, 1, cudaUserObjectNoDestructorSync) ==
+          cudaErrorInvalidValue);
+    REQUIRE(cudaUserObjectCreate(&object, &weight, count_destruction, 1, cudaUserObjectNoDestructorSync) ==
+            cudaSuccess);
+    CHECK(cudaUserObjectRetain(object, 0) == cudaErrorInvalidValue);
+    CHECK(cudaUserObjectRelease(object, 0) == cudaErrorInvalidValue);
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    CHECK(cudaGraphRetainUserObject(graph, object, 1, 2) == cudaErrorInvalidValue);
+    CHECK(cudaGraphRetainUserObject(graph, object, 0, 0) == cudaErrorInvalidValue);
+    CHECK(cudaGraphRetainUserObject(nullptr, object, 1, 0) == cudaErrorInvalidValue);
+    CHECK(cudaGraphReleaseUserObject(graph, object, 0) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+#if defined(CUEMU)
+    // Undefined behaviour in CUDA, refused by the emulator: releasing more than owned.
+    CHECK(cudaGraphReleaseUserObject(graph, object, 1) == cudaErrorInvalidValue);
+    CHECK(cudaUserObjectRelease(object, 2) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+#endif
+    REQUIRE(cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+    CHECK(destroyed == 100);
+}
+
+// ---- memcpy nodes to and from symbols -------------------------------------------------
+TEST_CASE("memcpy nodes write and read __device__ and __constant__ variables") {
+    std::vector<int> table(count), out(count, -1), back(count, -1);
+    for (int i = 0; i < count; ++i) table[i] = 3 * i + 1;
+    const float scale[4] = {7.0f, 0, 0, 0};
+    int* d_out = nullptr;
+    REQUIRE(cudaMalloc(&d_out, bytes) == cudaSuccess);
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    cudaGraphNode_t to_table, to_scale, kernel, from_table;
+    REQUIRE(cudaGraphAddMemcpyNodeToSymbol(&to_table, graph, nullptr, 0, symbol_table, table.data(), bytes,
+                                           0, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaGraphAddMemcpyNodeToSymbol(&to_scale, graph, nullptr, 0, symbol_scale, scale,
+                                           sizeof(float), 0, cudaMemcpyHostToDevice) == cudaSuccess);
+    int n = count;
+    void* args[] = {&d_out, &n};
+    cudaKernelNodeParams params = {};
+    params.func = (void*)objects_table_to;
+    params.gridDim = dim3(1);
+    params.blockDim = dim3(count);
+    params.kernelParams = args;
+    cudaGraphNode_t deps[] = {to_table, to_scale};
+    REQUIRE(cudaGraphAddKernelNode(&kernel, graph, deps, 2, &params) == cudaSuccess);
+    REQUIRE(cudaGraphAddMemcpyNodeFromSymbol(&from_table, graph, &kernel, 1, back.data(), symbol_table,
+                                             bytes / 2, bytes / 2, cudaMemcpyDeviceToHost) == cudaSuccess);
+    cudaGraphNodeType type;
+    REQUIRE(cudaGraphNodeGetType(from_table, &type) == cudaSuccess);
+    CHECK(type == cudaGraphNodeTypeMemcpy);
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
+    REQUIRE(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(out[0] == 2 * 1 + 7);
+    CHECK(out[count - 1] == 2 * (3 * (count - 1) + 1) + 7);
+    CHECK(back[0] == table[count / 2]);  // the second half, from offset bytes / 2
+    CHECK(back[count / 2] == -1);
+
+    // Changed in the graph and in the executable graph.
+    std::vector<int> other(count, 1000);
+    REQUIRE(cudaGraphMemcpyNodeSetParamsToSymbol(to_table, symbol_table, other.data(), bytes, 0,
+                                                 cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaGraphExecMemcpyNodeSetParamsToSymbol(exec, to_table, symbol_table, other.data(), bytes, 0,
+                                                     cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaGraphExecMemcpyNodeSetParamsFromSymbol(exec, from_table, back.data(), symbol_table, bytes,
+                                                       0, cudaMemcpyDeviceToHost) == cudaSuccess);
+    REQUIRE(cudaGraphMemcpyNodeSetParamsFromSymbol(from_table, back.data(), symbol_table, bytes, 0,
+                                                   cudaMemcpyDeviceToHost) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
+    CHECK(back[0] == 1000);
+    CHECK(back[count - 1] == 1000);
+
+    // Past the symbol's end, and the wrong direction.
+    cudaGraphNode_t bad;
+    CHECK(cudaGraphAddMemcpyNodeToSymbol(&bad, graph, nullptr, 0, symbol_table, table.data(), bytes, 4,
+                                         cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+    CHECK(cudaGraphAddMemcpyNodeFromSymbol(&bad, graph, nullptr, 0, back.data(), symbol_table, bytes, 0,
+                                           cudaMemcpyHostToDevice) == cudaErrorInvalidMemcpyDirection);
+    CHECK(cudaGraphMemcpyNodeSetParamsToSymbol(to_table, symbol_table, table.data(), bytes + 4, 0,
+                                               cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    size_t nodes = 0;
+    REQUIRE(cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess);
+    CHECK(nodes == 4);
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+    REQUIRE(cudaFree(d_out) == cudaSuccess);
+}
