@@ -53,6 +53,17 @@ cudaKernelNodeParams fill_params(void** args) {
     return p;
 }
 
+// Adds a kernel node writing value + i to d[i].
+cudaGraphNode_t add_fill(cudaGraph_t graph, int* d, int value, const cudaGraphNode_t* deps = nullptr,
+                         size_t num_deps = 0) {
+    int n = count;
+    void* args[] = {&d, &value, &n};
+    cudaKernelNodeParams params = fill_params(args);
+    cudaGraphNode_t node = nullptr;
+    REQUIRE(cudaGraphAddKernelNode(&node, graph, deps, num_deps, &params) == cudaSuccess);
+    return node;
+}
+
 }  // namespace
 
 // ---- user objects ------------------------------------------------------------------------
@@ -67,11 +78,7 @@ TEST_CASE("a user object's destructor runs once, when the caller's, graphs' and 
     REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
     int* d = nullptr;
     REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
-    int value = 5, n = count;
-    void* args[] = {&d, &value, &n};
-    cudaKernelNodeParams params = fill_params(args);
-    cudaGraphNode_t node;
-    REQUIRE(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &params) == cudaSuccess);
+    add_fill(graph, d, 5);
     // The graph takes a new reference, then the caller's one moves to it.
     REQUIRE(cudaGraphRetainUserObject(graph, object, 1, 0) == cudaSuccess);
     REQUIRE(cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove) == cudaSuccess);
@@ -218,3 +225,108 @@ TEST_CASE("memcpy nodes write and read __device__ and __constant__ variables") {
     REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
     REQUIRE(cudaFree(d_out) == cudaSuccess);
 }
+
+// ---- kernel node attributes ---------------------------------------------------------------
+TEST_CASE("kernel node attributes: hints are kept and read back, copied and cloned; bad values refused") {
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
+    cudaGraphNode_t a = add_fill(graph, d, 1), b = add_fill(graph, d, 1, &a, 1), empty;
+    REQUIRE(cudaGraphAddEmptyNode(&empty, graph, nullptr, 0) == cudaSuccess);
+
+    cudaKernelNodeAttrValue v = {};
+    REQUIRE(cudaGraphKernelNodeGetAttribute(a, cudaKernelNodeAttributePriority, &v) == cudaSuccess);
+    CHECK(v.priority == 0);
+    v.priority = -1;
+    REQUIRE(cudaGraphKernelNodeSetAttribute(a, cudaKernelNodeAttributePriority, &v) == cudaSuccess);
+    cudaKernelNodeAttrValue window = {};
+    window.accessPolicyWindow.base_ptr = d;
+    window.accessPolicyWindow.num_bytes = bytes;
+    window.accessPolicyWindow.hitRatio = 0.5f;
+    window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    window.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    REQUIRE(cudaGraphKernelNodeSetAttribute(a, cudaKernelNodeAttributeAccessPolicyWindow, &window) ==
+            cudaSuccess);
+    cudaKernelNodeAttrValue back = {};
+    REQUIRE(cudaGraphKernelNodeGetAttribute(a, cudaKernelNodeAttributePriority, &back) == cudaSuccess);
+    CHECK(back.priority == -1);
+    REQUIRE(cudaGraphKernelNodeCopyAttributes(b, a) == cudaSuccess);
+    back = {};
+    REQUIRE(cudaGraphKernelNodeGetAttribute(b, cudaKernelNodeAttributeAccessPolicyWindow, &back) ==
+            cudaSuccess);
+    CHECK(back.accessPolicyWindow.base_ptr == d);
+    CHECK(back.accessPolicyWindow.num_bytes == bytes);
+    CHECK(back.accessPolicyWindow.hitRatio == 0.5f);
+    CHECK(back.accessPolicyWindow.hitProp == cudaAccessPropertyPersisting);
+    cudaGraph_t clone;
+    REQUIRE(cudaGraphClone(&clone, graph) == cudaSuccess);
+    cudaGraphNode_t b_clone;
+    REQUIRE(cudaGraphNodeFindInClone(&b_clone, b, clone) == cudaSuccess);
+    back = {};
+    REQUIRE(cudaGraphKernelNodeGetAttribute(b_clone, cudaKernelNodeAttributePriority, &back) == cudaSuccess);
+    CHECK(back.priority == -1);
+
+    // Bad input: not a kernel node, a null value, an unknown attribute, a hit ratio above 1.
+    CHECK(cudaGraphKernelNodeGetAttribute(empty, cudaKernelNodeAttributePriority, &back) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaGraphKernelNodeSetAttribute(a, cudaKernelNodeAttributePriority, nullptr) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaGraphKernelNodeGetAttribute(a, cudaLaunchAttributeID(99), &back) == cudaErrorInvalidValue);
+    CHECK(cudaGraphKernelNodeCopyAttributes(empty, a) == cudaErrorInvalidValue);
+    window.accessPolicyWindow.hitRatio = 2.0f;
+    CHECK(cudaGraphKernelNodeSetAttribute(a, cudaKernelNodeAttributeAccessPolicyWindow, &window) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    back = {};
+    REQUIRE(cudaGraphKernelNodeGetAttribute(a, cudaKernelNodeAttributeAccessPolicyWindow, &back) ==
+            cudaSuccess);
+    CHECK(back.accessPolicyWindow.hitRatio == 0.5f);  // the refused value was not kept
+
+    // The graph still runs, attributes and all.
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
+    std::vector<int> h(count);
+    REQUIRE(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(h[10] == 11);
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(clone) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+    REQUIRE(cudaFree(d) == cudaSuccess);
+}
+
+#if defined(CUEMU)
+TEST_CASE("kernel node attributes the emulator cannot honour are refused with cudaErrorNotSupported") {
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
+    cudaGraphNode_t node = add_fill(graph, d, 1);
+    cudaKernelNodeAttrValue v = {};
+    v.cooperative = 1;
+    CHECK(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributeCooperative, &v) == cudaErrorNotSupported);
+    v = {};
+    v.clusterDim.x = 2;
+    v.clusterDim.y = 1;
+    v.clusterDim.z = 1;
+    CHECK(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributeClusterDimension, &v) ==
+          cudaErrorNotSupported);
+    v = {};
+    v.deviceUpdatableKernelNode.deviceUpdatable = 1;
+    CHECK(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributeDeviceUpdatableKernelNode, &v) ==
+          cudaErrorNotSupported);
+    CHECK(cudaGetLastError() == cudaErrorNotSupported);
+    // Their defaults are accepted, and a refused value is not kept.
+    v = {};
+    CHECK(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributeCooperative, &v) == cudaSuccess);
+    cudaKernelNodeAttrValue back = {};
+    back.clusterDim.x = 7;
+    REQUIRE(cudaGraphKernelNodeGetAttribute(node, cudaKernelNodeAttributeClusterDimension, &back) ==
+            cudaSuccess);
+    CHECK(back.clusterDim.x == 0);
+    REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+    REQUIRE(cudaFree(d) == cudaSuccess);
+}
+#endif

@@ -67,6 +67,8 @@ struct CUgraphNode_st {
     CUgraph_st* child = nullptr;    // a child graph node's own copy of its graph
     // An allocation node's memory, or the memory a free node frees.
     std::shared_ptr<cuemu::detail::graph_allocation> allocation;
+    // A kernel node's attributes as set (graph_attributes.cpp); unset ones read as zero.
+    std::map<int, cudaLaunchAttributeValue> attributes;
 };
 // More than one row: the executable graph's SetParams calls refuse such
 // copies and fills (one-row ones only, as CUDA documents).

@@ -181,6 +181,7 @@ void copy_graph_locked(cudaGraph_t from, cudaGraph_t into) {
         c->multidimensional = n->multidimensional;
         c->event = n->event;
         c->allocation = n->allocation;
+        c->attributes = n->attributes;
         if (n->child) {
             c->child = new_graph_locked();
             copy_graph_locked(n->child, c->child);
