@@ -330,3 +330,167 @@ TEST_CASE("kernel node attributes the emulator cannot honour are refused with cu
     REQUIRE(cudaFree(d) == cudaSuccess);
 }
 #endif
+
+// ---- the generic node calls ----------------------------------------------------------------
+namespace {
+int host_calls = 0;
+void CUDART_CB count_call(void*) { ++host_calls; }
+void CUDART_CB count_ten_calls(void*) { host_calls += 10; }
+
+cudaGraphNodeParams kernel_node(void** args) {
+    cudaGraphNodeParams p = {};
+    p.type = cudaGraphNodeTypeKernel;
+    p.kernel.func = (void*)objects_fill;
+    p.kernel.gridDim = dim3(1);
+    p.kernel.blockDim = dim3(count);
+    p.kernel.kernelParams = args;
+    return p;
+}
+}  // namespace
+
+TEST_CASE("cudaGraphAddNode makes alloc, memset, kernel, memcpy, host, free, empty and event nodes") {
+    cudaGraph_t graph;
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    cudaGraphNodeParams alloc = {};
+    alloc.type = cudaGraphNodeTypeMemAlloc;
+    alloc.alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+    alloc.alloc.poolProps.location.type = cudaMemLocationTypeDevice;
+    alloc.alloc.poolProps.location.id = 0;
+    alloc.alloc.bytesize = bytes;
+    cudaGraphNode_t n_alloc, n_set, n_kernel, n_copy, n_host, n_free, n_empty, n_record;
+    REQUIRE(cudaGraphAddNode(&n_alloc, graph, nullptr, nullptr, 0, &alloc) == cudaSuccess);
+    int* d = static_cast<int*>(alloc.alloc.dptr);
+    REQUIRE(d != nullptr);
+
+    cudaGraphNodeParams set = {};
+    set.type = cudaGraphNodeTypeMemset;
+    set.memset.dst = d;
+    set.memset.value = 0;
+    set.memset.elementSize = 4;
+    set.memset.width = count;
+    set.memset.height = 1;
+    REQUIRE(cudaGraphAddNode(&n_set, graph, &n_alloc, nullptr, 1, &set) == cudaSuccess);
+    int value = 40, n = count;
+    void* args[] = {&d, &value, &n};
+    cudaGraphNodeParams kernel = kernel_node(args);
+    REQUIRE(cudaGraphAddNode(&n_kernel, graph, &n_set, nullptr, 1, &kernel) == cudaSuccess);
+    std::vector<int> h(count, -1);
+    cudaGraphNodeParams copy = {};
+    copy.type = cudaGraphNodeTypeMemcpy;
+    copy.memcpy.copyParams.srcPtr = make_cudaPitchedPtr(d, bytes, count, 1);
+    copy.memcpy.copyParams.dstPtr = make_cudaPitchedPtr(h.data(), bytes, count, 1);
+    copy.memcpy.copyParams.extent = make_cudaExtent(bytes, 1, 1);
+    copy.memcpy.copyParams.kind = cudaMemcpyDeviceToHost;
+    REQUIRE(cudaGraphAddNode(&n_copy, graph, &n_kernel, nullptr, 1, &copy) == cudaSuccess);
+    cudaGraphNodeParams host = {};
+    host.type = cudaGraphNodeTypeHost;
+    host.host.fn = count_call;
+    REQUIRE(cudaGraphAddNode(&n_host, graph, &n_copy, nullptr, 1, &host) == cudaSuccess);
+    cudaGraphNodeParams free_params = {};
+    free_params.type = cudaGraphNodeTypeMemFree;
+    free_params.free.dptr = d;
+    REQUIRE(cudaGraphAddNode(&n_free, graph, &n_copy, nullptr, 1, &free_params) == cudaSuccess);
+    cudaGraphNodeParams empty = {};
+    empty.type = cudaGraphNodeTypeEmpty;
+    cudaGraphNode_t last[] = {n_host, n_free};
+    REQUIRE(cudaGraphAddNode(&n_empty, graph, last, nullptr, 2, &empty) == cudaSuccess);
+    cudaEvent_t event;
+    REQUIRE(cudaEventCreate(&event) == cudaSuccess);
+    cudaGraphNodeParams record = {};
+    record.type = cudaGraphNodeTypeEventRecord;
+    record.eventRecord.event = event;
+    REQUIRE(cudaGraphAddNode(&n_record, graph, &n_empty, nullptr, 1, &record) == cudaSuccess);
+    const cudaGraphNode_t made[] = {n_alloc, n_set, n_kernel, n_copy, n_host, n_free, n_empty, n_record};
+    const cudaGraphNodeType types[] = {cudaGraphNodeTypeMemAlloc, cudaGraphNodeTypeMemset,
+                                       cudaGraphNodeTypeKernel,   cudaGraphNodeTypeMemcpy,
+                                       cudaGraphNodeTypeHost,     cudaGraphNodeTypeMemFree,
+                                       cudaGraphNodeTypeEmpty,    cudaGraphNodeTypeEventRecord};
+    for (int i = 0; i < 8; ++i) {
+        cudaGraphNodeType t;
+        REQUIRE(cudaGraphNodeGetType(made[i], &t) == cudaSuccess);
+        CHECK(t == types[i]);
+    }
+
+    host_calls = 0;
+    cudaGraphExec_t exec;
+    cudaGraphInstantiateParams ip = {};
+    REQUIRE(cudaGraphInstantiateWithParams(&exec, graph, &ip) == cudaSuccess);
+    CHECK(ip.result_out == cudaGraphInstantiateSuccess);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaEventSynchronize(event) == cudaSuccess);
+    CHECK(h[0] == 40);
+    CHECK(h[count - 1] == 40 + count - 1);
+    CHECK(host_calls == 1);
+
+    // New parameters: in the executable graph (host, memset) and in the graph (kernel).
+    host.host.fn = count_ten_calls;
+    REQUIRE(cudaGraphExecNodeSetParams(exec, n_host, &host) == cudaSuccess);
+    value = 7;
+    cudaGraphNodeParams kernel7 = kernel_node(args);
+    REQUIRE(cudaGraphExecNodeSetParams(exec, n_kernel, &kernel7) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
+    CHECK(h[1] == 8);
+    CHECK(host_calls == 11);
+    REQUIRE(cudaGraphNodeSetParams(n_host, &host) == cudaSuccess);
+
+    // Bad input: the wrong type, reserved fields, bytes past the member, a null pointer.
+    CHECK(cudaGraphNodeSetParams(n_host, &kernel7) == cudaErrorInvalidValue);
+    cudaGraphNodeParams bad = host;
+    bad.reserved0[1] = 1;
+    CHECK(cudaGraphNodeSetParams(n_host, &bad) == cudaErrorInvalidValue);
+    bad = host;
+    bad.reserved1[20] = 1;
+    CHECK(cudaGraphAddNode(&n_empty, graph, nullptr, nullptr, 0, &bad) == cudaErrorInvalidValue);
+    bad = host;
+    bad.reserved2 = 1;
+    CHECK(cudaGraphExecNodeSetParams(exec, n_host, &bad) == cudaErrorInvalidValue);
+    CHECK(cudaGraphAddNode(nullptr, graph, nullptr, nullptr, 0, &host) == cudaErrorInvalidValue);
+    CHECK(cudaGraphInstantiateWithParams(&exec, graph, nullptr) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+    REQUIRE(cudaEventDestroy(event) == cudaSuccess);
+}
+
+TEST_CASE("cudaGraphAddNode child graphs: cloned, or moved into the node") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
+    cudaGraph_t parent, cloned_from, moved;
+    REQUIRE(cudaGraphCreate(&parent, 0) == cudaSuccess);
+    REQUIRE(cudaGraphCreate(&cloned_from, 0) == cudaSuccess);
+    REQUIRE(cudaGraphCreate(&moved, 0) == cudaSuccess);
+    add_fill(cloned_from, d, 100);
+    add_fill(moved, d, 200);
+    cudaGraphNodeParams child = {};
+    child.type = cudaGraphNodeTypeGraph;
+    child.graph.graph = cloned_from;
+    child.graph.ownership = cudaGraphChildGraphOwnershipClone;
+    cudaGraphNode_t first_node, second_node;
+    REQUIRE(cudaGraphAddNode(&first_node, parent, nullptr, nullptr, 0, &child) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(cloned_from) == cudaSuccess);  // the node has its copy
+    child.graph.graph = moved;
+    child.graph.ownership = cudaGraphChildGraphOwnershipMove;
+    REQUIRE(cudaGraphAddNode(&second_node, parent, &first_node, nullptr, 1, &child) == cudaSuccess);
+    cudaGraph_t inside = nullptr;
+    REQUIRE(cudaGraphChildGraphNodeGetGraph(second_node, &inside) == cudaSuccess);
+    size_t nodes = 0;
+    REQUIRE(cudaGraphGetNodes(inside, nullptr, &nodes) == cudaSuccess);
+    CHECK(nodes == 1);
+#if defined(CUEMU)
+    CHECK(inside == moved);  // the graph itself, now the node's
+    CHECK(cudaGraphDestroy(moved) == cudaErrorInvalidValue);
+    cudaGraphExec_t refused;
+    CHECK(cudaGraphInstantiate(&refused, moved, 0) == cudaErrorInvalidValue);
+    cudaGetLastError();
+#endif
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, parent, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    std::vector<int> h(count);
+    REQUIRE(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(h[3] == 203);  // the moved graph's kernel ran after the clone's
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(parent) == cudaSuccess);  // and the moved graph with it
+    REQUIRE(cudaFree(d) == cudaSuccess);
+}

@@ -295,7 +295,14 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t 
     if (!is_live_graph_locked(graph) || !is_live_graph_locked(childGraph) || childGraph == graph ||
         !dependencies_valid_locked(graph, pDependencies, numDependencies, &deps))
         return record(cudaErrorInvalidValue);
-    if (!graph_memory_allows_locked(childGraph, "cudaGraphAddChildGraphNode")) return record(cudaErrorInvalidValue);
+    if (!graph_memory_allows_locked(childGraph, "cudaGraphAddChildGraphNode") ||
+        !graph_standalone_locked(childGraph, "cudaGraphAddChildGraphNode"))
+        return record(cudaErrorInvalidValue);
+    if (has_conditional_nodes_locked(childGraph)) {
+        std::fprintf(stderr, "cuemu: cudaGraphAddChildGraphNode: a graph with conditional nodes cannot "
+                             "be a child graph\n");
+        return record(cudaErrorInvalidValue);
+    }
     cudaGraphNode_t node = add_node_locked(graph, cudaGraphNodeTypeGraph, deps, device_work{},
                                            label_of("child graph", "child graph node"));
     node->child = new_graph_locked();  // CUDA clones the graph into the node

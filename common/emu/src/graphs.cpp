@@ -159,8 +159,10 @@ cudaGraph_t new_graph_locked() {
 }
 
 void delete_graph_locked(cudaGraph_t graph) {
-    for (auto& n : graph->nodes)
+    for (auto& n : graph->nodes) {
         if (n->child) delete_graph_locked(n->child);
+        for (cudaGraph_t body : n->bodies) delete_graph_locked(body);
+    }
     live_graphs.erase(graph);
     release_user_objects(graph->user_objects);
     delete graph;
@@ -190,6 +192,13 @@ void copy_graph_locked(cudaGraph_t from, cudaGraph_t into) {
     }
     into->copy_of = std::move(copy_of);
     retain_user_objects_locked(from, &into->user_objects, false);  // children: copied above
+}
+
+bool graph_standalone_locked(cudaGraph_t graph, const char* call) {
+    if (!graph->owner_node) return true;
+    std::fprintf(stderr, "cuemu: %s: this graph belongs to a node (a conditional node's body, or a "
+                         "child graph moved into its node): it goes with the node\n", call);
+    return false;
 }
 
 bool has_memory_nodes_locked(cudaGraph_t graph) {
@@ -234,6 +243,7 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (!is_live_graph_locked(graph)) return record(cudaErrorInvalidValue);
     if (graph->being_captured) return record(cudaErrorIllegalState);
+    if (!graph_standalone_locked(graph, "cudaGraphDestroy")) return record(cudaErrorInvalidValue);
     delete_graph_locked(graph);  // executable graphs made from it keep their own copies
     return cudaSuccess;
 }
@@ -243,6 +253,10 @@ cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) 
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (!is_live_graph_locked(originalGraph)) return record(cudaErrorInvalidValue);
     if (!graph_memory_allows_locked(originalGraph, "cudaGraphClone")) return record(cudaErrorInvalidValue);
+    if (has_conditional_nodes_locked(originalGraph)) {
+        std::fprintf(stderr, "cuemu: cudaGraphClone: a graph with conditional nodes cannot be cloned\n");
+        return record(cudaErrorInvalidValue);
+    }
     cudaGraph_t clone = new_graph_locked();
     copy_graph_locked(originalGraph, clone);
     *pGraphClone = clone;
@@ -554,6 +568,7 @@ cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
     cudaGraph_t graph = node->graph;
     if (!graph_memory_allows_locked(graph, "cudaGraphDestroyNode")) return record(cudaErrorInvalidValue);
     if (node->child) delete_graph_locked(node->child);
+    for (cudaGraph_t body : node->bodies) delete_graph_locked(body);
     for (auto& n : graph->nodes)
         n->dependencies.erase(std::remove(n->dependencies.begin(), n->dependencies.end(), node),
                               n->dependencies.end());

@@ -18,6 +18,7 @@
 
 #include "kernel_registry.h"
 #include "runtime_extra.h"
+#include "textures.h"
 #include "types.h"
 
 // ---- handles and enumerations ------------------------------------------------------
@@ -188,7 +189,6 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
                                      int cuemu_line = __builtin_LINE());
 // Between pitched pointers only (a CUDA array is not emulated here; textures.h
 // has the parameters' type).
-struct cudaMemcpy3DParms;
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                    const struct cudaMemcpy3DParms* pCopyParams);
@@ -307,6 +307,132 @@ cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out);
 cudaError_t cudaDeviceGraphMemTrim(int device);
 cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
 cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
+
+// ---- the generic node calls of CUDA 12.2+ (src/graph_generic.cpp) -------------------
+// cudaGraphAddNode, cudaGraphNodeSetParams and cudaGraphExecNodeSetParams take
+// a tagged union and do what the per-type call does (kernel, memcpy, memset,
+// host, child graph, empty, event record and wait, memory alloc and free,
+// conditional nodes); external semaphore nodes are refused with
+// cudaErrorNotSupported and a line. Layouts are CUDA 13.0's.
+typedef unsigned long long cudaGraphConditionalHandle;
+enum cudaGraphConditionalHandleFlags { cudaGraphCondAssignDefault = 1 };
+enum cudaGraphConditionalNodeType {
+    cudaGraphCondTypeIf = 0,
+    cudaGraphCondTypeWhile = 1,
+    cudaGraphCondTypeSwitch = 2
+};
+struct cudaConditionalNodeParams {
+    cudaGraphConditionalHandle handle;
+    enum cudaGraphConditionalNodeType type;
+    unsigned int size;          // bodies: 1 for while, 1 or 2 for if, any for switch
+    cudaGraph_t* phGraph_out;   // the bodies, made by the call and owned by the node
+};
+struct cudaKernelNodeParamsV2 {  // cudaKernelNodeParams's layout (gridDim: see there)
+    void* func;
+    dim3 grid_dim_member;
+    dim3 block_dim_member;
+    unsigned int sharedMemBytes;
+    void** kernelParams;
+    void** extra;
+
+    dim3& __cuemu_grid_dim() { return grid_dim_member; }
+    const dim3& __cuemu_grid_dim() const { return grid_dim_member; }
+    dim3& __cuemu_block_dim() { return block_dim_member; }
+    const dim3& __cuemu_block_dim() const { return block_dim_member; }
+};
+struct cudaMemcpyNodeParams {
+    int flags;  // must be 0
+    int reserved[3];
+    struct cudaMemcpy3DParms copyParams;
+};
+struct cudaMemsetParamsV2 {
+    void* dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+struct cudaHostNodeParamsV2 {
+    cudaHostFn_t fn;
+    void* userData;
+};
+enum cudaGraphChildGraphNodeOwnership {
+    cudaGraphChildGraphOwnershipClone = 0,  // the node holds a copy (as cudaGraphAddChildGraphNode)
+    cudaGraphChildGraphOwnershipMove = 1    // the node takes the graph itself
+};
+struct cudaChildGraphNodeParams {
+    cudaGraph_t graph;
+    enum cudaGraphChildGraphNodeOwnership ownership;
+};
+struct cudaEventRecordNodeParams {
+    cudaEvent_t event;
+};
+struct cudaEventWaitNodeParams {
+    cudaEvent_t event;
+};
+struct cudaMemAllocNodeParamsV2 {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc* accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void* dptr;  // out
+};
+struct cudaGraphNodeParams {
+    enum cudaGraphNodeType type;
+    int reserved0[3];  // must be zero
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParamsV2 kernel;
+        struct cudaMemcpyNodeParams memcpy;
+        struct cudaMemsetParamsV2 memset;
+        struct cudaHostNodeParamsV2 host;
+        struct cudaChildGraphNodeParams graph;
+        struct cudaEventWaitNodeParams eventWait;
+        struct cudaEventRecordNodeParams eventRecord;
+        struct cudaMemAllocNodeParamsV2 alloc;
+        struct cudaMemFreeNodeParams free;
+        struct cudaConditionalNodeParams conditional;
+    };
+    long long reserved2;  // must be zero
+};
+typedef struct cudaGraphInstantiateParams_st {
+    unsigned long long flags;
+    cudaStream_t uploadStream;
+    cudaGraphNode_t errNode_out;
+    cudaGraphInstantiateResult result_out;
+} cudaGraphInstantiateParams;
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                             const cudaGraphNode_t* pDependencies, const cudaGraphEdgeData* dependencyData,
+                             size_t numDependencies, struct cudaGraphNodeParams* nodeParams,
+                             const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams* nodeParams,
+                                   const char* cuemu_file = __builtin_FILE(),
+                                   int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                       struct cudaGraphNodeParams* nodeParams,
+                                       const char* cuemu_file = __builtin_FILE(),
+                                       int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                           cudaGraphInstantiateParams* instantiateParams);
+
+// ---- conditional nodes (src/graph_conditional.cpp) ------------------------------------
+// A handle is made for a graph; a conditional node (cudaGraphAddNode with
+// cudaGraphNodeTypeConditional) of that graph or of a body inside it reads
+// its value when it runs: IF runs body 0 when it is not zero (body 1, where
+// size is 2, when it is), WHILE runs body 0 while it is not zero, SWITCH runs
+// body n for the value n (none when n >= size). Kernels set the value with
+// cudaGraphSetConditional; with cudaGraphCondAssignDefault each launch of the
+// graph first sets it to defaultLaunchValue.
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out, cudaGraph_t graph,
+                                             unsigned int defaultLaunchValue = 0, unsigned int flags = 0);
+namespace cuemu {
+void set_conditional(cudaGraphConditionalHandle handle, unsigned int value);
+}  // namespace cuemu
+// Device code: the handle's value from now on (CUDA: racing calls are undefined).
+inline void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value) {
+    ::cuemu::set_conditional(handle, value);
+}
 
 // ---- kernel node attributes (src/graph_attributes.cpp) -------------------------------
 // CUDA's launch attribute types (the kernel node's names are macros for them,
@@ -518,8 +644,8 @@ inline cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hG
     cudaError_t name(A&&...) {                                                            \
         static_assert(::cuemu::graph_call_refused<A...>,                                  \
                       "cuemu does not emulate " #name " (CUDA graphs: the emulator has "  \
-                      "stream capture; kernel, memcpy, memset, host, empty, event, child " \
-                      "graph and memory nodes); build this program with nvcc for a GPU");  \
+                      "stream capture and every node type but external semaphores); "  \
+                      "build this program with nvcc for a GPU");                          \
         return cudaErrorNotSupported;                                                     \
     }
 namespace cuemu {
@@ -536,11 +662,6 @@ CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeGetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresSignalNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddNode)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphInstantiateWithParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphConditionalHandleCreate)
 #undef CUEMU_GRAPH_CALL_NOT_EMULATED
 
 #endif
