@@ -195,6 +195,51 @@ TEST_CASE("nested: an IF node inside a WHILE body, with the parent graph's handl
     REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
 }
 
+TEST_CASE("cudaStreamBeginCaptureToGraph captures a WHILE body, and work after a graph's own node") {
+    device_ints out(3);
+    conditional_graph g(cudaGraphCondTypeWhile, 1, 1, cudaGraphCondAssignDefault);
+    // Beside the loop: a memset node of the parent graph clears out[2]; a
+    // kernel captured after it adds to it.
+    cudaGraph_t graph = g.graph;
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    REQUIRE(cudaStreamBeginCaptureToGraph(stream, g.bodies[0], nullptr, nullptr, 0,
+                                          cudaStreamCaptureModeGlobal) == cudaSuccess);
+    cond_loop_step<<<1, 32, 0, stream>>>(g.handle, out.p);
+    cudaGraph_t captured = nullptr;
+    REQUIRE(cudaStreamEndCapture(stream, &captured) == cudaSuccess);
+    CHECK(captured == g.bodies[0]);
+    cudaMemsetParams clear = {};
+    clear.dst = out.p + 2;
+    clear.value = 0;
+    clear.elementSize = 4;
+    clear.width = 1;
+    clear.height = 1;
+    cudaGraphNode_t cleared;
+    REQUIRE(cudaGraphAddMemsetNode(&cleared, graph, nullptr, 0, &clear) == cudaSuccess);
+    REQUIRE(cudaStreamBeginCaptureToGraph(stream, graph, &cleared, nullptr, 1, cudaStreamCaptureModeGlobal) ==
+            cudaSuccess);
+    cond_add<<<1, 32, 0, stream>>>(out.p, 2, 9);
+    REQUIRE(cudaStreamEndCapture(stream, &captured) == cudaSuccess);
+    CHECK(captured == graph);
+    size_t nodes = 0;
+    REQUIRE(cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess);
+    CHECK(nodes == 3);  // the conditional node, the memset and the captured kernel
+    g.instantiate();
+    out.set(1, 6);
+    out.set(2, 5);
+    run(g.exec);
+    CHECK(out.get(0) == 6);
+    CHECK(out.get(2) == 9);  // cleared, then 9 added
+    // A node of another graph as a dependency; a null graph.
+    CHECK(cudaStreamBeginCaptureToGraph(stream, g.bodies[0], &cleared, nullptr, 1,
+                                        cudaStreamCaptureModeGlobal) == cudaErrorInvalidValue);
+    CHECK(cudaStreamBeginCaptureToGraph(stream, nullptr, nullptr, nullptr, 0, cudaStreamCaptureModeGlobal) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
 TEST_CASE("conditional nodes refuse bad input; instantiation checks the handles") {
     cudaGraph_t graph, other;
     REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);

@@ -124,14 +124,7 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                              size_t numDependencies, cudaGraphNodeParams* nodeParams, const char* cuemu_file,
                              int cuemu_line) {
     if (!pGraphNode || !well_formed(nodeParams)) return record(cudaErrorInvalidValue);
-    if (dependencyData)
-        for (size_t i = 0; i < numDependencies; ++i)
-            if (dependencyData[i].type != cudaGraphDependencyTypeDefault || dependencyData[i].from_port ||
-                dependencyData[i].to_port) {
-                std::fprintf(stderr, "cuemu: cudaGraphAddNode: programmatic edges (edge data other than "
-                                     "the default) are not emulated\n");
-                return record(cudaErrorNotSupported);
-            }
+    if (!default_edges(dependencyData, numDependencies, "cudaGraphAddNode")) return record(cudaErrorNotSupported);
     cudaGraphNodeParams& p = *nodeParams;
     const cudaGraphNode_t* deps = pDependencies;
     const size_t n = numDependencies;

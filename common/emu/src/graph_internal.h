@@ -179,6 +179,9 @@ bool same_shape(const CUgraphExec_st::step& old, const CUgraphExec_st::step& fre
 void update_step(CUgraphExec_st::step& old, CUgraphExec_st::step&& fresh, cudaGraphNode_t from);
 // A copy of graph's nodes and edges, children copied too, into an empty graph.
 void copy_graph_locked(cudaGraph_t from, cudaGraph_t into);
+// Edge data (may be null) that asks for nothing but ordinary edges; false,
+// with a line naming the call, for programmatic edges (not emulated).
+bool default_edges(const cudaGraphEdgeData* edges, size_t count, const char* call);
 // A graph that belongs to no node (graph_standalone_locked): false, with a
 // line naming the call, for a conditional node's body or a moved child graph.
 bool graph_standalone_locked(cudaGraph_t graph, const char* call);

@@ -194,6 +194,16 @@ void copy_graph_locked(cudaGraph_t from, cudaGraph_t into) {
     retain_user_objects_locked(from, &into->user_objects, false);  // children: copied above
 }
 
+bool default_edges(const cudaGraphEdgeData* edges, size_t count, const char* call) {
+    for (size_t i = 0; edges && i < count; ++i)
+        if (edges[i].type != cudaGraphDependencyTypeDefault || edges[i].from_port || edges[i].to_port) {
+            std::fprintf(stderr, "cuemu: %s: programmatic edges (edge data other than the default) are "
+                                 "not emulated\n", call);
+            return false;
+        }
+    return true;
+}
+
 bool graph_standalone_locked(cudaGraph_t graph, const char* call) {
     if (!graph->owner_node) return true;
     std::fprintf(stderr, "cuemu: %s: this graph belongs to a node (a conditional node's body, or a "
@@ -458,11 +468,8 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
                                      const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
                                      size_t numDependencies) {
     if (numDependencies && (!from || !to)) return record(cudaErrorInvalidValue);
-    if (edgeData)
-        for (size_t i = 0; i < numDependencies; ++i)
-            if (edgeData[i].type != cudaGraphDependencyTypeDefault || edgeData[i].from_port ||
-                edgeData[i].to_port)
-                return record(cudaErrorNotSupported);  // programmatic edges are not emulated
+    if (!default_edges(edgeData, numDependencies, "cudaGraphAddDependencies"))
+        return record(cudaErrorNotSupported);
     std::lock_guard<std::mutex> lock(graph_mutex());
     for (size_t i = 0; i < numDependencies; ++i) {
         if (!node_of_graph_locked(from[i], graph) || !node_of_graph_locked(to[i], graph) ||

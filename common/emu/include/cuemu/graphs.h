@@ -156,6 +156,12 @@ typedef struct cudaGraphExecUpdateResultInfo_st {
 
 // ---- stream capture (src/graph_capture.cpp) ----------------------------------------
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+// Captures into `graph` (a graph of the caller's, a conditional node's body)
+// after `dependencies`; cudaStreamEndCapture hands back that graph.
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t* dependencies,
+                                          const cudaGraphEdgeData* dependencyData, size_t numDependencies,
+                                          enum cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph);
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* pCaptureStatus);
 cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
@@ -652,7 +658,6 @@ namespace cuemu {
 template <class...>
 constexpr bool graph_call_refused = false;
 }  // namespace cuemu
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaStreamBeginCaptureToGraph)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaStreamUpdateCaptureDependencies)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresSignalNode)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresWaitNode)
