@@ -418,11 +418,13 @@ const char* type_name(cudaGraphNodeType type) {
         case cudaGraphNodeTypeEventRecord: return "EVENT_RECORD";
         case cudaGraphNodeTypeMemAlloc: return "MEM_ALLOC";
         case cudaGraphNodeTypeMemFree: return "MEM_FREE";
+        case cudaGraphNodeTypeConditional: return "CONDITIONAL";
         default: return "OTHER";
     }
 }
 
-// One graph's nodes and edges; a child graph as a cluster of its own.
+// One graph's nodes and edges; a child graph or a conditional node's body as
+// a cluster of its own.
 void print_dot_locked(std::FILE* out, cudaGraph_t graph, const std::string& prefix, int* clusters) {
     for (size_t i = 0; i < graph->nodes.size(); ++i) {
         const CUgraphNode_st& n = *graph->nodes[i];
@@ -444,6 +446,14 @@ void print_dot_locked(std::FILE* out, cudaGraph_t graph, const std::string& pref
             const std::string inner = prefix + "child" + std::to_string(i) + "_";
             std::fprintf(out, "  subgraph cluster_%d {\n  label=\"child graph of %s\";\n", ++*clusters, id.c_str());
             print_dot_locked(out, n.child, inner, clusters);
+            std::fprintf(out, "  }\n");
+        }
+        static const char* const kinds[] = {"IF", "WHILE", "SWITCH"};
+        for (size_t b = 0; b < n.bodies.size(); ++b) {  // a conditional node's bodies
+            const std::string inner = prefix + "body" + std::to_string(i) + "_" + std::to_string(b) + "_";
+            std::fprintf(out, "  subgraph cluster_%d {\n  label=\"%s body %zu of %s\";\n", ++*clusters,
+                         kinds[n.condition_type], b, id.c_str());
+            print_dot_locked(out, n.bodies[b], inner, clusters);
             std::fprintf(out, "  }\n");
         }
     }
