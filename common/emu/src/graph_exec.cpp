@@ -412,6 +412,8 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
     std::map<CUuserObject_st*, unsigned long long> old = std::move(hGraphExec->user_objects);
     hGraphExec->user_objects.clear();
     retain_user_objects_locked(hGraph, &hGraphExec->user_objects, true);
+    hGraphExec->condition_defaults.clear();  // the new graph's handles, as its steps'
+    collect_condition_defaults_locked(hGraph, &hGraphExec->condition_defaults);
     cudaStream_t last_stream = hGraphExec->last_stream;
     lock.unlock();
     release_after_launches(last_stream, std::move(old));

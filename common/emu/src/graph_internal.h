@@ -1,7 +1,9 @@
-// graph_internal.h - what the graph files share (graphs.cpp: graphs, nodes,
-// executable graphs; graph_nodes.cpp: node parameters, event and child graph
-// nodes; graph_memory.cpp: memory allocation and free nodes;
-// graph_capture.cpp: stream capture) and the hooks the rest of the runtime
+// graph_internal.h - what the graph files share (graphs.cpp: graphs, nodes;
+// graph_exec.cpp: executable graphs; graph_nodes.cpp: node parameters, event
+// and child graph nodes; graph_memory.cpp: memory allocation and free nodes;
+// graph_generic.cpp: cudaGraphAddNode and friends; graph_conditional.cpp:
+// conditional nodes; graph_attributes.cpp: kernel node attributes;
+// graph_user_objects.cpp: user objects; graph_capture.cpp: stream capture) and the hooks the rest of the runtime
 // calls so that work queued on a capturing stream becomes a node instead of
 // running (queue.cpp's enqueue, and the checks in the stream, event, copy and
 // launch calls).

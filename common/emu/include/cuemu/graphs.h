@@ -1,6 +1,8 @@
 // cuemu/graphs.h - CUDA graphs: stream capture, explicit graphs, executable
 // graphs (src/graphs.cpp, src/graph_capture.cpp, src/graph_nodes.cpp,
-// src/graph_memory.cpp). Types, numbers and
+// src/graph_memory.cpp, src/graph_exec.cpp, src/graph_generic.cpp,
+// src/graph_conditional.cpp, src/graph_attributes.cpp,
+// src/graph_user_objects.cpp). Types, numbers and
 // signatures are CUDA 13.0's. The graph calls the emulator does not have are
 // declared at the end so that a program using one stops at build time with
 // a line naming it.
