@@ -30,8 +30,8 @@ refused advise-int-device "cudaMemAdvise\(ptr, bytes, advice, int device\) was r
     'int* p; cudaMallocManaged(&p, 4); cudaMemAdvise(p, 4, cudaMemAdviseSetReadMostly, 0);'
 refused clock-rate-field "clockRate" \
     'cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return prop.clockRate;'
-refused graph-conditional-node "cuemu does not emulate cudaGraphConditionalHandleCreate" \
-    'cudaGraph_t g; cudaGraphCreate(&g, 0); unsigned long long h; cudaGraphConditionalHandleCreate(&h, g, 0, 0);'
+refused graph-semaphore-node "cuemu does not emulate cudaGraphAddExternalSemaphoresSignalNode" \
+    'cudaGraph_t g; cudaGraphCreate(&g, 0); cudaGraphNode_t n; cudaGraphAddExternalSemaphoresSignalNode(&n, g, nullptr, 0, nullptr);'
 refused graphics-interop "cuemu does not emulate cudaGraphicsMapResources \\(graphics interop" \
     'cudaGraphicsMapResources(1, nullptr, 0);'
 refused tex2d-layered "cuemu does not emulate tex2DLayered \\(layered textures\\)" '}

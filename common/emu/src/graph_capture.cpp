@@ -1,4 +1,5 @@
-// graph_capture.cpp - stream capture: cudaStreamBeginCapture ... EndCapture,
+// graph_capture.cpp - stream capture: cudaStreamBeginCapture (and
+// cudaStreamBeginCaptureToGraph, into a graph of the caller's) ... EndCapture,
 // cudaStreamIsCapturing, cudaStreamGetCaptureInfo,
 // cudaThreadExchangeStreamCaptureMode, and the hooks (graph_internal.h) by
 // which the rest of the runtime records work instead of queuing it.
@@ -40,6 +41,8 @@ struct capture_sequence {
     std::thread::id thread;  // the one that began it
     cudaStream_t origin;
     bool invalidated = false;
+    // cudaStreamBeginCaptureToGraph: the caller's graph, kept when the capture fails.
+    bool callers_graph = false;
 };
 
 struct stream_capture {
@@ -343,7 +346,7 @@ void capture_forget_stream(cudaStream_t stream) {
     if (sequence.origin == stream) {  // nothing can end it now: the graph goes too
         std::shared_ptr<capture_sequence> keep = it->second.sequence;
         end_capture_locked(keep);
-        delete_graph_locked(keep->graph);
+        if (!keep->callers_graph) delete_graph_locked(keep->graph);
         return;
     }
     capturing.erase(it);
@@ -359,7 +362,11 @@ void capture_forget_event(cudaEvent_t event) {
 }  // namespace cuemu::detail
 
 // ---- the capture calls ----------------------------------------------------------------
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+namespace {
+// Begins a capture into a new graph (graph null) or into `graph`, its first
+// work after `deps` (cudaStreamBeginCaptureToGraph).
+cudaError_t begin_capture(cudaStream_t stream, cudaStreamCaptureMode mode, cudaGraph_t graph,
+                          const cudaGraphNode_t* deps, size_t num_deps, const char* call) {
     if (cudaError_t e = context_status()) return e;
     if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
         mode != cudaStreamCaptureModeRelaxed)
@@ -368,26 +375,50 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
         // CUDA captures the per-thread default stream; here it is the legacy
         // stream itself, which cannot capture.
         std::fprintf(stderr,
-                     "cuemu: cudaStreamBeginCapture(cudaStreamPerThread) is not emulated (the "
+                     "cuemu: %s(cudaStreamPerThread) is not emulated (the "
                      "emulator's per-thread stream is the legacy stream): capture a stream made "
-                     "with cudaStreamCreate\n");
+                     "with cudaStreamCreate\n",
+                     call);
         return record(cudaErrorStreamCaptureUnsupported);
     }
     if (is_legacy(stream)) return record(cudaErrorStreamCaptureUnsupported);
     unsigned int flags = 0;
     if (cudaStreamGetFlags(stream, &flags) != cudaSuccess) return record(cudaErrorInvalidResourceHandle);
     std::lock_guard<std::mutex> lock(graph_mutex());
+    std::vector<cudaGraphNode_t> frontier;
+    if (graph && (!is_live_graph_locked(graph) || graph->being_captured ||
+                  !dependencies_valid_locked(graph, deps, num_deps, &frontier)))
+        return record(cudaErrorInvalidValue);
     if (capture_of_locked(stream)) return record(cudaErrorIllegalState);
     auto sequence = std::make_shared<capture_sequence>();
     sequence->id = ++last_capture_id;
-    sequence->graph = new_graph_locked();
+    sequence->graph = graph ? graph : new_graph_locked();
+    sequence->callers_graph = graph != nullptr;
     sequence->graph->being_captured = true;
     sequence->mode = mode;
     sequence->thread = std::this_thread::get_id();
     sequence->origin = stream;
-    capturing[stream] = stream_capture{sequence, !(flags & cudaStreamNonBlocking), {}, {}, {}};
+    capturing[stream] = stream_capture{sequence, !(flags & cudaStreamNonBlocking), frontier, {}, {}};
     ++capturing_count;
     return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+    return begin_capture(stream, mode, nullptr, nullptr, 0, "cudaStreamBeginCapture");
+}
+
+// The captured work joins `graph` after `dependencies`; cudaStreamEndCapture
+// hands back that graph (and leaves it, with what was added, when the capture
+// failed).
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t* dependencies,
+                                          const cudaGraphEdgeData* dependencyData, size_t numDependencies,
+                                          cudaStreamCaptureMode mode) {
+    if (!graph) return record(cudaErrorInvalidValue);
+    if (!default_edges(dependencyData, numDependencies, "cudaStreamBeginCaptureToGraph"))
+        return record(cudaErrorNotSupported);
+    return begin_capture(stream, mode, graph, dependencies, numDependencies, "cudaStreamBeginCaptureToGraph");
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
@@ -411,7 +442,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
         result = cudaErrorStreamCaptureUnjoined;
     end_capture_locked(sequence);
     if (result != cudaSuccess) {
-        delete_graph_locked(sequence->graph);
+        if (!sequence->callers_graph) delete_graph_locked(sequence->graph);
         *pGraph = nullptr;
         return record(result);
     }

@@ -87,6 +87,12 @@ bool build_steps_locked(cudaGraph_t graph, std::vector<CUgraphExec_st::step>* st
         s.event = n->event;
         s.allocation = n->allocation;
         if (n->child && !build_steps_locked(n->child, &s.inner)) return false;
+        s.condition = n->condition;
+        s.condition_type = n->condition_type;
+        for (cudaGraph_t body : n->bodies) {
+            s.bodies.emplace_back();
+            if (!build_steps_locked(body, &s.bodies.back())) return false;
+        }
         steps->push_back(std::move(s));
     }
     return true;
@@ -95,8 +101,11 @@ bool build_steps_locked(cudaGraph_t graph, std::vector<CUgraphExec_st::step>* st
 }  // namespace cuemu::detail
 
 // ---- executable graphs ------------------------------------------------------------------
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
-                                 unsigned long long flags) {
+cudaError_t cuemu::detail::instantiate_checked(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                               unsigned long long flags, cudaGraphInstantiateResult* result,
+                                               cudaGraphNode_t* error_node) {
+    *result = cudaGraphInstantiateError;
+    *error_node = nullptr;
     if (!pGraphExec) return record(cudaErrorInvalidValue);
     const unsigned long long known = cudaGraphInstantiateFlagAutoFreeOnLaunch |
                                      cudaGraphInstantiateFlagUpload |
@@ -110,21 +119,37 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
     }
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (!is_live_graph_locked(graph)) return record(cudaErrorInvalidValue);
-    const bool memory_nodes = has_memory_nodes_locked(graph);
-    if (memory_nodes && graph->instance) {
-        std::fprintf(stderr, "cuemu: cudaGraphInstantiate: this graph has memory allocation or free "
-                             "nodes and an executable graph made from it still exists: CUDA allows "
-                             "one at a time (cudaGraphExecDestroy the other first)\n");
+    if (!graph_standalone_locked(graph, "cudaGraphInstantiate")) return record(cudaErrorInvalidValue);
+    if (cudaError_t e = check_conditionals_locked(graph, result, error_node)) return record(e);
+    // Graphs with memory or conditional nodes may have one executable graph at a time.
+    const bool one_instance = has_memory_nodes_locked(graph) || has_conditional_nodes_locked(graph);
+    if (one_instance && graph->instance) {
+        std::fprintf(stderr, "cuemu: cudaGraphInstantiate: this graph has memory allocation, free or "
+                             "conditional nodes and an executable graph made from it still exists: "
+                             "CUDA allows one at a time (cudaGraphExecDestroy the other first)\n");
         return record(cudaErrorInvalidValue);
     }
     auto exec = std::make_unique<CUgraphExec_st>();
-    if (!build_steps_locked(graph, &exec->steps)) return record(cudaErrorInvalidValue);
+    if (!build_steps_locked(graph, &exec->steps)) {
+        *result = cudaGraphInstantiateInvalidStructure;
+        return record(cudaErrorInvalidValue);
+    }
     exec->flags = flags;
     exec->source = graph;
-    if (memory_nodes) graph->instance = exec.get();
+    retain_user_objects_locked(graph, &exec->user_objects, true);
+    collect_condition_defaults_locked(graph, &exec->condition_defaults);
+    if (one_instance) graph->instance = exec.get();
     live_execs.insert(exec.get());
     *pGraphExec = exec.release();
+    *result = cudaGraphInstantiateSuccess;
     return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags) {
+    cudaGraphInstantiateResult result;
+    cudaGraphNode_t error_node;
+    return instantiate_checked(pGraphExec, graph, flags, &result, &error_node);
 }
 
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
@@ -145,6 +170,11 @@ cudaError_t queue_steps(std::vector<CUgraphExec_st::step>& steps, cudaStream_t s
             if (cudaError_t e = cudaStreamWaitEvent(stream, s.event, 0)) return e;
         } else if (s.type == cudaGraphNodeTypeGraph) {
             if (cudaError_t e = queue_steps(s.inner, stream)) return e;
+        } else if (s.type == cudaGraphNodeTypeConditional) {
+            work_label label;
+            label.category = "conditional";
+            if (trace_enabled()) label.name = "conditional node";
+            enqueue(stream, conditional_work(s), std::move(label));
         } else if (s.work) {
             enqueue(stream, std::move(s.work), std::move(s.label));
         }
@@ -154,7 +184,8 @@ cudaError_t queue_steps(std::vector<CUgraphExec_st::step>& steps, cudaStream_t s
 
 bool has_kind_locked(const std::vector<CUgraphExec_st::step>& steps, bool memory) {
     for (const CUgraphExec_st::step& s : steps) {
-        const bool event = s.type == cudaGraphNodeTypeEventRecord || s.type == cudaGraphNodeTypeWaitEvent;
+        const bool event = s.type == cudaGraphNodeTypeEventRecord || s.type == cudaGraphNodeTypeWaitEvent ||
+                           s.type == cudaGraphNodeTypeConditional;
         if ((memory ? s.allocation != nullptr : event) || has_kind_locked(s.inner, memory)) return true;
     }
     return false;
@@ -182,7 +213,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     if (capturing == cudaStreamCaptureStatusActive) {
         if (memory_or_event_nodes) {
             std::fprintf(stderr, "cuemu: cudaGraphLaunch into a stream capture of a graph with "
-                                 "memory or event nodes is not emulated\n");
+                                 "memory, event or conditional nodes is not emulated\n");
             return record(cudaErrorNotSupported);
         }
         // Launched into a capture, the graph's work becomes nodes of the
@@ -191,9 +222,11 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
         return record(queue_steps(steps, stream));
     }
     std::vector<device_work> auto_free;
+    std::vector<conditional_state*> defaults;
     {
         std::lock_guard<std::mutex> lock(graph_mutex());
         if (!live_execs.count(graphExec)) return record(cudaErrorInvalidValue);
+        defaults = graphExec->condition_defaults;
         if (cudaError_t e = graph_memory_before_launch_locked(graphExec, &auto_free)) return record(e);
         if (!graphExec->finished) cudaEventCreateWithFlags(&graphExec->finished, cudaEventDisableTiming);
         finished = graphExec->finished;
@@ -205,6 +238,17 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
         label.category = "free";
         if (trace_enabled()) label.name = "graph memory freed on relaunch";
         enqueue(stream, std::move(w), std::move(label));
+    }
+    if (!defaults.empty()) {  // cudaGraphCondAssignDefault: each launch starts from the default
+        work_label label;
+        label.engine = engine_kind::bookkeeping;
+        label.category = "conditional";
+        enqueue(stream,
+                [defaults](std::uint64_t) {
+                    for (conditional_state* c : defaults) c->value.store(c->default_value);
+                    return cudaSuccess;
+                },
+                std::move(label));
     }
     const cudaError_t e = queue_steps(steps, stream);
     cudaEventRecord(finished, stream);
@@ -221,16 +265,47 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
     return cudaSuccess;
 }
 
+namespace {
+// Gives back user object references once the work of the executable graph's
+// last launch is done: a piece of host work queued after it, on its stream
+// (at once when it was never launched, or its stream is gone or captures).
+void release_after_launches(cudaStream_t last_stream, std::map<CUuserObject_st*, unsigned long long> refs) {
+    if (refs.empty()) return;
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (!last_stream || !is_valid_stream(last_stream) ||
+        cudaStreamIsCapturing(last_stream, &capturing) != cudaSuccess ||
+        capturing != cudaStreamCaptureStatusNone) {
+        release_user_objects(refs);
+        return;
+    }
+    work_label label;
+    label.engine = engine_kind::host_function;
+    label.category = "host";
+    if (trace_enabled()) label.name = "user objects released";
+    enqueue(last_stream,
+            [refs = std::move(refs)](std::uint64_t) mutable {
+                release_user_objects(refs);
+                return cudaSuccess;
+            },
+            std::move(label));
+}
+}  // namespace
+
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
     cudaEvent_t finished;
+    cudaStream_t last_stream;
+    std::map<CUuserObject_st*, unsigned long long> refs;
     {
         std::lock_guard<std::mutex> lock(graph_mutex());
         if (!graphExec || !live_execs.erase(graphExec)) return record(cudaErrorInvalidValue);
         finished = graphExec->finished;
+        last_stream = graphExec->last_stream;
+        refs = std::move(graphExec->user_objects);
         if (is_live_graph_locked(graphExec->source) && graphExec->source->instance == graphExec)
             graphExec->source->instance = nullptr;
         delete graphExec;  // queued launches hold their own copies of the work
     }
+    release_after_launches(last_stream, std::move(refs));
     if (finished) cudaEventDestroy(finished);
     return cudaSuccess;
 }
@@ -273,6 +348,13 @@ cudaGraphExecUpdateResult update_refusal(const CUgraphExec_st::step& old, const 
     if (fresh.inner.size() != old.inner.size()) return cudaGraphExecUpdateErrorTopologyChanged;
     for (size_t i = 0; i < old.inner.size(); ++i)
         if (cudaGraphExecUpdateResult r = update_refusal(old.inner[i], fresh.inner[i])) return r;
+    if (fresh.condition_type != old.condition_type || fresh.bodies.size() != old.bodies.size())
+        return cudaGraphExecUpdateErrorParametersChanged;
+    for (size_t b = 0; b < old.bodies.size(); ++b) {
+        if (fresh.bodies[b].size() != old.bodies[b].size()) return cudaGraphExecUpdateErrorTopologyChanged;
+        for (size_t i = 0; i < old.bodies[b].size(); ++i)
+            if (cudaGraphExecUpdateResult r = update_refusal(old.bodies[b][i], fresh.bodies[b][i])) return r;
+    }
     return cudaGraphExecUpdateSuccess;
 }
 }  // namespace
@@ -289,6 +371,10 @@ void update_step(CUgraphExec_st::step& old, CUgraphExec_st::step&& fresh, cudaGr
     old.multidimensional = fresh.multidimensional;
     for (size_t i = 0; i < old.inner.size(); ++i)
         update_step(old.inner[i], std::move(fresh.inner[i]), old.inner[i].node);
+    old.condition = fresh.condition;
+    for (size_t b = 0; b < old.bodies.size(); ++b)
+        for (size_t i = 0; i < old.bodies[b].size(); ++i)
+            update_step(old.bodies[b][i], std::move(fresh.bodies[b][i]), old.bodies[b][i].node);
 }
 bool same_shape(const CUgraphExec_st::step& old, const CUgraphExec_st::step& fresh) {
     return update_refusal(old, fresh) == cudaGraphExecUpdateSuccess;
@@ -303,8 +389,9 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
                                 cudaGraphExecUpdateResultInfo* resultInfo) {
     if (!resultInfo) return record(cudaErrorInvalidValue);
     *resultInfo = {cudaGraphExecUpdateError, nullptr, nullptr};
-    std::lock_guard<std::mutex> lock(graph_mutex());
-    if (!hGraphExec || !live_execs.count(hGraphExec) || !is_live_graph_locked(hGraph))
+    std::unique_lock<std::mutex> lock(graph_mutex());
+    if (!hGraphExec || !live_execs.count(hGraphExec) || !is_live_graph_locked(hGraph) ||
+        !graph_standalone_locked(hGraph, "cudaGraphExecUpdate"))
         return record(cudaErrorInvalidValue);
     std::vector<CUgraphExec_st::step> fresh;
     if (!build_steps_locked(hGraph, &fresh)) return record(cudaErrorInvalidValue);
@@ -320,6 +407,16 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
         cudaGraphNode_t from = fresh[i].node;
         update_step(steps[i], std::move(fresh[i]), from);
     }
+    // The new graph's user object references replace the old ones, which go
+    // once the launches made with them are done.
+    std::map<CUuserObject_st*, unsigned long long> old = std::move(hGraphExec->user_objects);
+    hGraphExec->user_objects.clear();
+    retain_user_objects_locked(hGraph, &hGraphExec->user_objects, true);
+    hGraphExec->condition_defaults.clear();  // the new graph's handles, as its steps'
+    collect_condition_defaults_locked(hGraph, &hGraphExec->condition_defaults);
+    cudaStream_t last_stream = hGraphExec->last_stream;
+    lock.unlock();
+    release_after_launches(last_stream, std::move(old));
     *resultInfo = {cudaGraphExecUpdateSuccess, nullptr, nullptr};
     return cudaSuccess;
 }

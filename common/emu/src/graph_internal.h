@@ -1,15 +1,19 @@
-// graph_internal.h - what the graph files share (graphs.cpp: graphs, nodes,
-// executable graphs; graph_nodes.cpp: node parameters, event and child graph
-// nodes; graph_memory.cpp: memory allocation and free nodes;
-// graph_capture.cpp: stream capture) and the hooks the rest of the runtime
+// graph_internal.h - what the graph files share (graphs.cpp: graphs, nodes;
+// graph_exec.cpp: executable graphs; graph_nodes.cpp: node parameters, event
+// and child graph nodes; graph_memory.cpp: memory allocation and free nodes;
+// graph_generic.cpp: cudaGraphAddNode and friends; graph_conditional.cpp:
+// conditional nodes; graph_attributes.cpp: kernel node attributes;
+// graph_user_objects.cpp: user objects; graph_capture.cpp: stream capture) and the hooks the rest of the runtime
 // calls so that work queued on a capturing stream becomes a node instead of
 // running (queue.cpp's enqueue, and the checks in the stream, event, copy and
 // launch calls).
 #ifndef CUEMU_GRAPH_INTERNAL_H
 #define CUEMU_GRAPH_INTERNAL_H
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -20,6 +24,16 @@
 #include "internal.h"
 
 namespace cuemu::detail {
+
+// A conditional handle (graph_conditional.cpp): the handle is its address.
+// Kept for the life of the program, so a kernel that sets a stale one writes
+// here, not into freed memory.
+struct conditional_state {
+    std::atomic<unsigned int> value{0};
+    unsigned int default_value = 0;
+    bool assign_default = false;  // cudaGraphCondAssignDefault: the default at each launch
+    CUgraph_st* graph = nullptr;  // the graph it was made for (a key: it may be gone)
+};
 
 // The memory of an allocation node (graph_memory.cpp).
 struct graph_allocation {
@@ -66,6 +80,12 @@ struct CUgraphNode_st {
     CUgraph_st* child = nullptr;    // a child graph node's own copy of its graph
     // An allocation node's memory, or the memory a free node frees.
     std::shared_ptr<cuemu::detail::graph_allocation> allocation;
+    // A kernel node's attributes as set (graph_attributes.cpp); unset ones read as zero.
+    std::map<int, cudaLaunchAttributeValue> attributes;
+    // A conditional node: its handle, kind and body graphs (owned, as CUDA's).
+    cuemu::detail::conditional_state* condition = nullptr;
+    cudaGraphConditionalNodeType condition_type = cudaGraphCondTypeIf;
+    std::vector<CUgraph_st*> bodies;
 };
 // More than one row: the executable graph's SetParams calls refuse such
 // copies and fills (one-row ones only, as CUDA documents).
@@ -89,6 +109,14 @@ struct CUgraph_st {
     std::unordered_map<CUgraphNode_st*, CUgraphNode_st*> copy_of;
     // A graph with memory nodes may have one executable graph at a time.
     CUgraphExec_st* instance = nullptr;
+    // The user object references it owns, by object (graph_user_objects.cpp).
+    std::map<CUuserObject_st*, unsigned long long> user_objects;
+    // The node that owns it: a conditional node's body, or a child graph moved
+    // into its node (cudaGraphChildGraphOwnershipMove). Such a graph is not
+    // destroyed, instantiated, cloned or made a child on its own.
+    CUgraphNode_st* owner_node = nullptr;
+    // The conditional handles made for it (cudaGraphConditionalHandleCreate).
+    std::vector<cuemu::detail::conditional_state*> handles;
 };
 
 // The executable graph: the work of each node, in launch order.
@@ -105,6 +133,10 @@ struct CUgraphExec_st {
         bool multidimensional = false;
         cudaEvent_t event = nullptr;             // event record and wait nodes: done at launch
         std::vector<step> inner;                 // a child graph node's steps
+        // A conditional node: its handle, kind, and each body's steps.
+        cuemu::detail::conditional_state* condition = nullptr;
+        cudaGraphConditionalNodeType condition_type = cudaGraphCondTypeIf;
+        std::vector<std::vector<step>> bodies;
         std::shared_ptr<cuemu::detail::graph_allocation> allocation;
     };
     std::vector<step> steps;
@@ -114,6 +146,11 @@ struct CUgraphExec_st {
     // a launch on another stream than the previous one waits for it.
     cudaStream_t last_stream = nullptr;
     cudaEvent_t finished = nullptr;
+    // The user object references of its graph and child graphs, taken at
+    // instantiation and given back after its last launch (graph_user_objects.cpp).
+    std::map<CUuserObject_st*, unsigned long long> user_objects;
+    // The conditional handles set to their default at each launch (graph_conditional.cpp).
+    std::vector<cuemu::detail::conditional_state*> condition_defaults;
 };
 
 namespace cuemu::detail {
@@ -144,6 +181,12 @@ bool same_shape(const CUgraphExec_st::step& old, const CUgraphExec_st::step& fre
 void update_step(CUgraphExec_st::step& old, CUgraphExec_st::step&& fresh, cudaGraphNode_t from);
 // A copy of graph's nodes and edges, children copied too, into an empty graph.
 void copy_graph_locked(cudaGraph_t from, cudaGraph_t into);
+// Edge data (may be null) that asks for nothing but ordinary edges; false,
+// with a line naming the call, for programmatic edges (not emulated).
+bool default_edges(const cudaGraphEdgeData* edges, size_t count, const char* call);
+// A graph that belongs to no node (graph_standalone_locked): false, with a
+// line naming the call, for a conditional node's body or a moved child graph.
+bool graph_standalone_locked(cudaGraph_t graph, const char* call);
 // Whether the graph (or a child graph in it) holds memory alloc or free nodes.
 bool has_memory_nodes_locked(cudaGraph_t graph);
 cudaGraph_t new_graph_locked();
@@ -182,6 +225,35 @@ cudaError_t graph_memory_before_launch_locked(cudaGraphExec_t exec,
 // call: true when `graph` may be changed so (cudaGraphDestroyNode,
 // cudaGraphRemoveDependencies, cudaGraphClone, a child graph node).
 bool graph_memory_allows_locked(cudaGraph_t graph, const char* call);
+
+// graph_exec.cpp: cudaGraphInstantiate, with the reason for a refusal
+// (cudaGraphInstantiateWithParams's result_out and errNode_out).
+cudaError_t instantiate_checked(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags,
+                                cudaGraphInstantiateResult* result, cudaGraphNode_t* error_node);
+
+// graph_conditional.cpp. add_conditional_node: cudaGraphAddNode of a
+// conditional node (makes its bodies, fills p->phGraph_out).
+cudaError_t add_conditional_node(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* deps,
+                                 size_t count, cudaConditionalNodeParams* p);
+// Whether the graph (or a graph in it) holds conditional nodes.
+bool has_conditional_nodes_locked(cudaGraph_t graph);
+// Before instantiation (graph_mutex held): every handle made for the graph is
+// used by a conditional node in it, and bodies hold only the node types CUDA
+// allows there. cudaSuccess, or the refusal with *result and *error_node.
+cudaError_t check_conditionals_locked(cudaGraph_t graph, cudaGraphInstantiateResult* result,
+                                      cudaGraphNode_t* error_node);
+// The step of a conditional node: its work, queued at launch, picks and runs
+// the bodies' steps in place on the device's thread.
+device_work conditional_work(const CUgraphExec_st::step& step);
+// The handles of `graph` (and the graphs in it) reset at each launch.
+void collect_condition_defaults_locked(cudaGraph_t graph, std::vector<conditional_state*>* out);
+
+// graph_user_objects.cpp (callers hold graph_mutex): `into` takes new
+// references to the objects `from` (and its child graphs) holds; `refs` are
+// given back, each object's destructor run when its last reference goes.
+void retain_user_objects_locked(cudaGraph_t from, std::map<CUuserObject_st*, unsigned long long>* into,
+                                bool with_children);
+void release_user_objects(std::map<CUuserObject_st*, unsigned long long>& refs);
 
 // ---- hooks for the rest of the runtime (graph_capture.cpp) ---------------------------
 // Called by enqueue() (queue.cpp) for every piece of stream work: true when

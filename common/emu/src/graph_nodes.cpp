@@ -2,7 +2,8 @@
 // the node kinds beyond work: cudaGraph{Memcpy,Memset,Host}Node{Get,Set}Params
 // and their cudaGraphExec*SetParams forms, event record and wait nodes,
 // child graph nodes, cudaGraphRemoveDependencies, cudaGraphNode{Get,Set}Enabled,
-// cudaGraphExecGetFlags and cudaGraphDebugDotPrint. Graphs, the Add calls of
+// cudaGraphExecGetFlags, cudaGraphDebugDotPrint and memcpy nodes to and
+// from symbols (cudaGraph*MemcpyNode*{To,From}Symbol). Graphs, the Add calls of
 // work nodes, instantiation and launch are in graphs.cpp; memory nodes in
 // graph_memory.cpp.
 //
@@ -294,7 +295,14 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t 
     if (!is_live_graph_locked(graph) || !is_live_graph_locked(childGraph) || childGraph == graph ||
         !dependencies_valid_locked(graph, pDependencies, numDependencies, &deps))
         return record(cudaErrorInvalidValue);
-    if (!graph_memory_allows_locked(childGraph, "cudaGraphAddChildGraphNode")) return record(cudaErrorInvalidValue);
+    if (!graph_memory_allows_locked(childGraph, "cudaGraphAddChildGraphNode") ||
+        !graph_standalone_locked(childGraph, "cudaGraphAddChildGraphNode"))
+        return record(cudaErrorInvalidValue);
+    if (has_conditional_nodes_locked(childGraph)) {
+        std::fprintf(stderr, "cuemu: cudaGraphAddChildGraphNode: a graph with conditional nodes cannot "
+                             "be a child graph\n");
+        return record(cudaErrorInvalidValue);
+    }
     cudaGraphNode_t node = add_node_locked(graph, cudaGraphNodeTypeGraph, deps, device_work{},
                                            label_of("child graph", "child graph node"));
     node->child = new_graph_locked();  // CUDA clones the graph into the node
@@ -410,11 +418,13 @@ const char* type_name(cudaGraphNodeType type) {
         case cudaGraphNodeTypeEventRecord: return "EVENT_RECORD";
         case cudaGraphNodeTypeMemAlloc: return "MEM_ALLOC";
         case cudaGraphNodeTypeMemFree: return "MEM_FREE";
+        case cudaGraphNodeTypeConditional: return "CONDITIONAL";
         default: return "OTHER";
     }
 }
 
-// One graph's nodes and edges; a child graph as a cluster of its own.
+// One graph's nodes and edges; a child graph or a conditional node's body as
+// a cluster of its own.
 void print_dot_locked(std::FILE* out, cudaGraph_t graph, const std::string& prefix, int* clusters) {
     for (size_t i = 0; i < graph->nodes.size(); ++i) {
         const CUgraphNode_st& n = *graph->nodes[i];
@@ -436,6 +446,14 @@ void print_dot_locked(std::FILE* out, cudaGraph_t graph, const std::string& pref
             const std::string inner = prefix + "child" + std::to_string(i) + "_";
             std::fprintf(out, "  subgraph cluster_%d {\n  label=\"child graph of %s\";\n", ++*clusters, id.c_str());
             print_dot_locked(out, n.child, inner, clusters);
+            std::fprintf(out, "  }\n");
+        }
+        static const char* const kinds[] = {"IF", "WHILE", "SWITCH"};
+        for (size_t b = 0; b < n.bodies.size(); ++b) {  // a conditional node's bodies
+            const std::string inner = prefix + "body" + std::to_string(i) + "_" + std::to_string(b) + "_";
+            std::fprintf(out, "  subgraph cluster_%d {\n  label=\"%s body %zu of %s\";\n", ++*clusters,
+                         kinds[n.condition_type], b, id.c_str());
+            print_dot_locked(out, n.bodies[b], inner, clusters);
             std::fprintf(out, "  }\n");
         }
     }
@@ -464,4 +482,23 @@ cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char* path, unsigned
     print_dot_locked(out, graph, "", &clusters);
     std::fprintf(out, "}\n");
     return std::fclose(out) == 0 ? cudaSuccess : record(cudaErrorOperatingSystem);
+}
+
+// ---- memcpy nodes to and from symbols --------------------------------------------------
+// The symbol is checked as cudaMemcpyToSymbol checks it; the node is then a
+// 1D memcpy node between the copy's ends, made or changed by the 1D calls.
+cudaError_t cuemu::graph_symbol_copy(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     cudaGraphExec_t exec, cudaGraphNode_t node, void* symbol,
+                                     std::size_t symbol_size, std::size_t offset, void* other,
+                                     std::size_t count, cudaMemcpyKind kind, bool to_symbol) {
+    void* dst;
+    const void* src;
+    if (cudaError_t e = symbol_copy_ends(symbol, symbol_size, offset, other, count, kind, to_symbol,
+                                         &dst, &src))
+        return e;
+    if (exec) return cudaGraphExecMemcpyNodeSetParams1D(exec, node, dst, src, count, kind);
+    if (node) return cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
+    return cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src,
+                                    count, kind);
 }

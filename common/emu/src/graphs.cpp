@@ -159,9 +159,12 @@ cudaGraph_t new_graph_locked() {
 }
 
 void delete_graph_locked(cudaGraph_t graph) {
-    for (auto& n : graph->nodes)
+    for (auto& n : graph->nodes) {
         if (n->child) delete_graph_locked(n->child);
+        for (cudaGraph_t body : n->bodies) delete_graph_locked(body);
+    }
     live_graphs.erase(graph);
+    release_user_objects(graph->user_objects);
     delete graph;
 }
 
@@ -180,6 +183,7 @@ void copy_graph_locked(cudaGraph_t from, cudaGraph_t into) {
         c->multidimensional = n->multidimensional;
         c->event = n->event;
         c->allocation = n->allocation;
+        c->attributes = n->attributes;
         if (n->child) {
             c->child = new_graph_locked();
             copy_graph_locked(n->child, c->child);
@@ -187,6 +191,24 @@ void copy_graph_locked(cudaGraph_t from, cudaGraph_t into) {
         copy_of[n.get()] = c;
     }
     into->copy_of = std::move(copy_of);
+    retain_user_objects_locked(from, &into->user_objects, false);  // children: copied above
+}
+
+bool default_edges(const cudaGraphEdgeData* edges, size_t count, const char* call) {
+    for (size_t i = 0; edges && i < count; ++i)
+        if (edges[i].type != cudaGraphDependencyTypeDefault || edges[i].from_port || edges[i].to_port) {
+            std::fprintf(stderr, "cuemu: %s: programmatic edges (edge data other than the default) are "
+                                 "not emulated\n", call);
+            return false;
+        }
+    return true;
+}
+
+bool graph_standalone_locked(cudaGraph_t graph, const char* call) {
+    if (!graph->owner_node) return true;
+    std::fprintf(stderr, "cuemu: %s: this graph belongs to a node (a conditional node's body, or a "
+                         "child graph moved into its node): it goes with the node\n", call);
+    return false;
 }
 
 bool has_memory_nodes_locked(cudaGraph_t graph) {
@@ -231,6 +253,7 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (!is_live_graph_locked(graph)) return record(cudaErrorInvalidValue);
     if (graph->being_captured) return record(cudaErrorIllegalState);
+    if (!graph_standalone_locked(graph, "cudaGraphDestroy")) return record(cudaErrorInvalidValue);
     delete_graph_locked(graph);  // executable graphs made from it keep their own copies
     return cudaSuccess;
 }
@@ -240,6 +263,10 @@ cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) 
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (!is_live_graph_locked(originalGraph)) return record(cudaErrorInvalidValue);
     if (!graph_memory_allows_locked(originalGraph, "cudaGraphClone")) return record(cudaErrorInvalidValue);
+    if (has_conditional_nodes_locked(originalGraph)) {
+        std::fprintf(stderr, "cuemu: cudaGraphClone: a graph with conditional nodes cannot be cloned\n");
+        return record(cudaErrorInvalidValue);
+    }
     cudaGraph_t clone = new_graph_locked();
     copy_graph_locked(originalGraph, clone);
     *pGraphClone = clone;
@@ -441,11 +468,8 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
                                      const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
                                      size_t numDependencies) {
     if (numDependencies && (!from || !to)) return record(cudaErrorInvalidValue);
-    if (edgeData)
-        for (size_t i = 0; i < numDependencies; ++i)
-            if (edgeData[i].type != cudaGraphDependencyTypeDefault || edgeData[i].from_port ||
-                edgeData[i].to_port)
-                return record(cudaErrorNotSupported);  // programmatic edges are not emulated
+    if (!default_edges(edgeData, numDependencies, "cudaGraphAddDependencies"))
+        return record(cudaErrorNotSupported);
     std::lock_guard<std::mutex> lock(graph_mutex());
     for (size_t i = 0; i < numDependencies; ++i) {
         if (!node_of_graph_locked(from[i], graph) || !node_of_graph_locked(to[i], graph) ||
@@ -551,6 +575,7 @@ cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
     cudaGraph_t graph = node->graph;
     if (!graph_memory_allows_locked(graph, "cudaGraphDestroyNode")) return record(cudaErrorInvalidValue);
     if (node->child) delete_graph_locked(node->child);
+    for (cudaGraph_t body : node->bodies) delete_graph_locked(body);
     for (auto& n : graph->nodes)
         n->dependencies.erase(std::remove(n->dependencies.begin(), n->dependencies.end(), node),
                               n->dependencies.end());

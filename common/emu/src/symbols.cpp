@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "cuemu/runtime.h"
+#include "cuemu/graphs.h"
 #include "internal.h"
 #include "memory_registry.h"
 
@@ -59,9 +60,9 @@ cudaError_t cuemu::symbol_address(void** address, std::size_t* size, const void*
     return cudaSuccess;
 }
 
-cudaError_t cuemu::symbol_copy(void* symbol, std::size_t symbol_size, std::size_t offset,
-                               void* other, std::size_t count, cudaMemcpyKind kind,
-                               bool to_symbol, bool async, cudaStream_t stream) {
+cudaError_t cuemu::symbol_copy_ends(void* symbol, std::size_t symbol_size, std::size_t offset,
+                                    void* other, std::size_t count, cudaMemcpyKind kind,
+                                    bool to_symbol, void** dst, const void** src) {
     if (cudaError_t e = context_status()) return e;
     if (!is_global_variable(symbol)) return record(cudaErrorInvalidSymbol);
     if (offset > symbol_size || count > symbol_size - offset) return record(cudaErrorInvalidValue);
@@ -72,8 +73,19 @@ cudaError_t cuemu::symbol_copy(void* symbol, std::size_t symbol_size, std::size_
     if (!direction_ok) return record(cudaErrorInvalidMemcpyDirection);
     register_symbol(symbol, symbol_size);
     char* at = static_cast<char*>(symbol) + offset;
-    void* dst = to_symbol ? at : other;
-    const void* src = to_symbol ? other : at;
+    *dst = to_symbol ? at : other;
+    *src = to_symbol ? static_cast<const void*>(other) : at;
+    return cudaSuccess;
+}
+
+cudaError_t cuemu::symbol_copy(void* symbol, std::size_t symbol_size, std::size_t offset,
+                               void* other, std::size_t count, cudaMemcpyKind kind,
+                               bool to_symbol, bool async, cudaStream_t stream) {
+    void* dst;
+    const void* src;
+    if (cudaError_t e = symbol_copy_ends(symbol, symbol_size, offset, other, count, kind, to_symbol,
+                                         &dst, &src))
+        return e;
     return async ? cudaMemcpyAsync(dst, src, count, kind, stream)
                  : cudaMemcpy(dst, src, count, kind);
 }

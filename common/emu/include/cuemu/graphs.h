@@ -1,6 +1,8 @@
 // cuemu/graphs.h - CUDA graphs: stream capture, explicit graphs, executable
 // graphs (src/graphs.cpp, src/graph_capture.cpp, src/graph_nodes.cpp,
-// src/graph_memory.cpp). Types, numbers and
+// src/graph_memory.cpp, src/graph_exec.cpp, src/graph_generic.cpp,
+// src/graph_conditional.cpp, src/graph_attributes.cpp,
+// src/graph_user_objects.cpp). Types, numbers and
 // signatures are CUDA 13.0's. The graph calls the emulator does not have are
 // declared at the end so that a program using one stops at build time with
 // a line naming it.
@@ -18,6 +20,7 @@
 
 #include "kernel_registry.h"
 #include "runtime_extra.h"
+#include "textures.h"
 #include "types.h"
 
 // ---- handles and enumerations ------------------------------------------------------
@@ -155,6 +158,12 @@ typedef struct cudaGraphExecUpdateResultInfo_st {
 
 // ---- stream capture (src/graph_capture.cpp) ----------------------------------------
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+// Captures into `graph` (a graph of the caller's, a conditional node's body)
+// after `dependencies`; cudaStreamEndCapture hands back that graph.
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t* dependencies,
+                                          const cudaGraphEdgeData* dependencyData, size_t numDependencies,
+                                          enum cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph);
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* pCaptureStatus);
 cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
@@ -188,7 +197,6 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
                                      int cuemu_line = __builtin_LINE());
 // Between pitched pointers only (a CUDA array is not emulated here; textures.h
 // has the parameters' type).
-struct cudaMemcpy3DParms;
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                    const struct cudaMemcpy3DParms* pCopyParams);
@@ -308,6 +316,335 @@ cudaError_t cudaDeviceGraphMemTrim(int device);
 cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
 cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
 
+// ---- the generic node calls of CUDA 12.2+ (src/graph_generic.cpp) -------------------
+// cudaGraphAddNode, cudaGraphNodeSetParams and cudaGraphExecNodeSetParams take
+// a tagged union and do what the per-type call does (kernel, memcpy, memset,
+// host, child graph, empty, event record and wait, memory alloc and free,
+// conditional nodes); external semaphore nodes are refused with
+// cudaErrorNotSupported and a line. Layouts are CUDA 13.0's.
+typedef unsigned long long cudaGraphConditionalHandle;
+enum cudaGraphConditionalHandleFlags { cudaGraphCondAssignDefault = 1 };
+enum cudaGraphConditionalNodeType {
+    cudaGraphCondTypeIf = 0,
+    cudaGraphCondTypeWhile = 1,
+    cudaGraphCondTypeSwitch = 2
+};
+struct cudaConditionalNodeParams {
+    cudaGraphConditionalHandle handle;
+    enum cudaGraphConditionalNodeType type;
+    unsigned int size;          // bodies: 1 for while, 1 or 2 for if, any for switch
+    cudaGraph_t* phGraph_out;   // the bodies, made by the call and owned by the node
+};
+struct cudaKernelNodeParamsV2 {  // cudaKernelNodeParams's layout (gridDim: see there)
+    void* func;
+    dim3 grid_dim_member;
+    dim3 block_dim_member;
+    unsigned int sharedMemBytes;
+    void** kernelParams;
+    void** extra;
+
+    dim3& __cuemu_grid_dim() { return grid_dim_member; }
+    const dim3& __cuemu_grid_dim() const { return grid_dim_member; }
+    dim3& __cuemu_block_dim() { return block_dim_member; }
+    const dim3& __cuemu_block_dim() const { return block_dim_member; }
+};
+struct cudaMemcpyNodeParams {
+    int flags;  // must be 0
+    int reserved[3];
+    struct cudaMemcpy3DParms copyParams;
+};
+struct cudaMemsetParamsV2 {
+    void* dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+struct cudaHostNodeParamsV2 {
+    cudaHostFn_t fn;
+    void* userData;
+};
+enum cudaGraphChildGraphNodeOwnership {
+    cudaGraphChildGraphOwnershipClone = 0,  // the node holds a copy (as cudaGraphAddChildGraphNode)
+    cudaGraphChildGraphOwnershipMove = 1    // the node takes the graph itself
+};
+struct cudaChildGraphNodeParams {
+    cudaGraph_t graph;
+    enum cudaGraphChildGraphNodeOwnership ownership;
+};
+struct cudaEventRecordNodeParams {
+    cudaEvent_t event;
+};
+struct cudaEventWaitNodeParams {
+    cudaEvent_t event;
+};
+struct cudaMemAllocNodeParamsV2 {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc* accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void* dptr;  // out
+};
+struct cudaGraphNodeParams {
+    enum cudaGraphNodeType type;
+    int reserved0[3];  // must be zero
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParamsV2 kernel;
+        struct cudaMemcpyNodeParams memcpy;
+        struct cudaMemsetParamsV2 memset;
+        struct cudaHostNodeParamsV2 host;
+        struct cudaChildGraphNodeParams graph;
+        struct cudaEventWaitNodeParams eventWait;
+        struct cudaEventRecordNodeParams eventRecord;
+        struct cudaMemAllocNodeParamsV2 alloc;
+        struct cudaMemFreeNodeParams free;
+        struct cudaConditionalNodeParams conditional;
+    };
+    long long reserved2;  // must be zero
+};
+typedef struct cudaGraphInstantiateParams_st {
+    unsigned long long flags;
+    cudaStream_t uploadStream;
+    cudaGraphNode_t errNode_out;
+    cudaGraphInstantiateResult result_out;
+} cudaGraphInstantiateParams;
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                             const cudaGraphNode_t* pDependencies, const cudaGraphEdgeData* dependencyData,
+                             size_t numDependencies, struct cudaGraphNodeParams* nodeParams,
+                             const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams* nodeParams,
+                                   const char* cuemu_file = __builtin_FILE(),
+                                   int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                       struct cudaGraphNodeParams* nodeParams,
+                                       const char* cuemu_file = __builtin_FILE(),
+                                       int cuemu_line = __builtin_LINE());
+cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                           cudaGraphInstantiateParams* instantiateParams);
+
+// ---- conditional nodes (src/graph_conditional.cpp) ------------------------------------
+// A handle is made for a graph; a conditional node (cudaGraphAddNode with
+// cudaGraphNodeTypeConditional) of that graph or of a body inside it reads
+// its value when it runs: IF runs body 0 when it is not zero (body 1, where
+// size is 2, when it is), WHILE runs body 0 while it is not zero, SWITCH runs
+// body n for the value n (none when n >= size). Kernels set the value with
+// cudaGraphSetConditional; with cudaGraphCondAssignDefault each launch of the
+// graph first sets it to defaultLaunchValue.
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out, cudaGraph_t graph,
+                                             unsigned int defaultLaunchValue = 0, unsigned int flags = 0);
+namespace cuemu {
+void set_conditional(cudaGraphConditionalHandle handle, unsigned int value);
+}  // namespace cuemu
+// Device code: the handle's value from now on (CUDA: racing calls are undefined).
+inline void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value) {
+    ::cuemu::set_conditional(handle, value);
+}
+
+// ---- kernel node attributes (src/graph_attributes.cpp) -------------------------------
+// CUDA's launch attribute types (the kernel node's names are macros for them,
+// as in CUDA). Performance hints are kept and read back; an attribute whose
+// effect the emulator does not have is refused when set (cudaErrorNotSupported
+// and a line), never kept and ignored.
+enum cudaAccessProperty {
+    cudaAccessPropertyNormal = 0,
+    cudaAccessPropertyStreaming = 1,
+    cudaAccessPropertyPersisting = 2
+};
+struct cudaAccessPolicyWindow {
+    void* base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    enum cudaAccessProperty hitProp;
+    enum cudaAccessProperty missProp;
+};
+enum cudaSynchronizationPolicy {
+    cudaSyncPolicyAuto = 1,
+    cudaSyncPolicySpin = 2,
+    cudaSyncPolicyYield = 3,
+    cudaSyncPolicyBlockingSync = 4
+};
+enum cudaClusterSchedulingPolicy {
+    cudaClusterSchedulingPolicyDefault = 0,
+    cudaClusterSchedulingPolicySpread = 1,
+    cudaClusterSchedulingPolicyLoadBalancing = 2
+};
+typedef enum cudaLaunchMemSyncDomain {
+    cudaLaunchMemSyncDomainDefault = 0,
+    cudaLaunchMemSyncDomainRemote = 1
+} cudaLaunchMemSyncDomain;
+typedef struct cudaLaunchMemSyncDomainMap_st {
+    unsigned char default_;
+    unsigned char remote;
+} cudaLaunchMemSyncDomainMap;
+typedef struct CUgraphDeviceUpdatableNode_st* cudaGraphDeviceNode_t;
+typedef enum cudaLaunchAttributeID {
+    cudaLaunchAttributeIgnore = 0,
+    cudaLaunchAttributeAccessPolicyWindow = 1,
+    cudaLaunchAttributeCooperative = 2,
+    cudaLaunchAttributeSynchronizationPolicy = 3,
+    cudaLaunchAttributeClusterDimension = 4,
+    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+    cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+    cudaLaunchAttributeProgrammaticEvent = 7,
+    cudaLaunchAttributePriority = 8,
+    cudaLaunchAttributeMemSyncDomainMap = 9,
+    cudaLaunchAttributeMemSyncDomain = 10,
+    cudaLaunchAttributePreferredClusterDimension = 11,
+    cudaLaunchAttributeLaunchCompletionEvent = 12,
+    cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
+    cudaLaunchAttributePreferredSharedMemoryCarveout = 14,
+    cudaLaunchAttributeNvlinkUtilCentricScheduling = 16
+} cudaLaunchAttributeID;
+typedef union cudaLaunchAttributeValue {
+    char pad[64];
+    struct cudaAccessPolicyWindow accessPolicyWindow;
+    int cooperative;
+    enum cudaSynchronizationPolicy syncPolicy;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } clusterDim;
+    enum cudaClusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct {
+        cudaEvent_t event;
+        int flags;
+        int triggerAtBlockStart;
+    } programmaticEvent;
+    int priority;
+    cudaLaunchMemSyncDomainMap memSyncDomainMap;
+    cudaLaunchMemSyncDomain memSyncDomain;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } preferredClusterDim;
+    struct {
+        cudaEvent_t event;
+        int flags;
+    } launchCompletionEvent;
+    struct {
+        int deviceUpdatable;
+        cudaGraphDeviceNode_t devNode;
+    } deviceUpdatableKernelNode;
+    unsigned int sharedMemCarveout;
+    unsigned int nvlinkUtilCentricScheduling;
+} cudaLaunchAttributeValue;
+#define cudaKernelNodeAttrID cudaLaunchAttributeID
+#define cudaKernelNodeAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
+#define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
+#define cudaKernelNodeAttributeClusterDimension cudaLaunchAttributeClusterDimension
+#define cudaKernelNodeAttributeClusterSchedulingPolicyPreference \
+    cudaLaunchAttributeClusterSchedulingPolicyPreference
+#define cudaKernelNodeAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaKernelNodeAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+#define cudaKernelNodeAttributePreferredSharedMemoryCarveout cudaLaunchAttributePreferredSharedMemoryCarveout
+#define cudaKernelNodeAttributeDeviceUpdatableKernelNode cudaLaunchAttributeDeviceUpdatableKernelNode
+#define cudaKernelNodeAttributeNvlinkUtilCentricScheduling cudaLaunchAttributeNvlinkUtilCentricScheduling
+#define cudaKernelNodeAttrValue cudaLaunchAttributeValue
+cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                            cudaKernelNodeAttrValue* value_out);
+cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                            const cudaKernelNodeAttrValue* value);
+cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc);
+
+// ---- user objects (src/graph_user_objects.cpp) -----------------------------------------
+// A user object is a destructor and a reference count: references are owned by
+// the caller, by graphs (cudaGraphRetainUserObject, cloned with the graph) and
+// by executable graphs (those of the graph and its child graphs, taken at
+// instantiation). The destructor runs once, when the last reference goes; an
+// executable graph's references go after its last launch's work is done.
+typedef struct CUuserObject_st* cudaUserObject_t;
+enum cudaUserObjectFlags { cudaUserObjectNoDestructorSync = 0x1 };
+enum cudaUserObjectRetainFlags { cudaGraphUserObjectMove = 0x1 };
+cudaError_t cudaUserObjectCreate(cudaUserObject_t* object_out, void* ptr, cudaHostFn_t destroy,
+                                 unsigned int initialRefcount, unsigned int flags);
+cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count = 1);
+cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count = 1);
+cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                      unsigned int count = 1, unsigned int flags = 0);
+cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                       unsigned int count = 1);
+
+// ---- memcpy nodes to and from symbols (src/graph_nodes.cpp) ---------------------------
+// As cudaMemcpyToSymbol (runtime.h): the symbol is passed by reference, its
+// size bounds offset + count. The node is an ordinary 1D memcpy node.
+namespace cuemu {
+// Checks a copy to or from a symbol as cudaMemcpyToSymbol does and gives the
+// copy's ends (*dst, *src).
+cudaError_t symbol_copy_ends(void* symbol, std::size_t symbol_size, std::size_t offset, void* other,
+                             std::size_t count, cudaMemcpyKind kind, bool to_symbol, void** dst,
+                             const void** src);
+// node/exec null: a new node (Add); node set, exec null: SetParams; both: Exec SetParams.
+cudaError_t graph_symbol_copy(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                              const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                              cudaGraphExec_t exec, cudaGraphNode_t node, void* symbol,
+                              std::size_t symbol_size, std::size_t offset, void* other,
+                              std::size_t count, cudaMemcpyKind kind, bool to_symbol);
+}  // namespace cuemu
+template <class T>
+inline cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t* pDependencies,
+                                                  size_t numDependencies, const T& symbol,
+                                                  const void* src, size_t count, size_t offset = 0,
+                                                  cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return ::cuemu::graph_symbol_copy(pGraphNode, graph, pDependencies, numDependencies, nullptr,
+                                      nullptr, const_cast<T*>(&symbol), sizeof(T), offset,
+                                      const_cast<void*>(src), count, kind, true);
+}
+template <class T>
+inline cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                    const cudaGraphNode_t* pDependencies,
+                                                    size_t numDependencies, void* dst, const T& symbol,
+                                                    size_t count, size_t offset = 0,
+                                                    cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return ::cuemu::graph_symbol_copy(pGraphNode, graph, pDependencies, numDependencies, nullptr,
+                                      nullptr, const_cast<T*>(&symbol), sizeof(T), offset, dst,
+                                      count, kind, false);
+}
+template <class T>
+inline cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const T& symbol,
+                                                        const void* src, size_t count,
+                                                        size_t offset = 0,
+                                                        cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return ::cuemu::graph_symbol_copy(nullptr, nullptr, nullptr, 0, nullptr, node,
+                                      const_cast<T*>(&symbol), sizeof(T), offset,
+                                      const_cast<void*>(src), count, kind, true);
+}
+template <class T>
+inline cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void* dst,
+                                                          const T& symbol, size_t count,
+                                                          size_t offset = 0,
+                                                          cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return ::cuemu::graph_symbol_copy(nullptr, nullptr, nullptr, 0, nullptr, node,
+                                      const_cast<T*>(&symbol), sizeof(T), offset, dst, count, kind,
+                                      false);
+}
+template <class T>
+inline cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
+                                                            cudaGraphNode_t node, const T& symbol,
+                                                            const void* src, size_t count,
+                                                            size_t offset = 0,
+                                                            cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return ::cuemu::graph_symbol_copy(nullptr, nullptr, nullptr, 0, hGraphExec, node,
+                                      const_cast<T*>(&symbol), sizeof(T), offset,
+                                      const_cast<void*>(src), count, kind, true);
+}
+template <class T>
+inline cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
+                                                              cudaGraphNode_t node, void* dst,
+                                                              const T& symbol, size_t count,
+                                                              size_t offset = 0,
+                                                              cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return ::cuemu::graph_symbol_copy(nullptr, nullptr, nullptr, 0, hGraphExec, node,
+                                      const_cast<T*>(&symbol), sizeof(T), offset, dst, count, kind,
+                                      false);
+}
+
 // ---- not emulated ------------------------------------------------------------------
 // Each fails to build with a line naming it (the pattern of not_emulated.h).
 #define CUEMU_GRAPH_CALL_NOT_EMULATED(name)                                               \
@@ -315,15 +652,14 @@ cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttribut
     cudaError_t name(A&&...) {                                                            \
         static_assert(::cuemu::graph_call_refused<A...>,                                  \
                       "cuemu does not emulate " #name " (CUDA graphs: the emulator has "  \
-                      "stream capture; kernel, memcpy, memset, host, empty, event, child " \
-                      "graph and memory nodes); build this program with nvcc for a GPU");  \
+                      "stream capture and every node type but external semaphores); "  \
+                      "build this program with nvcc for a GPU");                          \
         return cudaErrorNotSupported;                                                     \
     }
 namespace cuemu {
 template <class...>
 constexpr bool graph_call_refused = false;
 }  // namespace cuemu
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaStreamBeginCaptureToGraph)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaStreamUpdateCaptureDependencies)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresSignalNode)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresWaitNode)
@@ -333,25 +669,6 @@ CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeGetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresWaitNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresSignalNodeSetParams)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeToSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddMemcpyNodeFromSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParamsToSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphMemcpyNodeSetParamsFromSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParamsToSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecMemcpyNodeSetParamsFromSymbol)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeGetAttribute)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeSetAttribute)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphKernelNodeCopyAttributes)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddNode)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExecNodeSetParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphInstantiateWithParams)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphConditionalHandleCreate)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphRetainUserObject)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphReleaseUserObject)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaUserObjectCreate)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaUserObjectRetain)
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaUserObjectRelease)
 #undef CUEMU_GRAPH_CALL_NOT_EMULATED
 
 #endif
