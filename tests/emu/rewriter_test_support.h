@@ -94,12 +94,16 @@ inline std::string launch_of(const std::string& callee, const std::string& cfg, 
 
 // The output without the kernels' twins (rewrite.cpp, find_twins): each is
 // "\n#if defined(__SANITIZE_THREAD__)\n#line A \"file\"\n" + copy +
-// "\n#endif\nCUEMU_KNOWN_KERNEL(k)\n#line B \"file\"\n" right after a kernel's '}'.
+// "\n#endif\nCUEMU_KNOWN_KERNEL(k)\n#line B \"file\"\n" right after a kernel's '}'
+// (a template kernel's twin registers nothing: "\n#endif\n#line B ...").
 inline std::string without_twins(std::string out) {
     for (std::size_t at; (at = out.find("\n#if defined(__SANITIZE_THREAD__)\n#line ")) != std::string::npos;) {
-        const std::size_t back = out.find("\n#endif\nCUEMU_KNOWN_KERNEL(", at + 1);
+        const std::size_t known = out.find("\n#endif\nCUEMU_KNOWN_KERNEL(", at + 1);
+        const std::size_t bare = out.find("\n#endif\n#line ", at + 1);
+        const std::size_t back = std::min(known, bare);
         REQUIRE(back != std::string::npos);
-        const std::size_t line = out.find("\n#line ", back + 8);  // past the registration
+        // The #line after the registration, or right after #endif.
+        const std::size_t line = back == bare ? back + 7 : out.find("\n#line ", back + 8);
         REQUIRE(line != std::string::npos);
         const std::size_t end = out.find('\n', line + 1);  // the end of the #line
         REQUIRE(end != std::string::npos);

@@ -590,8 +590,9 @@ TEST_CASE("the twin is the rewritten kernel, in its namespace, without C linkage
 
 TEST_CASE("kernels that get no twin") {
     const char* const sources[] = {
-        // a template: a launch names it with template arguments
-        "template <typename T>\n__global__ void k(T* p) { p[0] = 1; }\n",
+        // a template with an explicit specialization: the twin would miss it
+        "template <typename T>\n__global__ void k(T* p) { p[0] = 1; }\n"
+        "template <>\n__global__ void k<int>(int* p) { p[0] = 2; }\n",
         // a volatile access must reach the hooks (warp lockstep)
         "__global__ void k(volatile float* p) { p[0] = 1; }\n",
         "__global__ void k(float* p) { volatile float* q = p; q[0] = 1; }\n",
@@ -609,6 +610,22 @@ TEST_CASE("kernels that get no twin") {
         INFO(std::string(source));
         CHECK_FALSE(contains(body_with_twins(source), "__cuemu_fast_"));
     }
+}
+
+TEST_CASE("a template kernel's twin is a template, named with the launch's arguments") {
+    const std::string out = body_with_twins(
+        "template <typename T, int N>\n__global__ void k(T* p) { p[N] = 1; }\n"
+        "void run(float* p) { k<float, 3><<<1, 1>>>(p); k<<<1, 1>>>(p); }\n");
+    CHECK(contains(out, "template <typename T, int N>\n__global__ void __attribute__((no_sanitize(\"thread\"))) "
+                        "__cuemu_fast_k(T* p) { p[N] = 1; }"));
+    CHECK_FALSE(contains(out, "CUEMU_KNOWN_KERNEL(k)"));  // a template has no address of its own
+    CHECK(contains(out, ", CUEMU_FAST_BODY((__cuemu_fast_k<float, 3>)), p)"));
+    CHECK(contains(out, ", CUEMU_FAST_BODY(__cuemu_fast_k), p)"));  // deduced, as for the kernel
+    // Launched before its definition: a template-id of no declared twin would not compile.
+    const std::string early = body_with_twins(
+        "template <int N> __global__ void k(float* p);\nvoid run(float* p) { k<3><<<1, 1>>>(p); }\n"
+        "template <int N>\n__global__ void k(float* p) { p[N] = 1; }\n");
+    CHECK_FALSE(contains(early, "CUEMU_FAST_BODY((__cuemu_fast_k<3>))"));
 }
 
 TEST_CASE("a launch offers no twin where its name may stand for another kernel") {

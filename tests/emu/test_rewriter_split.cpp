@@ -105,6 +105,12 @@ TEST_CASE("a function that reaches a barrier keeps its callers on fibers, across
     CHECK_FALSE(split("__device__ float helper(volatile float* s) { return s[0]; }\n" + caller));
     CHECK_FALSE(split("#define WAIT_ALL() __syncwarp()\n"
                       "__device__ float helper(float* s) { WAIT_ALL(); return s[0]; }\n" + caller));
+    // A data member named like a barrier function (a timing struct's `sync`)
+    // stops nothing; a member function with a barrier is known by its name.
+    CHECK(split("struct Times { double sync, wait; };\n__device__ float helper(float* s) { return s[0]; }\n" +
+                caller));
+    CHECK_FALSE(split("struct Tile { __device__ void helper() { __syncthreads(); } };\n"
+                      "__device__ float helper(float* s) { return s[0]; }\n" + caller));
     // The names of every file count: a header's helper with a barrier.
     cuemu_rewrite::Options tree;
     tree.tree_barrier_names = cuemu_rewrite::SharedNames{};

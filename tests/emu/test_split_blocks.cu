@@ -10,9 +10,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "cuda_check.h"
+#include "stderr_capture.h"
 
 #if defined(CUEMU)
 #include "cuemu/split_block.h"
@@ -106,6 +108,37 @@ __global__ void late_returns(const int* in, int* out) {
     out[tid] = doubled + neighbour;
 }
 
+// NVIDIA's matrixMul sample's shape: a template, __shared__ declared in the
+// loop, two variables in the loop's head, #pragma unroll.
+template <int BLOCK>
+__global__ void template_matmul(float* c, const float* a, const float* b, int wa, int wb) {
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int a_begin = wa * BLOCK * blockIdx.y, a_end = a_begin + wa - 1;
+    float sum = 0.0f;
+    for (int ia = a_begin, ib = BLOCK * blockIdx.x; ia <= a_end; ia += BLOCK, ib += BLOCK * wb) {
+        __shared__ float as[BLOCK][BLOCK];
+        __shared__ float bs[BLOCK][BLOCK];
+        as[ty][tx] = a[ia + wa * ty + tx];
+        bs[ty][tx] = b[ib + wb * ty + tx];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < BLOCK; ++k) sum += as[ty][k] * bs[k][tx];
+        __syncthreads();
+    }
+    c[wb * BLOCK * blockIdx.y + BLOCK * blockIdx.x + wb * ty + tx] = sum;
+}
+
+// A bug: threads past n leave the loop while the others wait at its barrier.
+__global__ void some_threads_leave_the_loop(int* data, int n) {
+    __shared__ int held[64];
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        held[threadIdx.x] = i;
+        __syncthreads();
+        data[i] = held[(threadIdx.x + 1) % blockDim.x];
+    }
+}
+constexpr int leave_loop_barrier_line = __LINE__ - 4;
+
 // Not split: the barrier is in a function the kernel calls.
 __device__ void load_and_wait(float* place, float value) {
     *place = value;
@@ -155,6 +188,7 @@ long long split_blocks() {
     return -1;
 #endif
 }
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 // Whether this run expects split blocks: the emulator, not CUEMU_SPLIT=0.
 bool splitting() {
 #if defined(CUEMU)
@@ -248,6 +282,26 @@ TEST_CASE("an array each thread keeps across barriers, in nested loops") {
     check_split(before, blocks);
 }
 
+TEST_CASE("a template kernel, named with its arguments at the launch") {
+    const int block = 8, wa = 24, wb = 16, ha = 16;  // C (16 x 16) = A (16 x 24) B (24 x 16)
+    std::vector<float> a(ha * wa), b(wa * wb), expect(ha * wb);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 5) - 2.0f;
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 7) - 3.0f;
+    for (int r = 0; r < ha; ++r)
+        for (int c = 0; c < wb; ++c) {
+            float sum = 0.0f;
+            for (int k = 0; k < wa; ++k) sum += a[r * wa + k] * b[k * wb + c];
+            expect[r * wb + c] = sum;
+        }
+    device_buffer<float> d_a(a), d_b(b), d_c(ha * wb);
+    const long long before = split_blocks();
+    template_matmul<block><<<dim3(wb / block, ha / block), dim3(block, block)>>>(d_c.get(), d_a.get(), d_b.get(),
+                                                                                 wa, wb);
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_c.to_host() == expect);
+    check_split(before, 4);
+}
+
 TEST_CASE("threads that return after the last barrier, some early") {
     const int block = 96;
     std::vector<int> in(block);
@@ -290,6 +344,28 @@ TEST_CASE("kernels that are not split run right on fibers") {
 #else
     (void)before;
 #endif
+}
+
+// A report ends the launch with a sticky error: CTest runs this case in a
+// process of its own (--test-case=report:*), the others exclude it.
+TEST_CASE("report: threads that leave a loop while others wait at its barrier") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 64 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    some_threads_leave_the_loop<<<1, 64>>>(d, 40);
+    const std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: __syncthreads() not reached by every thread of the block in kernel "
+                           "'some_threads_leave_the_loop'"));
+    const std::string barrier = "test_split_blocks.cu:" + std::to_string(leave_loop_barrier_line);
+    CHECK(contains(report, "thread (0,0,0) waits at the __syncthreads() at "));
+    CHECK(contains(report, barrier));
+    if (splitting()) {
+        CHECK(contains(report, "but thread (40,0,0) left the loop around it without reaching it"));
+        CHECK(contains(report, "left the loop: 24 threads: (40,0,0) to (63,0,0)"));
+    } else {
+        CHECK(contains(report, "but thread (40,0,0) has exited without reaching it"));
+    }
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
 }
 
 }  // TEST_SUITE

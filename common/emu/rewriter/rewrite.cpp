@@ -419,7 +419,9 @@ private:
         bool shared_free = false;  // its text cannot reach shared memory (shared_reach.h)
         std::string max_threads{};  // __launch_bounds__'s first argument, as written; or ""
         std::size_t open = npos;   // the '{' that opens the body
+        bool is_template = false;  // its twin is a template too; no address is registered
     };
+    std::map<std::string, std::size_t> template_twins_;  // a template kernel's name -> its '}' 
     std::map<std::size_t, Twin> twins_;  // keyed by copy_begin
     SharedNames barrier_names_;          // the tree's, for the split kernels (split_regions.h)
     std::map<std::size_t, std::string> after_;  // text emitted right after a token
@@ -496,7 +498,8 @@ private:
         return token;
     }
 
-    // The kernels that get a twin: a non-template __global__ function defined
+    // The kernels that get a twin: a __global__ function (or function
+    // template, not specialized) defined
     // at namespace scope, in code the compiler may see, whose name is
     // defined only once in this file (so a launch's call of the twin resolves
     // as its call of the kernel does), whose head crosses no preprocessor
@@ -512,6 +515,19 @@ private:
             if (info.kind != BraceKind::function_body || info.space != Space::global || !info.annotated)
                 continue;
             const std::size_t name = src_.prev_code(info.params_open);
+            if (name != npos && src_.is_punct(name, '>')) {
+                // An explicit specialization, k<float>(...): another definition of k.
+                int depth = 0;
+                for (std::size_t t = name; t != npos; t = src_.prev_code(t)) {
+                    if (src_.is_punct(t, '>')) ++depth;
+                    if (src_.is_punct(t, '<') && --depth == 0) {
+                        const std::size_t base = src_.prev_code(t);
+                        if (base != npos && src_.is_ident(base)) ++definitions[src_.spelling(base)];
+                        break;
+                    }
+                }
+                continue;
+            }
             if (name == npos || !src_.is_ident(name)) continue;
             const std::string spelling = src_.spelling(name);
             ++definitions[spelling];  // every definition, twinned or not
@@ -525,9 +541,15 @@ private:
             std::size_t head = declaration_start(name);
             bool plain = close != npos && !src_.is_punct(src_.prev_code(name), ':') &&
                          !src_.is_punct(src_.prev_code(name), '~');
+            // A template kernel's twin is a template too (its head first);
+            // one template head only, and no specialization.
+            const bool is_template = src_.is_ident(head, "template");
             for (std::size_t t = head; plain && t < name; ++t)
-                if (src_.is_ident(t, "template") || src_.is_ident(t, "friend") || src_.is_ident(t, "operator"))
+                if ((src_.is_ident(t, "template") && t != head) || src_.is_ident(t, "friend") ||
+                    src_.is_ident(t, "operator"))
                     plain = false;
+            if (is_template && src_.is_punct(src_.next_code(src_.next_code(head + 1) + 1), '>'))
+                plain = false;  // template <>
             int open_conditionals = 0;
             for (std::size_t t = head; plain && t <= close; ++t) {
                 if (src_.is_ident(t, "volatile")) plain = false;  // a parameter's, too
@@ -546,6 +568,7 @@ private:
                 head = src_.next_code(src_.next_code(head + 1) + 1);  // the twin needs no C linkage
             Twin twin{head, name, close};
             twin.open = i;
+            twin.is_template = is_template;
             twin.shared_free = !shared.unsure && !mentions_shared(src_, head, close, shared);
             twin.max_threads = launch_bounds_max_threads(head, name);
             found.push_back(twin);
@@ -553,7 +576,8 @@ private:
         for (const Twin& twin : found) {
             if (definitions[src_.spelling(twin.name)] != 1) continue;
             twins_[twin.copy_begin] = twin;
-            note_static_shared(twin);
+            if (twin.is_template) template_twins_[src_.spelling(twin.name)] = twin.close;
+            else note_static_shared(twin);  // a template's address needs its arguments
         }
     }
 
@@ -619,6 +643,21 @@ private:
         return true;
     }
 
+    // k<ARGS><<<...>>>: a template kernel with its arguments written out, whose
+    // twin this file defines before the launch (a twin named with arguments
+    // must exist: no SFINAE spares a template-id that names nothing), under
+    // may_offer_twin's conditions for the name.
+    bool may_offer_template_twin(const Launch& launch) const {
+        const std::size_t name = launch.callee_begin;
+        if (!src_.is_ident(name) || !src_.is_punct(src_.next_code(name + 1), '<')) return false;
+        if (launch.callee_end == 0 || !src_.is_punct(src_.prev_code(launch.callee_end), '>')) return false;
+        const auto twin = template_twins_.find(src_.spelling(name));
+        if (twin == template_twins_.end() || twin->second > name) return false;
+        Launch bare = launch;
+        bare.callee_end = name + 1;
+        return may_offer_twin(bare);
+    }
+
     // Called by emit() before token i; appends a finished twin after its '}'.
     void track_twins(std::size_t i, std::string& out) {
         if (twin_in_progress_ && i > twin_in_progress_->close) {
@@ -648,9 +687,11 @@ private:
                 twin.shared_free ? "\nvoid __cuemu_fast_" + name + "(::cuemu::shared_memory_free);" : "";
             out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
                    std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy + free_mark +
-                   (split.empty() ? "" : "\n" + split) + "\n#endif\nCUEMU_KNOWN_KERNEL(" + name + ")\n" +
-                   (twin.max_threads.empty() ? ""
-                                             : "CUEMU_LAUNCH_BOUNDS(" + name + ", " + twin.max_threads + ")\n") +
+                   (split.empty() ? "" : "\n" + split) + "\n#endif\n" +
+                   (twin.is_template ? "" : "CUEMU_KNOWN_KERNEL(" + name + ")\n") +
+                   (twin.max_threads.empty() || twin.is_template
+                        ? ""
+                        : "CUEMU_LAUNCH_BOUNDS(" + name + ", " + twin.max_threads + ")\n") +
                    "#line " +
                    std::to_string(src_.location(twin.close).first) + " " + file;
         }
@@ -782,7 +823,13 @@ private:
                "decltype(cuemu_fp_)::type>(" + callee + ")) { return static_cast<typename "
                "decltype(cuemu_fp_)::type>(" + callee + "); }}";
         // The kernel's uninstrumented twin, where one is declared (launch.h).
-        if (may_offer_twin(launch)) out += ", CUEMU_FAST_BODY(__cuemu_fast_" + callee + ")";
+        if (may_offer_twin(launch)) {
+            out += ", CUEMU_FAST_BODY(__cuemu_fast_" + callee + ")";
+        } else if (may_offer_template_twin(launch)) {
+            // k<32><<<...>>>: the twin's specialization, in parentheses (one
+            // macro argument, whatever commas its arguments have).
+            out += ", CUEMU_FAST_BODY((__cuemu_fast_" + callee + "))";
+        }
         const std::size_t first_arg = src_.next_code(launch.paren_open + 1);
         if (first_arg < launch.paren_close && src_.is_ident(first_arg, "__VA_ARGS__") && in_directive) {
             // A launch macro's arguments may be empty: then no comma either.

@@ -81,7 +81,9 @@ SharedReach find_reach(const Source& src, const Scopes& scopes, const Seed& seed
             for (std::size_t b = scopes.enclosing(t); b != npos; b = scopes.parent(b)) {
                 const BraceInfo& info = scopes.info(b);
                 // A __shared__ member: not CUDA, and nothing this list can follow.
-                if (info.kind == BraceKind::class_body && !in_function && seed(src, t))
+                // (A data member named like a barrier seed, `sync`, is harmless;
+                // a member function's body counts below, by the function's name.)
+                if (shared_declarations && info.kind == BraceKind::class_body && !in_function && seed(src, t))
                     reach.unsure = true;
                 if (info.kind != BraceKind::function_body) continue;
                 in_function = true;

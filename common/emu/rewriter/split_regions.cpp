@@ -84,7 +84,7 @@ public:
         : s_(src), reach_(reach), first_line_(first_line), file_(std::move(file)) {}
 
     std::string run(std::size_t name_token, const std::string& head_name) {
-        if (reach_.unsure) return "";
+        if (reach_.unsure) throw Unsplittable{__LINE__, "(a name the barrier list cannot follow)"};
         kernel_name_ = head_name;
         const std::size_t params_open = nx(name_token + 1);
         if (!is(params_open, '(')) return "";

@@ -271,8 +271,10 @@ bool note_source_uses_shared_memory();
 // kernel it can copy safely with a twin, __cuemu_fast_NAME: the same rewritten
 // body under the same #line numbers, built without the instrumentation. A
 // launch of NAME passes CUEMU_FAST_BODY(__cuemu_fast_NAME), and the launch runs
-// the twin unless the race check is on for this launch (twins_allowed()). Where no twin exists
-// (a template kernel, a kernel defined after the launch or in another file, a
+// the twin unless the race check is on for this launch (twins_allowed()); a
+// template's twin is a template, named with the launch's template arguments
+// where it names them. Where no twin exists
+// (a specialized template kernel, a kernel defined after the launch or in another file, a
 // kernel with volatile accesses, which must reach the hooks to run warp by
 // warp) the lambda's return type fails to form, and the instrumented kernel runs.
 // A kernel whose text cannot reach shared memory (cuemu-rewrite's

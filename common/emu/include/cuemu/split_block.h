@@ -84,7 +84,9 @@ public:
     }
     __attribute__((no_sanitize("thread"), always_inline)) bool more() const { return t < count_; }
     __attribute__((no_sanitize("thread"), always_inline)) void next() {
-        ++t;
+        // The watchdog counts progress (any change will do) once a warp, as
+        // the launch's own loop does (thread_loop.h).
+        if ((++t & 31) == 0) region_end();
         if (++idx_.x == dim_.x) {
             idx_.x = 0;
             if (++idx_.y == dim_.y) {
@@ -124,7 +126,7 @@ public:
     __attribute__((no_sanitize("thread"), always_inline)) bool running() const {
         return exited_ + parked_ < count_;
     }
-    // The watchdog counts progress (any change will do) once a region.
+    // The watchdog counts progress once a region too.
     __attribute__((no_sanitize("thread"), always_inline)) void region_end() {
         cursor_.progress->store(cursor_.progress->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
