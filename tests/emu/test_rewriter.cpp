@@ -601,8 +601,8 @@ TEST_CASE("kernels that get no twin") {
         // defined out of its namespace, or under a macro that may hide what it is
         "namespace ns { __global__ void k(float*); }\n__global__ void ns::k(float* p) { p[0] = 1; }\n",
         "#define KERNEL __global__\nKERNEL void k(float* p) { p[0] = 1; }\n",
-        // not a kernel
-        "__device__ void k(float* p) { p[0] = 1; }\n__host__ __device__ void h() {}\nvoid g() {}\n",
+        // not a kernel nor a __device__ function
+        "void k(float* p) { p[0] = 1; }\n__host__ void h() {}\nvoid g() {}\n",
         // an #if that the body does not close
         "__global__ void k(float* p) {\n#if A\n p[0] = 1; }\n#else\n p[0] = 2; }\n#endif\n",
     };
@@ -610,6 +610,30 @@ TEST_CASE("kernels that get no twin") {
         INFO(std::string(source));
         CHECK_FALSE(contains(body_with_twins(source), "__cuemu_fast_"));
     }
+}
+
+TEST_CASE("a __device__ function's twin is what the twins below it call") {
+    const std::string out = body_with_twins(
+        "__device__ float twice(float x) { return 2 * x; }\n"
+        "__global__ void k(float* p) { p[0] = twice(p[1]); }\n"
+        "__host__ __device__ float later(float x) { return x + twice(x); }\n");
+    CHECK(contains(out, "__device__ float __attribute__((no_sanitize(\"thread\"))) __cuemu_fast_twice(float x) "
+                        "{ return 2 * x; }"));
+    CHECK(contains(out, "__cuemu_fast_k(float* p) { p[0] = __cuemu_fast_twice(p[1]); }"));
+    CHECK(contains(out, "__global__ void k(float* p) { p[0] = twice(p[1]); }"));  // the kernel itself: as written
+    CHECK(contains(out, "__cuemu_fast_later(float x) { return x + __cuemu_fast_twice(x); }"));
+    CHECK(without_twins(out) == "__device__ float twice(float x) { return 2 * x; }\n"
+                                "__global__ void k(float* p) { p[0] = twice(p[1]); }\n"
+                                "__host__ __device__ float later(float x) { return x + twice(x); }\n");
+    // Defined after the kernel, or a name the kernel also uses otherwise: left alone.
+    const std::string after = body_with_twins(
+        "__device__ float twice(float x);\n__global__ void k(float* p) { p[0] = twice(p[1]); }\n"
+        "__device__ float twice(float x) { return 2 * x; }\n");
+    CHECK(contains(after, "__cuemu_fast_k(float* p) { p[0] = twice(p[1]); }"));
+    const std::string shadowed = body_with_twins(
+        "__device__ float twice(float x) { return 2 * x; }\n"
+        "__global__ void k(float* p, float (*twice)(float)) { p[0] = twice(p[1]); }\n");
+    CHECK(contains(shadowed, "__cuemu_fast_k(float* p, float (*twice)(float)) { p[0] = twice(p[1]); }"));
 }
 
 TEST_CASE("a template kernel's twin is a template, named with the launch's arguments") {

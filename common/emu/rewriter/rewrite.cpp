@@ -420,7 +420,9 @@ private:
         std::string max_threads{};  // __launch_bounds__'s first argument, as written; or ""
         std::size_t open = npos;   // the '{' that opens the body
         bool is_template = false;  // its twin is a template too; no address is registered
+        bool is_device = false;    // a __device__ function's: only other twins call it
     };
+    std::set<std::string> device_twins_emitted_;  // __device__ functions whose twin is out already
     std::map<std::string, std::size_t> template_twins_;  // a template kernel's name -> its '}' 
     std::map<std::size_t, Twin> twins_;  // keyed by copy_begin
     SharedNames barrier_names_;          // the tree's, for the split kernels (split_regions.h)
@@ -512,7 +514,11 @@ private:
         for (std::size_t i = 0; i < src_.size(); ++i) {
             if (!src_.is_punct(i, '{') || src_[i].in_directive || src_[i].in_include) continue;
             const BraceInfo& info = braces_.info(i);
-            if (info.kind != BraceKind::function_body || info.space != Space::global || !info.annotated)
+            // __device__ functions get a twin too, which the twins of the
+            // kernels (and functions) below them call instead (redirect_calls).
+            const bool is_device = info.space == Space::device || info.space == Space::host_device;
+            if (info.kind != BraceKind::function_body || (info.space != Space::global && !is_device) ||
+                !info.annotated)
                 continue;
             const std::size_t name = src_.prev_code(info.params_open);
             if (name != npos && src_.is_punct(name, '>')) {
@@ -550,6 +556,7 @@ private:
                     plain = false;
             if (is_template && src_.is_punct(src_.next_code(src_.next_code(head + 1) + 1), '>'))
                 plain = false;  // template <>
+            if (is_device && (is_template || src_.is_ident(head, "constexpr"))) plain = false;
             int open_conditionals = 0;
             for (std::size_t t = head; plain && t <= close; ++t) {
                 if (src_.is_ident(t, "volatile")) plain = false;  // a parameter's, too
@@ -569,6 +576,7 @@ private:
             Twin twin{head, name, close};
             twin.open = i;
             twin.is_template = is_template;
+            twin.is_device = is_device;
             twin.shared_free = !shared.unsure && !mentions_shared(src_, head, close, shared);
             twin.max_threads = launch_bounds_max_threads(head, name);
             found.push_back(twin);
@@ -576,6 +584,7 @@ private:
         for (const Twin& twin : found) {
             if (definitions[src_.spelling(twin.name)] != 1) continue;
             twins_[twin.copy_begin] = twin;
+            if (twin.is_device) continue;
             if (twin.is_template) template_twins_[src_.spelling(twin.name)] = twin.close;
             else note_static_shared(twin);  // a template's address needs its arguments
         }
@@ -643,6 +652,35 @@ private:
         return true;
     }
 
+    // `text` with each call f(...) of a name in `twinned` made a call of
+    // __cuemu_fast_f (not a member's call, a qualified one or a declaration).
+    // A name the text also uses otherwise (a parameter or variable named f,
+    // a function pointer) is left alone everywhere in it.
+    static std::string redirect_calls(const std::string& text, const std::set<std::string>& twinned) {
+        if (twinned.empty()) return text;
+        const Source part(text);
+        std::set<std::string> other_uses;
+        for (std::size_t t = 0; t < part.size(); ++t)
+            if (part.is_ident(t) && twinned.count(part.spelling(t)) && !part.is_punct(part.next_code(t + 1), '('))
+                other_uses.insert(part.spelling(t));
+        std::string out;
+        std::size_t copied = 0;
+        for (std::size_t t = 0; t < part.size(); ++t) {
+            if (!part.is_ident(t) || !twinned.count(part.spelling(t)) || part[t].in_directive) continue;
+            if (other_uses.count(part.spelling(t)) || !part.is_punct(part.next_code(t + 1), '(')) continue;
+            const std::size_t before = part.prev_code(t);
+            const bool keyword_before = before != npos && (part.is_ident(before, "return") || part.is_ident(before, "else") ||
+                                                           part.is_ident(before, "do") || part.is_ident(before, "case"));
+            if (before != npos && !keyword_before &&
+                (part.is_punct(before, '.') || part.is_punct(before, '>') || part.is_punct(before, ':') ||
+                 part.is_ident(before) || part.is_punct(before, '~')))
+                continue;  // obj.f(, p->f(, ns::f(, `float f(` (a declaration), ~f(
+            out += text.substr(copied, part[t].begin - copied) + "__cuemu_fast_";
+            copied = part[t].begin;
+        }
+        return out + text.substr(copied);
+    }
+
     // k<ARGS><<<...>>>: a template kernel with its arguments written out, whose
     // twin this file defines before the launch (a twin named with arguments
     // must exist: no SFINAE spares a template-id that names nothing), under
@@ -666,6 +704,22 @@ private:
             const std::string name = src_.spelling(twin.name);
             if (twin.out_name == npos || out.compare(twin.out_name, name.size(), name) != 0) return;
             std::string copy = out.substr(twin.out_begin);
+            if (twin.is_device) device_twins_emitted_.insert(name);  // its own recursive calls too
+            {
+                // Calls of __device__ functions whose twins are out go to the twins:
+                // no instrumentation, and GCC may inline them again.
+                const std::size_t name_end = twin.out_name - twin.out_begin + name.size();
+                copy = copy.substr(0, name_end) + redirect_calls(copy.substr(name_end), device_twins_emitted_);
+            }
+            if (twin.is_device) {
+                copy.replace(twin.out_name - twin.out_begin, name.size(),
+                             "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
+                out += "\n#if defined(__SANITIZE_THREAD__)\n#line " + std::to_string(src_.location(twin.copy_begin).first) +
+                       " \"" + escape_for_string_literal(display_name_) + "\"\n" + copy + "\n#endif\n#line " +
+                       std::to_string(src_.location(twin.close).first) + " \"" +
+                       escape_for_string_literal(display_name_) + "\"\n";
+                return;
+            }
             // The kernel cut at its barriers into loops over its threads,
             // where its shape allows (split_regions.h): an overload of the twin.
             const std::string split =

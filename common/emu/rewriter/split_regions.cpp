@@ -263,8 +263,10 @@ private:
             }
             // The kernel's own name is on the list (its body has barriers);
             // here it can only be a variable: a launch from a kernel is refused.
-            if (name != "__syncthreads" && name != kernel_name_ && (reach_.names.count(name) || is_barrier_seed(name)))
-                throw Unsplittable{__LINE__, name};
+            // A call redirected to a __device__ function's twin is a call of the function.
+            const std::string base = name.rfind("__cuemu_fast_", 0) == 0 ? name.substr(13) : name;
+            if (name != "__syncthreads" && base != kernel_name_ && (reach_.names.count(base) || is_barrier_seed(base)))
+                throw Unsplittable{__LINE__, base};
             if (name == "return") {
                 if (!is(nx(t + 1), ';')) throw UNSPLITTABLE;
                 replace_[t] = "return true";
