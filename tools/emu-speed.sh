@@ -2,7 +2,7 @@
 # emu-speed.sh - the emulator against plain C++ loops and against PoCL, its
 # nearest peer, in one run, as ratios.
 #
-#   tools/emu-speed.sh                # about five minutes on 2 cores
+#   tools/emu-speed.sh                # about two minutes on 2 cores
 #   tools/emu-speed.sh --quick        # a few seconds: only shows that it works
 #   tools/emu-speed.sh --build FILE   # only build the emulator's benchmark, as FILE
 #   tools/emu-speed.sh --compare FILE # also time FILE (a --build of another
