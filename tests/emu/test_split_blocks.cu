@@ -189,9 +189,11 @@ long long split_blocks() {
 #endif
 }
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-// Whether this run expects split blocks: the emulator, not CUEMU_SPLIT=0.
+// Whether this run expects split blocks: the emulator, built with the
+// instrumentation that twins exist for (not the sanitizer lane's build), and
+// not CUEMU_SPLIT=0.
 bool splitting() {
-#if defined(CUEMU)
+#if defined(CUEMU) && defined(__SANITIZE_THREAD__)
     const char* setting = std::getenv("CUEMU_SPLIT");
     return !(setting && std::strcmp(setting, "0") == 0);
 #else

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "brief_spin.h"
+#include "cuemu/split_block.h"
 #include "internal.h"
 #include "launch_job.h"
 #include "progress_note.h"
@@ -111,9 +112,11 @@ public:
         : schedule_(configured_schedule()),
           watchdog_seconds_(configured_watchdog_seconds()),
           progress_(new progress_counter[n]) {
-        // A bad CUEMU_PROGRESS_SECONDS stops the program here, as a bad
-        // watchdog setting does above, not later on a launch's path.
+        // A bad CUEMU_PROGRESS_SECONDS (or CUEMU_SPLIT) stops the program
+        // here, as a bad watchdog setting does above, not later on a launch's
+        // path (a build without twins never asks about splitting otherwise).
         configured_progress_seconds();
+        (void)split_blocks_allowed();
         install_fault_handler_once();
         install_fork_guard_once();
         const std::vector<int> cpus = worker_cpus(n);
