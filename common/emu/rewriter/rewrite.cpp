@@ -711,29 +711,26 @@ private:
                 const std::size_t name_end = twin.out_name - twin.out_begin + name.size();
                 copy = copy.substr(0, name_end) + redirect_calls(copy.substr(name_end), device_twins_emitted_);
             }
-            if (twin.is_device) {
-                copy.replace(twin.out_name - twin.out_begin, name.size(),
-                             "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
-                out += "\n#if defined(__SANITIZE_THREAD__)\n#line " + std::to_string(src_.location(twin.copy_begin).first) +
-                       " \"" + escape_for_string_literal(display_name_) + "\"\n" + copy + "\n#endif\n#line " +
-                       std::to_string(src_.location(twin.close).first) + " \"" +
-                       escape_for_string_literal(display_name_) + "\"\n";
-                return;
-            }
+            const std::string quoted_file = "\"" + escape_for_string_literal(display_name_) + "\"";
+            const std::string file = quoted_file + "\n";
+            const std::size_t name_at = twin.out_name - twin.out_begin;
             // The kernel cut at its barriers into loops over its threads,
             // where its shape allows (split_regions.h): an overload of the twin.
-            const std::string split =
-                options_.split_kernels
-                    ? split_kernel(copy, twin.out_name - twin.out_begin, name, src_.location(twin.copy_begin).first,
-                                   "\"" + escape_for_string_literal(display_name_) + "\"", barrier_names_)
-                    : "";
-            copy.replace(twin.out_name - twin.out_begin, name.size(),
-                         "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
+            const std::string split = !twin.is_device && options_.split_kernels
+                                          ? split_kernel(copy, name_at, name, src_.location(twin.copy_begin).first,
+                                                         quoted_file, barrier_names_)
+                                          : "";
+            copy.replace(name_at, name.size(), "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
+            if (twin.is_device) {
+                out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
+                       std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy + "\n#endif\n#line " +
+                       std::to_string(src_.location(twin.close).first) + " " + file;
+                return;
+            }
             // Only a build with the instrumentation has a use for it (launch.h).
             // Every build registers the kernel's address, so that a graph's
             // kernel node can name it by a void* (cuemu/kernel_registry.h),
             // and its __launch_bounds__, which its launches are checked against.
-            const std::string file = "\"" + escape_for_string_literal(display_name_) + "\"\n";
             // A kernel that cannot reach shared memory says so with an
             // overload of its twin that is only ever asked about, never called:
             // its twin may run under the race check too.

@@ -70,7 +70,6 @@ struct Statement {
     bool array_declaration = false;
     bool add_semicolon = false;      // a for-loop's init or increment, as a statement
     // A loop with barriers in its body.
-    std::size_t keyword = 0;
     std::size_t cond_begin = 0, cond_end = 0;
     Statement* init = nullptr;  // owned by loop_parts
     Statement* inc = nullptr;
@@ -365,7 +364,6 @@ private:
 
     void parse_loop(Statement& st, std::size_t keyword, int depth) {
         st.kind = Statement::Kind::loop;
-        st.keyword = keyword;
         const std::size_t open = nx(keyword + 1);
         const std::size_t close = group_end(open) - 1;
         if (id(keyword, "for")) {
@@ -376,23 +374,13 @@ private:
             }
             if (semi1 == npos || semi2 == npos) throw UNSPLITTABLE;
             if (nx(open + 1) < semi1) {
-                loop_parts_.push_back(std::make_unique<Statement>());
-                st.init = loop_parts_.back().get();
-                st.init->begin = nx(open + 1);
-                st.init->end = semi1;
-                st.init->add_semicolon = true;
+                st.init = loop_part(nx(open + 1), semi1);
                 if (looks_like_declaration(st.init->begin))
                     read_declaration(*st.init, keyword, st.end, true);
             }
             st.cond_begin = nx(semi1 + 1);
             st.cond_end = semi2;
-            if (nx(semi2 + 1) < close) {
-                loop_parts_.push_back(std::make_unique<Statement>());
-                st.inc = loop_parts_.back().get();
-                st.inc->begin = nx(semi2 + 1);
-                st.inc->end = close;
-                st.inc->add_semicolon = true;
-            }
+            if (nx(semi2 + 1) < close) st.inc = loop_part(nx(semi2 + 1), close);
         } else {
             st.cond_begin = nx(open + 1);
             st.cond_end = close;
@@ -403,6 +391,16 @@ private:
         if (!is(st.body_open, '{')) throw UNSPLITTABLE;
         st.body_close = group_end(st.body_open) - 1;
         st.body = parse_list(st.body_open + 1, st.body_close, depth, st.body_open, st.body_close);
+    }
+
+    // A for-loop's init or increment [begin, end), as a statement of its own.
+    Statement* loop_part(std::size_t begin, std::size_t end) {
+        loop_parts_.push_back(std::make_unique<Statement>());
+        Statement* part = loop_parts_.back().get();
+        part->begin = begin;
+        part->end = end;
+        part->add_semicolon = true;
+        return part;
     }
 
     // A __shared__ declaration: the block's, declared once before the regions.
