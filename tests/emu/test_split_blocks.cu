@@ -188,6 +188,19 @@ long long split_blocks() {
     return -1;
 #endif
 }
+// C (rows x cols) = A (rows x inner) B (inner x cols), each sum in k order as
+// every thread of the kernels adds it.
+std::vector<float> cpu_matmul(const std::vector<float>& a, const std::vector<float>& b, int rows, int inner,
+                              int cols) {
+    std::vector<float> c(static_cast<std::size_t>(rows) * cols);
+    for (int r = 0; r < rows; ++r)
+        for (int col = 0; col < cols; ++col) {
+            float sum = 0.0f;
+            for (int k = 0; k < inner; ++k) sum += a[r * inner + k] * b[k * cols + col];
+            c[r * cols + col] = sum;
+        }
+    return c;
+}
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 // Whether this run expects split blocks: the emulator, built with the
 // instrumentation that twins exist for (not the sanitizer lane's build), and
@@ -213,17 +226,12 @@ TEST_SUITE("split blocks") {
 
 TEST_CASE("a tiled matmul split at its barriers gives the loops' exact result") {
     const int n = 48;  // 3 x 3 blocks of 16 x 16, 3 tiles each
-    std::vector<float> a(n * n), b(n * n), expect(n * n, 0.0f);
+    std::vector<float> a(n * n), b(n * n);
     for (int i = 0; i < n * n; ++i) {
         a[i] = static_cast<float>((i * 7) % 11) - 5.0f;
         b[i] = static_cast<float>((i * 5) % 13) - 6.0f;
     }
-    for (int r = 0; r < n; ++r)
-        for (int c = 0; c < n; ++c) {
-            float sum = 0.0f;
-            for (int k = 0; k < n; ++k) sum += a[r * n + k] * b[k * n + c];
-            expect[r * n + c] = sum;
-        }
+    const std::vector<float> expect = cpu_matmul(a, b, n, n, n);
     device_buffer<float> d_a(a), d_b(b), d_c(n * n);
     const long long before = split_blocks();
     tiled_matmul<<<dim3(n / tile, n / tile), dim3(tile, tile)>>>(d_a.get(), d_b.get(), d_c.get(), n);
@@ -286,15 +294,10 @@ TEST_CASE("an array each thread keeps across barriers, in nested loops") {
 
 TEST_CASE("a template kernel, named with its arguments at the launch") {
     const int block = 8, wa = 24, wb = 16, ha = 16;  // C (16 x 16) = A (16 x 24) B (24 x 16)
-    std::vector<float> a(ha * wa), b(wa * wb), expect(ha * wb);
+    std::vector<float> a(ha * wa), b(wa * wb);
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 5) - 2.0f;
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 7) - 3.0f;
-    for (int r = 0; r < ha; ++r)
-        for (int c = 0; c < wb; ++c) {
-            float sum = 0.0f;
-            for (int k = 0; k < wa; ++k) sum += a[r * wa + k] * b[k * wb + c];
-            expect[r * wb + c] = sum;
-        }
+    const std::vector<float> expect = cpu_matmul(a, b, ha, wa, wb);
     device_buffer<float> d_a(a), d_b(b), d_c(ha * wb);
     const long long before = split_blocks();
     template_matmul<block><<<dim3(wb / block, ha / block), dim3(block, block)>>>(d_c.get(), d_a.get(), d_b.get(),
