@@ -19,7 +19,8 @@
 //   fma(a, b, c), fmaf(...) -> fma
 // Division, square roots, conversions and comparisons are not counted (on a
 // GPU they become other instructions or sequences); half precision is not
-// counted. docs/profiler.md says so.
+// counted. docs/profiler.md says so. A second pass (flop_strip_pass) takes the
+// calls out of uninstrumented functions again where inlining brought them in.
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
@@ -213,6 +214,46 @@ struct flop_pass : gimple_opt_pass {
     }
 };
 
+// Strips the counting calls from an uninstrumented function, a kernel's twin
+// or split version, once the early inliner has run: the emulator's small
+// helpers (__fdividef, __fmaf_rn ...) are always_inline (cuemu/device_inline.h),
+// so they arrive in a twin with the calls flop_pass put in their own bodies.
+// Twins never run under the profiler, and a call per helper would cost them
+// the vectorisation of their loops.
+const pass_data flop_strip_pass_data = {
+    GIMPLE_PASS, "cuemu_flops_strip", OPTGROUP_NONE, TV_NONE, PROP_ssa | PROP_cfg, 0, 0, 0, 0,
+};
+
+struct flop_strip_pass : gimple_opt_pass {
+    explicit flop_strip_pass(gcc::context* ctx) : gimple_opt_pass(flop_strip_pass_data, ctx) {}
+    opt_pass* clone() override { return new flop_strip_pass(m_ctxt); }
+
+    bool gate(function* fun) override { return !sanitize_flags_p(SANITIZE_THREAD, fun->decl); }
+
+    static bool counting_call(gimple* s) {
+        if (!is_gimple_call(s)) return false;
+        tree fn = gimple_call_fndecl(s);
+        return fn && DECL_NAME(fn) && strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), "__cuemu_count_flops") == 0;
+    }
+
+    unsigned int execute(function* fun) override {
+        bool removed = false;
+        basic_block bb;
+        FOR_EACH_BB_FN(bb, fun) {
+            for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);) {
+                if (counting_call(gsi_stmt(gsi))) {
+                    gsi_remove(&gsi, true);
+                    removed = true;
+                } else {
+                    gsi_next(&gsi);
+                }
+            }
+        }
+        if (removed) cgraph_edge::rebuild_edges();
+        return 0;
+    }
+};
+
 }  // namespace
 
 int plugin_init(struct plugin_name_args* info, struct plugin_gcc_version* version) {
@@ -221,11 +262,16 @@ int plugin_init(struct plugin_name_args* info, struct plugin_gcc_version* versio
                 gcc_version.basever);
         return 1;
     }
-    register_pass_info pass;
-    pass.pass = new flop_pass(g);
-    pass.reference_pass_name = "ssa";
-    pass.ref_pass_instance_number = 1;
-    pass.pos_op = PASS_POS_INSERT_AFTER;
-    register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, nullptr, &pass);
+    // Each pass runs right after the first instance of the pass named.
+    const auto insert_after = [&](opt_pass* pass, const char* reference) {
+        register_pass_info where;
+        where.pass = pass;
+        where.reference_pass_name = reference;
+        where.ref_pass_instance_number = 1;
+        where.pos_op = PASS_POS_INSERT_AFTER;
+        register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, nullptr, &where);
+    };
+    insert_after(new flop_pass(g), "ssa");
+    insert_after(new flop_strip_pass(g), "einline");
     return 0;
 }
