@@ -3,16 +3,17 @@
 #ifndef CUEMU_VECTOR_FUNCTIONS_H
 #define CUEMU_VECTOR_FUNCTIONS_H
 
+#include "cuemu/device_inline.h"
 #include "vector_types.h"
 
 #define CUEMU_MAKE1(T, name) \
-    inline name make_##name(T x) { return name{x}; }
+    CUEMU_DEVICE_INLINE name make_##name(T x) { return name{x}; }
 #define CUEMU_MAKE2(T, name) \
-    inline name make_##name(T x, T y) { return name{x, y}; }
+    CUEMU_DEVICE_INLINE name make_##name(T x, T y) { return name{x, y}; }
 #define CUEMU_MAKE3(T, name) \
-    inline name make_##name(T x, T y, T z) { return name{x, y, z}; }
+    CUEMU_DEVICE_INLINE name make_##name(T x, T y, T z) { return name{x, y, z}; }
 #define CUEMU_MAKE4(T, name) \
-    inline name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
+    CUEMU_DEVICE_INLINE name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
 #define CUEMU_MAKE_FAMILY(T, name) \
     CUEMU_MAKE1(T, name##1)        \
     CUEMU_MAKE2(T, name##2)        \

@@ -15,6 +15,7 @@
 #include <ctime>
 #include <type_traits>
 
+#include "device_inline.h"
 #include "types.h"
 
 namespace cuemu {
@@ -237,11 +238,8 @@ inline unsigned __activemask() { return ::cuemu::warp_active_mask(); }
 #undef CUEMU_SITE
 
 // ---- atomics ---------------------------------------------------------------------
-// Always inlined, so that they are part of the kernel that calls them: a fault
-// names the kernel's line (diagnostics.cpp), and a kernel's uninstrumented twin
-// (cuemu/launch.h), which GCC does not inline instrumented functions into,
-// keeps them inline as well.
-#define CUEMU_DEVICE_INLINE inline __attribute__((always_inline))
+// Always inlined (cuemu/device_inline.h), so that they are part of the kernel
+// that calls them: a fault names the kernel's line (diagnostics.cpp).
 // The profiler (CUEMU_PROFILE) counts each atomic call as one atomic
 // instruction, whatever loop of compare-and-swaps does it here; the call's
 // return address names the kernel's line. Only an instrumented kernel run for
@@ -370,8 +368,8 @@ CUEMU_DEVICE_INLINE unsigned int atomicDec(unsigned int* a, unsigned int limit) 
 // set as CUDA's math headers. Mixed signed/unsigned arguments compare as
 // unsigned, and float with double as double, as in CUDA.
 #define CUEMU_MINMAX(R, A, B)                                  \
-    inline R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; } \
-    inline R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
+    CUEMU_DEVICE_INLINE R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; } \
+    CUEMU_DEVICE_INLINE R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
 CUEMU_MINMAX(int, int, int)
 CUEMU_MINMAX(unsigned int, unsigned int, unsigned int)
 CUEMU_MINMAX(unsigned int, int, unsigned int)
@@ -415,56 +413,59 @@ CUEMU_MINMAX(double, double, float)
 //   infinite there), which is documented CUDA behaviour.
 // rsqrtf: 1/sqrt(x) in float (a GPU's rsqrt.approx differs by up to 2 ulp).
 // __saturatef, fmaf, the _rn arithmetic: exact, as on a GPU.
-inline float __expf(float x) {
+CUEMU_DEVICE_INLINE float __expf(float x) {
     const float product = x * 1.4426950408889634f;  // rounded to float: the GPU's error
-    return std::exp2(product);
+    return __builtin_exp2f(product);
 }
-inline float __exp10f(float x) { return std::exp2(x * 3.3219280948873622f); }
-inline float __logf(float x) { return std::log2(x) * 0.6931471805599453f; }
-inline float __log2f(float x) { return std::log2(x); }
-inline float __log10f(float x) { return std::log2(x) * 0.30102999566398120f; }
-inline float __sinf(float x) { return std::sin(x); }
-inline float __cosf(float x) { return std::cos(x); }
-inline float __tanf(float x) { return std::tan(x); }
-inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
-inline float __powf(float x, float y) { return std::exp2(y * std::log2(x)); }
-inline float __fdividef(float x, float y) {
+CUEMU_DEVICE_INLINE float __exp10f(float x) { return __builtin_exp2f(x * 3.3219280948873622f); }
+CUEMU_DEVICE_INLINE float __logf(float x) { return __builtin_log2f(x) * 0.6931471805599453f; }
+CUEMU_DEVICE_INLINE float __log2f(float x) { return __builtin_log2f(x); }
+CUEMU_DEVICE_INLINE float __log10f(float x) { return __builtin_log2f(x) * 0.30102999566398120f; }
+CUEMU_DEVICE_INLINE float __sinf(float x) { return __builtin_sinf(x); }
+CUEMU_DEVICE_INLINE float __cosf(float x) { return __builtin_cosf(x); }
+CUEMU_DEVICE_INLINE float __tanf(float x) { return __builtin_tanf(x); }
+CUEMU_DEVICE_INLINE void __sincosf(float x, float* s, float* c) {
+    *s = __builtin_sinf(x);
+    *c = __builtin_cosf(x);
+}
+CUEMU_DEVICE_INLINE float __powf(float x, float y) { return __builtin_exp2f(y * __builtin_log2f(x)); }
+CUEMU_DEVICE_INLINE float __fdividef(float x, float y) {
     const float big = 8.507059173023462e37f;  // 2^126
-    if (std::fabs(y) > big && std::isfinite(y)) return std::isinf(x) ? NAN : 0.0f;
+    if (__builtin_fabsf(y) > big && __builtin_isfinite(y)) return __builtin_isinf(x) ? NAN : 0.0f;
     return x * (1.0f / y);
 }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f)); }
-inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
-inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
-inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
-inline float __fsqrt_rn(float x) { return std::sqrt(x); }
-inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fdiv_rn(float a, float b) { return a / b; }
-inline float __frcp_rn(float x) { return 1.0f / x; }
+CUEMU_DEVICE_INLINE float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f)); }
+CUEMU_DEVICE_INLINE float rsqrtf(float x) { return 1.0f / __builtin_sqrtf(x); }
+CUEMU_DEVICE_INLINE double rsqrt(double x) { return 1.0 / __builtin_sqrt(x); }
+CUEMU_DEVICE_INLINE float __frsqrt_rn(float x) { return 1.0f / __builtin_sqrtf(x); }
+CUEMU_DEVICE_INLINE float __fsqrt_rn(float x) { return __builtin_sqrtf(x); }
+CUEMU_DEVICE_INLINE float __fmaf_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+CUEMU_DEVICE_INLINE float __fadd_rn(float a, float b) { return a + b; }
+CUEMU_DEVICE_INLINE float __fsub_rn(float a, float b) { return a - b; }
+CUEMU_DEVICE_INLINE float __fmul_rn(float a, float b) { return a * b; }
+CUEMU_DEVICE_INLINE float __fdiv_rn(float a, float b) { return a / b; }
+CUEMU_DEVICE_INLINE float __frcp_rn(float x) { return 1.0f / x; }
 // __float2int_rn and the other rounding-mode intrinsics: intrinsics_round.h.
 
 // ---- bits --------------------------------------------------------------------------
-inline int __popc(unsigned int x) { return __builtin_popcount(x); }
-inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
-inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
-inline int __ffs(int x) { return __builtin_ffs(x); }
-inline int __ffsll(long long x) { return __builtin_ffsll(x); }
-inline unsigned int __brev(unsigned int x) {
+CUEMU_DEVICE_INLINE int __popc(unsigned int x) { return __builtin_popcount(x); }
+CUEMU_DEVICE_INLINE int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+CUEMU_DEVICE_INLINE int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+CUEMU_DEVICE_INLINE int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+CUEMU_DEVICE_INLINE int __ffs(int x) { return __builtin_ffs(x); }
+CUEMU_DEVICE_INLINE int __ffsll(long long x) { return __builtin_ffsll(x); }
+CUEMU_DEVICE_INLINE unsigned int __brev(unsigned int x) {
     x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
     x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
     x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
     return __builtin_bswap32(x);
 }
-inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
-inline unsigned int __float_as_uint(float x) { unsigned int i; std::memcpy(&i, &x, 4); return i; }
-inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
-inline float __uint_as_float(unsigned int i) { float x; std::memcpy(&x, &i, 4); return x; }
-inline long long __double_as_longlong(double x) { long long i; std::memcpy(&i, &x, 8); return i; }
-inline double __longlong_as_double(long long i) { double x; std::memcpy(&x, &i, 8); return x; }
+CUEMU_DEVICE_INLINE int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
+CUEMU_DEVICE_INLINE unsigned int __float_as_uint(float x) { unsigned int i; std::memcpy(&i, &x, 4); return i; }
+CUEMU_DEVICE_INLINE float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
+CUEMU_DEVICE_INLINE float __uint_as_float(unsigned int i) { float x; std::memcpy(&x, &i, 4); return x; }
+CUEMU_DEVICE_INLINE long long __double_as_longlong(double x) { long long i; std::memcpy(&i, &x, 8); return i; }
+CUEMU_DEVICE_INLINE double __longlong_as_double(long long i) { double x; std::memcpy(&x, &i, 8); return x; }
 
 // clock64() counts the GPU's clock cycles; here it counts cycles of the
 // device's nominal 1 GHz clock (cudaDevAttrClockRate), that is nanoseconds of

@@ -10,6 +10,13 @@
 #include <cassert>
 #include <cfloat>
 #include <climits>
+// The float overloads of <cmath> are the emulator's own, always inlined
+// (cuemu/cmath_float.h), where no <cmath> came before this header.
+#if !defined(_GLIBCXX_CMATH) && !defined(_GLIBCXX_BITS_STD_ABS_H) && defined(__GLIBCXX__) && \
+    !defined(__CORRECT_ISO_CPP_MATH_H_PROTO)
+#define __CORRECT_ISO_CPP_MATH_H_PROTO 1
+#include "cmath_float.h"
+#endif
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

@@ -17,44 +17,46 @@
 
 #include <cstdint>
 
-inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
-inline unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
-inline long long int llmin(long long int a, long long int b) { return a < b ? a : b; }
-inline long long int llmax(long long int a, long long int b) { return a > b ? a : b; }
-inline unsigned long long int ullmin(unsigned long long int a, unsigned long long int b) {
+#include "device_inline.h"
+
+CUEMU_DEVICE_INLINE unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
+CUEMU_DEVICE_INLINE unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
+CUEMU_DEVICE_INLINE long long int llmin(long long int a, long long int b) { return a < b ? a : b; }
+CUEMU_DEVICE_INLINE long long int llmax(long long int a, long long int b) { return a > b ? a : b; }
+CUEMU_DEVICE_INLINE unsigned long long int ullmin(unsigned long long int a, unsigned long long int b) {
     return a < b ? a : b;
 }
-inline unsigned long long int ullmax(unsigned long long int a, unsigned long long int b) {
+CUEMU_DEVICE_INLINE unsigned long long int ullmax(unsigned long long int a, unsigned long long int b) {
     return a > b ? a : b;
 }
 
 // The low 32 bits of the product of the low 24 bits of x and y (signed: bit 23
 // is the sign; the high 8 bits of the inputs are ignored).
-inline int __mul24(int x, int y) {
+CUEMU_DEVICE_INLINE int __mul24(int x, int y) {
     const std::int64_t a = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << 8) >> 8;
     const std::int64_t b = static_cast<std::int32_t>(static_cast<std::uint32_t>(y) << 8) >> 8;
     return static_cast<int>(static_cast<std::uint32_t>(a * b));
 }
-inline unsigned int __umul24(unsigned int x, unsigned int y) {
+CUEMU_DEVICE_INLINE unsigned int __umul24(unsigned int x, unsigned int y) {
     return static_cast<unsigned int>((std::uint64_t{x & 0xffffffu} * (y & 0xffffffu)) & 0xffffffffu);
 }
 // The high 32 (or 64) bits of the full product.
-inline int __mulhi(int x, int y) {
+CUEMU_DEVICE_INLINE int __mulhi(int x, int y) {
     return static_cast<int>((static_cast<std::int64_t>(x) * y) >> 32);
 }
-inline unsigned int __umulhi(unsigned int x, unsigned int y) {
+CUEMU_DEVICE_INLINE unsigned int __umulhi(unsigned int x, unsigned int y) {
     return static_cast<unsigned int>((static_cast<std::uint64_t>(x) * y) >> 32);
 }
-inline long long int __mul64hi(long long int x, long long int y) {
+CUEMU_DEVICE_INLINE long long int __mul64hi(long long int x, long long int y) {
     return static_cast<long long int>((static_cast<__int128>(x) * y) >> 64);
 }
-inline unsigned long long int __umul64hi(unsigned long long int x, unsigned long long int y) {
+CUEMU_DEVICE_INLINE unsigned long long int __umul64hi(unsigned long long int x, unsigned long long int y) {
     return static_cast<unsigned long long int>((static_cast<unsigned __int128>(x) * y) >> 64);
 }
 
 // Byte n of the result is byte s<4n+2:4n> of the eight bytes y:x (x holds
 // bytes 0-3). Only the low three bits of each of the low four nibbles count.
-inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+CUEMU_DEVICE_INLINE unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
     const std::uint64_t bytes = (static_cast<std::uint64_t>(y) << 32) | x;
     unsigned int r = 0;
     for (int n = 0; n < 4; ++n) {
@@ -67,84 +69,84 @@ inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) 
 // hi:lo shifted left (the high word returned) or right (the low word
 // returned). The plain forms shift by shift & 31; the c forms by
 // min(shift, 32).
-inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
+CUEMU_DEVICE_INLINE unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
     const std::uint64_t both = (static_cast<std::uint64_t>(hi) << 32) | lo;
     return static_cast<unsigned int>((both << (shift & 31u)) >> 32);
 }
-inline unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi, unsigned int shift) {
+CUEMU_DEVICE_INLINE unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi, unsigned int shift) {
     const std::uint64_t both = (static_cast<std::uint64_t>(hi) << 32) | lo;
     return static_cast<unsigned int>((both << (shift < 32u ? shift : 32u)) >> 32);
 }
-inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift) {
+CUEMU_DEVICE_INLINE unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift) {
     const std::uint64_t both = (static_cast<std::uint64_t>(hi) << 32) | lo;
     return static_cast<unsigned int>(both >> (shift & 31u));
 }
-inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned int shift) {
+CUEMU_DEVICE_INLINE unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned int shift) {
     const std::uint64_t both = (static_cast<std::uint64_t>(hi) << 32) | lo;
     return static_cast<unsigned int>(both >> (shift < 32u ? shift : 32u));
 }
 
 // |x - y| + z, with the difference taken exactly (no overflow).
-inline unsigned int __sad(int x, int y, unsigned int z) {
+CUEMU_DEVICE_INLINE unsigned int __sad(int x, int y, unsigned int z) {
     const std::int64_t d = static_cast<std::int64_t>(x) - y;
     return static_cast<unsigned int>(d < 0 ? -d : d) + z;
 }
-inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) {
+CUEMU_DEVICE_INLINE unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) {
     return (x > y ? x - y : y - x) + z;
 }
 
 // (x + y) >> 1 and (x + y + 1) >> 1 with the sum taken without overflow.
-inline int __hadd(int x, int y) {
+CUEMU_DEVICE_INLINE int __hadd(int x, int y) {
     return static_cast<int>((static_cast<std::int64_t>(x) + y) >> 1);
 }
-inline int __rhadd(int x, int y) {
+CUEMU_DEVICE_INLINE int __rhadd(int x, int y) {
     return static_cast<int>((static_cast<std::int64_t>(x) + y + 1) >> 1);
 }
-inline unsigned int __uhadd(unsigned int x, unsigned int y) {
+CUEMU_DEVICE_INLINE unsigned int __uhadd(unsigned int x, unsigned int y) {
     return static_cast<unsigned int>((static_cast<std::uint64_t>(x) + y) >> 1);
 }
-inline unsigned int __urhadd(unsigned int x, unsigned int y) {
+CUEMU_DEVICE_INLINE unsigned int __urhadd(unsigned int x, unsigned int y) {
     return static_cast<unsigned int>((static_cast<std::uint64_t>(x) + y + 1) >> 1);
 }
 
-inline unsigned long long int __brevll(unsigned long long int x) {
+CUEMU_DEVICE_INLINE unsigned long long int __brevll(unsigned long long int x) {
     return (static_cast<unsigned long long int>(__brev(static_cast<unsigned int>(x))) << 32) |
            __brev(static_cast<unsigned int>(x >> 32));
 }
 
 // Four-way byte and two-way halfword dot products, accumulated into c (the
 // sums wrap around at 32 bits, as the instruction's do).
-inline int __dp4a(int a, int b, int c) {
+CUEMU_DEVICE_INLINE int __dp4a(int a, int b, int c) {
     std::uint32_t sum = static_cast<std::uint32_t>(c);
     for (int i = 0; i < 4; ++i)
         sum += static_cast<std::uint32_t>(static_cast<std::int8_t>(a >> (8 * i)) *
                                           static_cast<std::int8_t>(b >> (8 * i)));
     return static_cast<int>(sum);
 }
-inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
+CUEMU_DEVICE_INLINE unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
     for (int i = 0; i < 4; ++i) c += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
     return c;
 }
 // The low halves of b or the high halves (hi) pair with a's two halfwords.
-inline int __dp2a_lo(int a, int b, int c) {
+CUEMU_DEVICE_INLINE int __dp2a_lo(int a, int b, int c) {
     std::uint32_t sum = static_cast<std::uint32_t>(c);
     for (int i = 0; i < 2; ++i)
         sum += static_cast<std::uint32_t>(static_cast<std::int16_t>(a >> (16 * i)) *
                                           static_cast<std::int8_t>(b >> (8 * i)));
     return static_cast<int>(sum);
 }
-inline int __dp2a_hi(int a, int b, int c) {
+CUEMU_DEVICE_INLINE int __dp2a_hi(int a, int b, int c) {
     std::uint32_t sum = static_cast<std::uint32_t>(c);
     for (int i = 0; i < 2; ++i)
         sum += static_cast<std::uint32_t>(static_cast<std::int16_t>(a >> (16 * i)) *
                                           static_cast<std::int8_t>(b >> (16 + 8 * i)));
     return static_cast<int>(sum);
 }
-inline unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) {
+CUEMU_DEVICE_INLINE unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) {
     for (int i = 0; i < 2; ++i) c += ((a >> (16 * i)) & 0xffffu) * ((b >> (8 * i)) & 0xffu);
     return c;
 }
-inline unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) {
+CUEMU_DEVICE_INLINE unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) {
     for (int i = 0; i < 2; ++i) c += ((a >> (16 * i)) & 0xffffu) * ((b >> (16 + 8 * i)) & 0xffu);
     return c;
 }
