@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "graph_test_support.h"
+
 // ---- kernels (plain, at namespace scope: kernel nodes name them by address) -------------
 __global__ void node_fill(int* p, int value, int count) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -68,12 +70,8 @@ bool filled(const std::vector<int>& v, int value) {
 }
 
 size_t nodes_of_type(cudaGraph_t graph, cudaGraphNodeType type) {
-    size_t total = 0;
-    REQUIRE(cudaGraphGetNodes(graph, nullptr, &total) == cudaSuccess);
-    std::vector<cudaGraphNode_t> nodes(total);
-    REQUIRE(cudaGraphGetNodes(graph, nodes.data(), &total) == cudaSuccess);
     size_t found = 0;
-    for (cudaGraphNode_t node : nodes) {
+    for (cudaGraphNode_t node : all_nodes(graph)) {
         cudaGraphNodeType t;
         REQUIRE(cudaGraphNodeGetType(node, &t) == cudaSuccess);
         if (t == type) ++found;
