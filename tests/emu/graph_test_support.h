@@ -1,6 +1,6 @@
 // graph_test_support.h - what the graph tests share: a log that host nodes
-// write their names into (the order a launch ran them in) and every node
-// of a graph as a vector.
+// write their names into (the order a launch ran them in), every node of a
+// graph as a vector, and an allocation node's parameters.
 #ifndef CUEMU_TESTS_GRAPH_TEST_SUPPORT_H
 #define CUEMU_TESTS_GRAPH_TEST_SUPPORT_H
 
@@ -32,6 +32,16 @@ inline std::vector<cudaGraphNode_t> all_nodes(cudaGraph_t graph) {
     std::vector<cudaGraphNode_t> nodes(count);
     if (count) REQUIRE(cudaGraphGetNodes(graph, nodes.data(), &count) == cudaSuccess);
     return nodes;
+}
+
+// Device memory of `size` bytes on device 0, for an allocation node.
+inline cudaMemAllocNodeParams alloc_params(size_t size) {
+    cudaMemAllocNodeParams p = {};
+    p.poolProps.allocType = cudaMemAllocationTypePinned;
+    p.poolProps.location.type = cudaMemLocationTypeDevice;
+    p.poolProps.location.id = 0;
+    p.bytesize = size;
+    return p;
 }
 
 #endif
