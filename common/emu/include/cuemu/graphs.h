@@ -18,6 +18,7 @@
 
 #include <cstddef>
 
+#include "external_semaphores.h"
 #include "kernel_registry.h"
 #include "runtime_extra.h"
 #include "textures.h"
@@ -405,6 +406,8 @@ struct cudaGraphNodeParams {
         struct cudaChildGraphNodeParams graph;
         struct cudaEventWaitNodeParams eventWait;
         struct cudaEventRecordNodeParams eventRecord;
+        struct cudaExternalSemaphoreSignalNodeParamsV2 extSemSignal;  // refused: not emulated
+        struct cudaExternalSemaphoreWaitNodeParamsV2 extSemWait;      // refused: not emulated
         struct cudaMemAllocNodeParamsV2 alloc;
         struct cudaMemFreeNodeParams free;
         struct cudaConditionalNodeParams conditional;
