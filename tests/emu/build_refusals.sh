@@ -22,6 +22,15 @@ refused() {  # NAME EXPECTED-MESSAGE-REGEX BODY
     fi
     echo "ok: $name refused"
 }
+# only_error NAME: the refusal of NAME (built just before) is its one error.
+only_error() {
+    local errors
+    errors=$("$root/bin/nvcc-emu" "$work/$1.cu" -o "$work/$1" 2>&1 | grep -c 'error:')
+    if [ "$errors" -ne 1 ]; then
+        echo "FAIL: $1: $errors errors, not the refusal alone"; failures=$((failures + 1)); return
+    fi
+    echo "ok: $1 refused with one error"
+}
 refused thread-synchronize "cudaThreadSynchronize was removed in CUDA 13.*cudaDeviceSynchronize" \
     'cudaThreadSynchronize();'
 refused prefetch-int-device "cudaMemPrefetchAsync\(ptr, bytes, int device, stream\) was removed in CUDA 13.*cudaMemLocation" \
@@ -30,8 +39,17 @@ refused advise-int-device "cudaMemAdvise\(ptr, bytes, advice, int device\) was r
     'int* p; cudaMallocManaged(&p, 4); cudaMemAdvise(p, 4, cudaMemAdviseSetReadMostly, 0);'
 refused clock-rate-field "clockRate" \
     'cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return prop.clockRate;'
-refused graph-semaphore-node "cuemu does not emulate cudaGraphAddExternalSemaphoresSignalNode" \
-    'cudaGraph_t g; cudaGraphCreate(&g, 0); cudaGraphNode_t n; cudaGraphAddExternalSemaphoresSignalNode(&n, g, nullptr, 0, nullptr);'
+# External semaphore nodes, as a program writes them (CUDA's types declared):
+# the one error is the call's, not a type's.
+semaphore_node='cudaGraph_t g; cudaGraphCreate(&g, 0); cudaExternalSemaphore_t sem = nullptr;
+cudaExternalSemaphoreSignalParams signal = {}; signal.params.fence.value = 1;
+cudaExternalSemaphoreSignalNodeParams p = {}; p.extSemArray = &sem; p.paramsArray = &signal; p.numExtSems = 1;
+cudaGraphNode_t n; cudaGraphAddExternalSemaphoresSignalNode(&n, g, nullptr, 0, &p);'
+refused graph-semaphore-node "cuemu does not emulate cudaGraphAddExternalSemaphoresSignalNode" "$semaphore_node"
+only_error graph-semaphore-node
+refused graph-semaphore-wait-params "cuemu does not emulate cudaGraphExternalSemaphoresWaitNodeGetParams" \
+    'cudaGraphNode_t n = nullptr; cudaExternalSemaphoreWaitNodeParams p = {}; cudaGraphExternalSemaphoresWaitNodeGetParams(n, &p); return int(p.numExtSems);'
+only_error graph-semaphore-wait-params
 refused graphics-interop "cuemu does not emulate cudaGraphicsMapResources \\(graphics interop" \
     'cudaGraphicsMapResources(1, nullptr, 0);'
 refused tex2d-layered "cuemu does not emulate tex2DLayered \\(layered textures\\)" '}

@@ -18,23 +18,10 @@
 #include <thread>
 #include <vector>
 
-// ---- kernels (plain, at namespace scope: kernel nodes name them by address) -------------
-__global__ void node_fill(int* p, int value, int count) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) p[i] = value + i;
-}
-
-__global__ void node_add(int* p, int add, int count) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) p[i] += add;
-}
+#include "graph_memory_kernels.h"
+#include "graph_test_support.h"
 
 namespace {
-
-constexpr int count = 1000;
-constexpr size_t bytes = count * sizeof(int);
-constexpr int threads = 128;
-constexpr int blocks = (count + threads - 1) / threads;
 
 // A kernel node's parameters for node_fill/node_add (args must outlive the call).
 cudaKernelNodeParams kernel_params(void* func, void** args) {
@@ -43,15 +30,6 @@ cudaKernelNodeParams kernel_params(void* func, void** args) {
     p.gridDim = dim3(blocks);
     p.blockDim = dim3(threads);
     p.kernelParams = args;
-    return p;
-}
-
-cudaMemAllocNodeParams alloc_params(size_t size) {
-    cudaMemAllocNodeParams p = {};
-    p.poolProps.allocType = cudaMemAllocationTypePinned;
-    p.poolProps.location.type = cudaMemLocationTypeDevice;
-    p.poolProps.location.id = 0;
-    p.bytesize = size;
     return p;
 }
 
@@ -68,12 +46,8 @@ bool filled(const std::vector<int>& v, int value) {
 }
 
 size_t nodes_of_type(cudaGraph_t graph, cudaGraphNodeType type) {
-    size_t total = 0;
-    REQUIRE(cudaGraphGetNodes(graph, nullptr, &total) == cudaSuccess);
-    std::vector<cudaGraphNode_t> nodes(total);
-    REQUIRE(cudaGraphGetNodes(graph, nodes.data(), &total) == cudaSuccess);
     size_t found = 0;
-    for (cudaGraphNode_t node : nodes) {
+    for (cudaGraphNode_t node : all_nodes(graph)) {
         cudaGraphNodeType t;
         REQUIRE(cudaGraphNodeGetType(node, &t) == cudaSuccess);
         if (t == type) ++found;

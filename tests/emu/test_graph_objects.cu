@@ -465,6 +465,17 @@ TEST_CASE("cudaGraphAddNode makes alloc, memset, kernel, memcpy, host, free, emp
     bad.reserved2 = 1;
     CHECK(cudaGraphExecNodeSetParams(exec, n_host, &bad) == cudaErrorInvalidValue);
     CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    // An external semaphore node is well formed but not emulated: cudaErrorNotSupported, with a line.
+    cudaExternalSemaphore_t semaphore = nullptr;
+    cudaExternalSemaphoreSignalParams signal = {};
+    cudaGraphNodeParams signal_node = {};
+    signal_node.type = cudaGraphNodeTypeExtSemaphoreSignal;
+    signal_node.extSemSignal.extSemArray = &semaphore;
+    signal_node.extSemSignal.paramsArray = &signal;
+    signal_node.extSemSignal.numExtSems = 1;
+    cudaGraphNode_t n_signal;
+    CHECK(cudaGraphAddNode(&n_signal, graph, nullptr, nullptr, 0, &signal_node) == cudaErrorNotSupported);
+    CHECK(cudaGetLastError() == cudaErrorNotSupported);
 #endif
     REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
     REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);

@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "graph_test_support.h"
+
 // ---- kernels ---------------------------------------------------------------------
 __global__ void affine(float* x, float scale, float add, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -58,21 +60,6 @@ std::vector<float> read_back(const float* d) {
     std::vector<float> v(n);
     REQUIRE(cudaMemcpy(v.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
     return v;
-}
-
-// Host nodes append their name: the order the graph ran them in.
-struct order_log {
-    std::mutex m;
-    std::string ran;
-};
-struct host_step {
-    order_log* log;
-    char name;
-};
-void CUDART_CB note_step(void* data) {
-    auto* step = static_cast<host_step*>(data);
-    std::lock_guard<std::mutex> lock(step->log->m);
-    step->log->ran += step->name;
 }
 
 void CUDART_CB count_call(void* data) { ++*static_cast<int*>(data); }

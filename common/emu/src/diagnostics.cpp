@@ -147,6 +147,24 @@ std::string freed_words(const allocation_info& a) {
     return std::string(a.freed_by) + " at " + a.free_file + ":" + std::to_string(a.free_line);
 }
 
+// Graph memory outside its lifetime in stream order (allocation_info::graph_unmapped):
+// CUDA unmaps it, so an access is a use after free (or before allocation).
+void graph_memory_words(const allocation_info& a, int is_write, std::string* headline, std::string* detail,
+                        std::string* hint) {
+    const bool freed = *a.freed_by != '\0';
+    if (freed) {
+        *headline = std::string("use after ") + a.freed_by + ": " + access_word(is_write);
+        *detail += "\n  this graph memory was freed by " + freed_words(a) + ", before this access";
+    } else {
+        *headline = std::string("use of graph memory before its alloc node ran: ") + access_word(is_write);
+        *detail += "\n  no launch of its graph had reached its alloc node before this access";
+    }
+    *detail += "\n  (graph memory exists from its alloc node to its free, in stream order; its "
+               "address stays the same)";
+    *hint = "order the access after the alloc node and before the free node (graph edges, or "
+            "stream order),\n        or free the memory later";
+}
+
 // The offset in bytes, and as an element index for the commonest element size.
 std::string offset_words(long long offset) {
     char buf[160];
@@ -322,6 +340,8 @@ cudaError_t report_fault(const fault_report& r) {
             headline = std::string("out-of-bounds ") + access_word(r.is_write) +
                        " before the start of a buffer";
             hint = "an index went negative: check the arithmetic that computes it";
+        } else if (alloc.graph_unmapped) {
+            graph_memory_words(alloc, r.is_write, &headline, &detail, &hint);
         } else if (engine_device() >= 0 && alloc.device != engine_device()) {
             // Not through a kernel argument (a pointer kept in a struct or in
             // device memory): caught only because that device was idle.
@@ -447,6 +467,15 @@ void report_copy_fault(const copy_in_progress& c, const void* address, int is_wr
     std::fprintf(stderr, "cuemu: %s at %s:%d (%s, %zu bytes) faulted %s address %p\n", c.call,
                  c.file, c.line, c.kind_name, c.count,
                  is_write == 1 ? "writing" : is_write == 0 ? "reading" : "at", address);
+    allocation_info alloc;
+    if (find_allocation_in_signal(address, &alloc) && !alloc.freed && alloc.graph_unmapped) {
+        std::string headline, detail = where_in_buffer(a, alloc), hint;
+        graph_memory_words(alloc, is_write, &headline, &detail, &hint);
+        std::fprintf(stderr, "  %s\n  %s\n  hint: %s\n", headline.c_str(), detail.c_str(), hint.c_str());
+        std::fprintf(stderr, "  The program crashes here; on a GPU the copy would fail with an illegal "
+                             "address.\n");
+        return;
+    }
     if (role) {
         const long long offset = static_cast<long long>(
             a - static_cast<const char*>(in_dst ? c.dst : static_cast<const void*>(c.src)));

@@ -1,6 +1,7 @@
 // graph_capture.cpp - stream capture: cudaStreamBeginCapture (and
 // cudaStreamBeginCaptureToGraph, into a graph of the caller's) ... EndCapture,
 // cudaStreamIsCapturing, cudaStreamGetCaptureInfo,
+// cudaStreamUpdateCaptureDependencies,
 // cudaThreadExchangeStreamCaptureMode, and the hooks (graph_internal.h) by
 // which the rest of the runtime records work instead of queuing it.
 //
@@ -404,6 +405,15 @@ cudaError_t begin_capture(cudaStream_t stream, cudaStreamCaptureMode mode, cudaG
 }
 }  // namespace
 
+namespace {
+// A handle that names no stream (asked before the graph lock, which is never
+// held while the queue's is taken).
+bool unknown_stream(cudaStream_t stream) {
+    unsigned int flags;
+    return !is_legacy(stream) && cudaStreamGetFlags(stream, &flags) != cudaSuccess;
+}
+}  // namespace
+
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
     return begin_capture(stream, mode, nullptr, nullptr, 0, "cudaStreamBeginCapture");
 }
@@ -457,11 +467,7 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatu
                                      size_t* numDependencies_out) {
     if (!captureStatus_out) return record(cudaErrorInvalidValue);
     if (edgeData_out && !dependencies_out) return record(cudaErrorInvalidValue);
-    if (!is_legacy(stream)) {
-        unsigned int flags;
-        if (cudaStreamGetFlags(stream, &flags) != cudaSuccess)
-            return record(cudaErrorInvalidResourceHandle);
-    }
+    if (unknown_stream(stream)) return record(cudaErrorInvalidResourceHandle);
     std::lock_guard<std::mutex> lock(graph_mutex());
     if (is_legacy(stream)) {
         for (auto& [s, capture] : capturing)
@@ -484,6 +490,34 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatu
     if (dependencies_out) *dependencies_out = capture->reported.data();
     if (edgeData_out) *edgeData_out = capture->reported_edges.data();
     if (numDependencies_out) *numDependencies_out = capture->reported.size();
+    return cudaSuccess;
+}
+
+// The stream's frontier (the nodes its next work comes after) takes, or
+// gains, nodes of the capture's graph: typically nodes the program added to
+// that graph by hand (cudaStreamGetCaptureInfo gave it) while capturing.
+// Nodes dropped so are not checked for joining at cudaStreamEndCapture, as
+// CUDA documents, because only frontiers are.
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                const cudaGraphEdgeData* dependencyData,
+                                                size_t numDependencies, unsigned int flags) {
+    if (cudaError_t e = context_status()) return e;
+    if (flags != cudaStreamAddCaptureDependencies && flags != cudaStreamSetCaptureDependencies)
+        return record(cudaErrorInvalidValue);
+    if (numDependencies && !dependencies) return record(cudaErrorInvalidValue);
+    if (unknown_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    std::lock_guard<std::mutex> lock(graph_mutex());
+    stream_capture* capture = capture_of_locked(stream);
+    if (!capture) return record(cudaErrorIllegalState);
+    if (capture->sequence->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+    if (!default_edges(dependencyData, numDependencies, "cudaStreamUpdateCaptureDependencies"))
+        return record(cudaErrorNotSupported);
+    // A copy first: `dependencies` may be the very array GetCaptureInfo handed out.
+    std::vector<cudaGraphNode_t> given(dependencies, dependencies + numDependencies);
+    for (cudaGraphNode_t node : given)
+        if (!node_of_graph_locked(node, capture->sequence->graph)) return record(cudaErrorInvalidValue);
+    if (flags == cudaStreamSetCaptureDependencies) capture->frontier.clear();
+    add_to_frontier(capture->frontier, given);
     return cudaSuccess;
 }
 

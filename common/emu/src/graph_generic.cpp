@@ -31,6 +31,9 @@ size_t member_size(cudaGraphNodeType type) {
         case cudaGraphNodeTypeGraph: return sizeof(cudaChildGraphNodeParams);
         case cudaGraphNodeTypeWaitEvent: return sizeof(cudaEventWaitNodeParams);
         case cudaGraphNodeTypeEventRecord: return sizeof(cudaEventRecordNodeParams);
+        // Refused, but as not emulated (cudaErrorNotSupported), not as malformed.
+        case cudaGraphNodeTypeExtSemaphoreSignal: return sizeof(cudaExternalSemaphoreSignalNodeParamsV2);
+        case cudaGraphNodeTypeExtSemaphoreWait: return sizeof(cudaExternalSemaphoreWaitNodeParamsV2);
         case cudaGraphNodeTypeMemAlloc: return sizeof(cudaMemAllocNodeParamsV2);
         case cudaGraphNodeTypeMemFree: return sizeof(cudaMemFreeNodeParams);
         case cudaGraphNodeTypeConditional: return sizeof(cudaConditionalNodeParams);

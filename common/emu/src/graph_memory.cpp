@@ -9,7 +9,9 @@
 // How it works: an allocation node gets its memory when it is made, from the
 // emulator's own allocator (allocate_device_memory, as cudaMalloc: guard
 // page, bounds and use-after-free checks), so its address is fixed for every
-// launch, as CUDA promises. The memory belongs to a graph_allocation shared
+// launch, as CUDA promises. Its pages are open only between the alloc node
+// and the free in stream order (set_graph_memory_mapped, as the device
+// reaches each), so an access outside that is reported as a use after free. The memory belongs to a graph_allocation shared
 // by the nodes that name it, the executable graphs made from them and, while
 // a launch left it allocated, a table of unfreed allocations; it is given
 // back when the last of these lets go (then a later access is reported as a
@@ -18,10 +20,9 @@
 // cudaGraphLaunch and the frees make, in API order) and the device's (the
 // alloc node ran, the free ran: the counts, in stream order).
 //
-// Not emulated: between a free and the next allocation the memory stays
-// readable and writable (CUDA would unmap it): an access there is not
-// reported. Freed memory is not handed to another allocation (CUDA may give
-// a later allocation node the same address).
+// Not emulated: freed memory is not handed to another allocation (CUDA may
+// give a later allocation node the same physical memory), so its contents
+// survive until the next launch's alloc node (CUDA does not promise that).
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -57,21 +58,33 @@ std::shared_ptr<graph_allocation> find_graph_allocation(const void* p) {
     return it == allocations.end() ? nullptr : it->second.lock();
 }
 
-// The device's view changes as the stream reaches an alloc or a free.
-void set_mapped(graph_allocation& a, bool mapped) {
-    std::lock_guard<std::mutex> lock(stats_mutex);
-    if (a.mapped == mapped) return;
-    a.mapped = mapped;
-    graph_memory_counts& c = counts[a.device];
-    if (mapped) {
-        c.used += a.size;
-        if (!a.resident) c.reserved += a.size;
-        a.resident = true;
-        c.used_high = std::max(c.used_high, c.used);
-        c.reserved_high = std::max(c.reserved_high, c.reserved);
-    } else {
-        c.used -= a.size;
+// What freed an allocation, for the report of a later access.
+struct free_site {
+    const char* by;
+    const char* file;
+    int line;
+};
+constexpr free_site free_node{"a graph's free node", nullptr, 0};
+
+// The device's view changes as the stream reaches an alloc or a free: the
+// counts, and whether the pages are open.
+void set_mapped(graph_allocation& a, bool mapped, free_site site = {}) {
+    {
+        std::lock_guard<std::mutex> lock(stats_mutex);
+        if (a.mapped == mapped) return;
+        a.mapped = mapped;
+        graph_memory_counts& c = counts[a.device];
+        if (mapped) {
+            c.used += a.size;
+            if (!a.resident) c.reserved += a.size;
+            a.resident = true;
+            c.used_high = std::max(c.used_high, c.used);
+            c.reserved_high = std::max(c.reserved_high, c.reserved);
+        } else {
+            c.used -= a.size;
+        }
     }
+    set_graph_memory_mapped(a.ptr, mapped, site.by, site.file, site.line);
 }
 
 device_work alloc_work(const std::shared_ptr<graph_allocation>& a) {
@@ -81,9 +94,9 @@ device_work alloc_work(const std::shared_ptr<graph_allocation>& a) {
     };
 }
 
-device_work free_work(const std::shared_ptr<graph_allocation>& a) {
-    return [a](std::uint64_t) {
-        set_mapped(*a, false);
+device_work free_work(const std::shared_ptr<graph_allocation>& a, free_site site) {
+    return [a, site](std::uint64_t) {
+        set_mapped(*a, false, site);
         return cudaSuccess;
     };
 }
@@ -114,6 +127,8 @@ cudaError_t make_allocation(const cudaMemPoolProps& props, size_t size, const ch
     const cudaError_t e = allocate_device_memory(&p, size, how, file, line);
     set_current_device(saved);
     if (e != cudaSuccess) return e;
+    // Not the program's until the stream reaches its alloc node.
+    set_graph_memory_mapped(p, false, "", nullptr, 0);
     auto a = std::make_shared<graph_allocation>();
     a->ptr = p;
     a->size = size;
@@ -227,7 +242,8 @@ cudaError_t graph_memory_before_launch_locked(cudaGraphExec_t exec, std::vector<
     for (const CUgraphExec_st::step& s : exec->steps) {
         graph_allocation* a = s.allocation.get();
         if (s.type == cudaGraphNodeTypeMemAlloc && !contains(freed, a)) {
-            if (a->unfreed) auto_free->push_back(free_work(s.allocation));
+            if (a->unfreed)
+                auto_free->push_back(free_work(s.allocation, {"the next launch (cudaGraphInstantiateFlagAutoFreeOnLaunch)", nullptr, 0}));
             a->unfreed = true;
             unfreed[a->ptr] = s.allocation;
         } else if (s.type == cudaGraphNodeTypeMemFree && !contains(allocated, a)) {
@@ -260,9 +276,9 @@ bool free_graph_allocation(void* p, cudaStream_t stream, bool queued, const char
     }
     if (queued) {
         work_label label = memory_label(false);
-        enqueue(stream, free_work(a), std::move(label));
+        enqueue(stream, free_work(a, {call, file, line}), std::move(label));
     } else {
-        set_mapped(*a, false);
+        set_mapped(*a, false, {call, file, line});
     }
     *result = cudaSuccess;
     return true;
@@ -293,7 +309,8 @@ cudaError_t capture_graph_free(cudaStream_t stream, void* p, const char* file, i
                      file, line);
         return record(cudaErrorStreamCaptureUnsupported);
     }
-    const cudaError_t e = capture_add_memory_node(stream, cudaGraphNodeTypeMemFree, a, free_work(a),
+    const cudaError_t e = capture_add_memory_node(stream, cudaGraphNodeTypeMemFree, a,
+                                                  free_work(a, {"cudaFreeAsync captured in a graph", file, line}),
                                                   memory_label(false), [&](cudaGraph_t graph) {
                                                       return free_node_allowed_locked(graph, *a);
                                                   });
@@ -351,7 +368,7 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t gra
         if (cudaError_t e = free_node_allowed_locked(graph, *a)) return record(e);
     }
     const cudaError_t e = add_work_node(pGraphNode, graph, pDependencies, numDependencies,
-                                        cudaGraphNodeTypeMemFree, free_work(a), "free",
+                                        cudaGraphNodeTypeMemFree, free_work(a, free_node), "free",
                                         "graph memory free node");
     if (e != cudaSuccess) return e;
     std::lock_guard<std::mutex> lock(graph_mutex());

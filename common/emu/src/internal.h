@@ -72,6 +72,11 @@ struct allocation_info {
     const char* free_file = "";  // where cudaFree was called, once freed
     int free_line = 0;
     int device = 0;  // the device current when it was allocated
+    // Graph memory outside its lifetime in stream order: before its alloc
+    // node ran, or after its free ran (freed_by, free_file and free_line say
+    // which free, if any) until its alloc node runs again. Still live for the
+    // host's checks; closed to every access, the device's included.
+    bool graph_unmapped = false;
 };
 // Memory only the device may touch: cudaMalloc's, and the stream-ordered
 // allocator's (cudaMallocAsync, cudaMallocFromPoolAsync), which differ only
@@ -101,6 +106,11 @@ cudaError_t capture_graph_malloc(cudaStream_t stream, const struct cudaMemPoolPr
                                  void** out, const char* file, int line);
 cudaError_t capture_graph_free(cudaStream_t stream, void* p, const char* file, int line);
 bool release_device_memory(void* p, const char* freed_by, const char* file, int line);
+// graph_memory.cpp, as the stream reaches an alloc node (mapped) or a free of
+// graph memory at p (memory_protection.cpp): its pages open as any buffer's,
+// or closed so that an access is reported as a use after `freed_by` (at file
+// and line when given; none: not allocated yet). Its address stays.
+void set_graph_memory_mapped(const void* p, bool mapped, const char* freed_by, const char* file, int line);
 std::size_t live_allocation_size(const void* p);
 // The allocation whose buffer or guard page holds addr, live or freed.
 bool find_allocation(const void* addr, allocation_info* out);

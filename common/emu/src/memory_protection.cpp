@@ -20,6 +20,13 @@
 // periods for a buffer every launch uses), and small launches that use other
 // buffers stop paying to open and close it (an mprotect of every page, each
 // way: 40 us a launch for three 16 MiB buffers, measured).
+//
+// Graph memory is closed to the device as well outside its lifetime in
+// stream order, before its alloc node runs and after its free
+// (set_graph_memory_mapped), so that an access there is reported as a use
+// after free, while the host's checks still see a live buffer: its address
+// is the graph's for good, and work queued for after the next launch's alloc
+// node may name it already.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -72,7 +79,9 @@ mapping* live_buffer_of(int device, const char* base) {
     auto it = by_base.find(base);
     if (it == by_base.end()) return nullptr;  // freed, and out of quarantine
     mapping& m = it->second;
-    return !m.info.freed && m.info.device == device && is_device_only_kind(m.info.how) ? &m : nullptr;
+    return !m.info.freed && !m.info.graph_unmapped && m.info.device == device && is_device_only_kind(m.info.how)
+               ? &m
+               : nullptr;
 }
 
 void open_touched_before(int device) {
@@ -108,6 +117,10 @@ void close_touched(int device) {
 // always open: the host may use it, as on a GPU system.
 void protect(mapping& m) {
     if (m.info.freed || !is_device_only_kind(m.info.how)) return;
+    if (m.info.graph_unmapped) {  // closed to the device too, until its alloc node runs
+        mprotect(m.body, m.body_length, PROT_NONE);
+        return;
+    }
     const bool device_open = opened[m.info.device] > 0;
     if (opens_on_first_touch(m.info.device)) {
         // Called for a new buffer: one made while its device works is
@@ -163,7 +176,7 @@ void collect_kernel_writes() {
         mapping& m = by_base[base];
         // A device whose memory closed while the kernel ran (its own work
         // ended; several devices) was not the kernel's to write.
-        if (!tracks_writes(m) || opened[m.info.device] == 0) continue;
+        if (!tracks_writes(m) || m.info.graph_unmapped || opened[m.info.device] == 0) continue;
         const unsigned char* begin = reinterpret_cast<const unsigned char*>(m.info.begin);
         for (std::size_t word = 0; word < m.info.size; word += 4) {
             const std::size_t end = std::min(word + 4, m.info.size);
@@ -190,6 +203,19 @@ struct uninit_read {
 uninit_read pending_uninit;  // guarded by registry_mutex
 
 }  // namespace
+
+void set_graph_memory_mapped(const void* p, bool mapped, const char* freed_by, const char* file, int line) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    mapping* m = live_mapping_at(p);
+    if (!m) return;
+    m->info.graph_unmapped = !mapped;
+    if (!mapped) {
+        m->info.freed_by = freed_by;
+        m->info.free_file = file ? file : "";
+        m->info.free_line = line;
+    }
+    protect(*m);
+}
 
 // A queued copy or fill wrote [p, p + n) (CUEMU_CHECK=uninit bookkeeping).
 void mark_written(const void* p, std::size_t n) {
@@ -228,7 +254,7 @@ bool open_device_memory_on_touch(const void* addr) {
     if (check_uninit() || !in_device_address_range(addr)) return false;
     std::lock_guard<std::mutex> lock(registry_mutex);
     mapping* m = mapping_at(addr);
-    if (!m || m->info.freed || !is_device_only_kind(m->info.how)) return false;
+    if (!m || m->info.freed || m->info.graph_unmapped || !is_device_only_kind(m->info.how)) return false;
     const char* a = static_cast<const char*>(addr);
     if (a < m->body || a >= m->body + m->body_length) return false;  // its guard page
     const int device = m->info.device;
@@ -273,7 +299,7 @@ bool handle_uninit_fault(const void* addr, int is_write) {
     mapping* m = live_mapping_at(addr);
     // A closed device's memory (another device's, without peer access) is
     // not the kernel's view: the fault is reported as an access to it.
-    if (!m || !tracks_writes(*m) || opened[m->info.device] == 0) return false;
+    if (!m || m->info.graph_unmapped || !tracks_writes(*m) || opened[m->info.device] == 0) return false;
     const std::size_t page = page_size();
     const std::size_t p = static_cast<std::size_t>(static_cast<const char*>(addr) - m->body) / page;
     if (m->page_open[p]) return true;  // another worker opened it a moment ago

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 
+#include "external_semaphores.h"
 #include "kernel_registry.h"
 #include "runtime_extra.h"
 #include "textures.h"
@@ -37,6 +38,10 @@ enum cudaStreamCaptureMode {
     cudaStreamCaptureModeGlobal = 0,
     cudaStreamCaptureModeThreadLocal = 1,
     cudaStreamCaptureModeRelaxed = 2
+};
+enum cudaStreamUpdateCaptureDependenciesFlags {
+    cudaStreamAddCaptureDependencies = 0x0,
+    cudaStreamSetCaptureDependencies = 0x1
 };
 enum cudaGraphNodeType {
     cudaGraphNodeTypeKernel = 0x00,
@@ -172,6 +177,9 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
                                      const cudaGraphNode_t** dependencies_out = 0,
                                      const cudaGraphEdgeData** edgeData_out = 0,
                                      size_t* numDependencies_out = 0);
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                const cudaGraphEdgeData* dependencyData,
+                                                size_t numDependencies, unsigned int flags = 0);
 cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode* mode);
 
 // ---- graphs and their nodes (src/graphs.cpp) ---------------------------------------
@@ -398,6 +406,8 @@ struct cudaGraphNodeParams {
         struct cudaChildGraphNodeParams graph;
         struct cudaEventWaitNodeParams eventWait;
         struct cudaEventRecordNodeParams eventRecord;
+        struct cudaExternalSemaphoreSignalNodeParamsV2 extSemSignal;  // refused: not emulated
+        struct cudaExternalSemaphoreWaitNodeParamsV2 extSemWait;      // refused: not emulated
         struct cudaMemAllocNodeParamsV2 alloc;
         struct cudaMemFreeNodeParams free;
         struct cudaConditionalNodeParams conditional;
@@ -660,7 +670,6 @@ namespace cuemu {
 template <class...>
 constexpr bool graph_call_refused = false;
 }  // namespace cuemu
-CUEMU_GRAPH_CALL_NOT_EMULATED(cudaStreamUpdateCaptureDependencies)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresSignalNode)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphAddExternalSemaphoresWaitNode)
 CUEMU_GRAPH_CALL_NOT_EMULATED(cudaGraphExternalSemaphoresSignalNodeGetParams)

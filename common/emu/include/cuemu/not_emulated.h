@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "external_semaphores.h"
 #include "types.h"
 
 namespace cuemu {
