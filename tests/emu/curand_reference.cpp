@@ -324,17 +324,12 @@ enum sobol_kind { s_bits, s_uniform, s_uniform_double, s_normal, s_normal_double
 const char* sobol_kind_name[] = {"bits",          "uniform",    "uniform_double",   "normal",
                                  "normal_double", "log_normal", "log_normal_double"};
 
-// libcurand's double normals for Sobol come from its own erfcinv, which
-// differs from the emulator's in the last bit for about half of them: those
-// lines show each double rounded to float (see "cuRAND" in common/emu/README.md).
+// Every bit of the double normals too: libcurand's host erfcinv is the
+// emulator's (common/emu/include/cuemu/curand_inverse_normal.h).
 template <class T>
-void sobol_print(curandStatus_t s, const std::vector<T>& out, const std::string& label,
-                 bool as_float = false) {
+void sobol_print(curandStatus_t s, const std::vector<T>& out, const std::string& label) {
     digest d;
-    for (const T& v : out) {
-        if (as_float) d.add(static_cast<float>(v));
-        else d.add(v);
-    }
+    for (const T& v : out) d.add(v);
     if (s != CURAND_STATUS_SUCCESS) std::printf("%s: status %d\n", label.c_str(), int(s));
     else d.print(label);
 }
@@ -357,13 +352,11 @@ void sobol_call(curandGenerator_t g, bool wide, sobol_kind k, std::size_t n,
         return sobol_print(curandGenerateUniformDouble(g, d.data(), n), d, label);
     case s_normal: return sobol_print(curandGenerateNormal(g, f.data(), n, 0.5f, 2.0f), f, label);
     case s_normal_double:
-        return sobol_print(curandGenerateNormalDouble(g, d.data(), n, 0.5, 2.0), d,
-                           label + " (as float)", true);
+        return sobol_print(curandGenerateNormalDouble(g, d.data(), n, 0.5, 2.0), d, label);
     case s_log_normal:
         return sobol_print(curandGenerateLogNormal(g, f.data(), n, 0.1f, 0.5f), f, label);
     case s_log_normal_double:
-        return sobol_print(curandGenerateLogNormalDouble(g, d.data(), n, 0.1, 0.5), d,
-                           label + " (as float)", true);
+        return sobol_print(curandGenerateLogNormalDouble(g, d.data(), n, 0.1, 0.5), d, label);
     }
 }
 
@@ -462,8 +455,7 @@ void sobol_host_api() {
 }
 
 // ---- MTGP32, host API ------------------------------------------------------------------
-// One number per value as Sobol's, so the Sobol lines' printer serves (double
-// normals rounded to float for the same reason).
+// One number per value as Sobol's, so the Sobol lines' printer serves.
 curandGenerator_t make_mtgp32(unsigned long long seed) {
     curandGenerator_t g;
     curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_MTGP32);
@@ -493,7 +485,7 @@ void mtgp32_host_api() {
         sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
         curandDestroyGenerator(g);
     }
-    // Its double normals are its float normals widened: every bit compared.
+    // Its double normals are its float normals widened.
     {
         curandGenerator_t g = make_mtgp32(99);
         std::vector<double> d(n);
