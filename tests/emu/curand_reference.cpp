@@ -392,12 +392,14 @@ void sobol_host_api() {
                 sobol_call(g, t == CURAND_RNG_QUASI_SOBOL64, sobol_kind(k), s.n, label);
                 curandDestroyGenerator(g);
             }
-    // Poisson: Sobol32's table below lambda 10 and search from 10 on,
-    // Sobol64's search (but its point 0 below lambda 2000, hence offset 1)
-    // and normal (common/emu/README.md, "cuRAND").
+    // Poisson: Sobol32's table below lambda 10, search from 10 to 8000 and
+    // normal above; Sobol64's search (but its point 0 below lambda 2000,
+    // hence offset 1) and normal (common/emu/README.md, "cuRAND").
     for (curandRngType_t t : types) {
         const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
-        const double lambdas[] = {0.1, 0.7, 5.0, 9.99, 10.0, 77.5, 640.0, 1999.0, 1234.5, 2500.0};
+        const double lambdas[] = {0.1,    0.7,    5.0,    9.99,   10.0,     77.5,
+                                  640.0,  1999.0, 1234.5, 2500.0, 8000.0,   8000.5,
+                                  100000.0};
         for (double lambda : lambdas) {
             curandGenerator_t g = make_sobol(t, 2, 1);
             std::vector<unsigned> u(2 * 3001);
@@ -407,6 +409,21 @@ void sobol_host_api() {
             sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
             curandDestroyGenerator(g);
         }
+    }
+    // Sobol64's rounded normal is the float normal widened: points where the
+    // double normal would round to the next integer.
+    const struct {
+        double lambda;
+        unsigned long long point;
+    } apart[] = {{2000.0, 2539199}, {3000.0, 611669}, {100000.0, 151096}};
+    for (const auto& a : apart) {
+        curandGenerator_t g = make_sobol(CURAND_RNG_QUASI_SOBOL64, 1, a.point - 3);
+        std::vector<unsigned> u(8);
+        char label[160];
+        std::snprintf(label, sizeof label, "sobol host sobol64 dimensions 1 offset %llu poisson %g n 8",
+                      a.point - 3, a.lambda);
+        sobol_print(curandGeneratePoisson(g, u.data(), u.size(), a.lambda), u, label);
+        curandDestroyGenerator(g);
     }
     // Successive calls, and a change of dimensions between them: where each starts.
     for (curandRngType_t t : types) {
