@@ -105,6 +105,23 @@ void host_api() {
         std::snprintf(what, sizeof what, "poisson %g", lambda);
         print_words(what, u.data(), count, 4);
     }
+    // The table's draws are at MT19937's own uniform, x 2^-32 + 2^-33: the
+    // numbers below fall between the two readings of a column's edge, where
+    // x 2^-32 + 2^-32 would give another value (each from the first number).
+    const struct {
+        double lambda;
+        std::size_t number;
+    } edges[] = {{507.5, 1494}, {1777.0, 2359}};
+    for (const auto& e : edges) {
+        curandSetPseudoRandomGeneratorSeed(g, 1);
+        curandSetPseudoRandomGeneratorSeed(g, 2024);
+        std::vector<unsigned> p(e.number + 8);
+        std::printf("status %d\n", int(curandGeneratePoisson(g, p.data(), p.size(), e.lambda)));
+        char what[96];
+        std::snprintf(what, sizeof what, "poisson %g, numbers %zu to %zu", e.lambda, e.number - 8,
+                      e.number + 7);
+        print_words(what, p.data() + e.number - 8, 16, 4);
+    }
     curandDestroyGenerator(g);
 }
 

@@ -206,6 +206,20 @@ void poisson_host_api() {
             else d.print(label);
             curandDestroyGenerator(g);
         }
+    // A raw number of 0xffffffff (XORWOW seed 1234, position 1232320594): its
+    // uniform is 1, past the table's last column; libcurand gives the table's
+    // first value, which is past 0 from lambda 745.5 on.
+    for (double lambda : {5.0, 745.0, 745.5, 1000.0, 1999.0}) {
+        curandGenerator_t g = make(CURAND_RNG_PSEUDO_XORWOW, 1234, 1232320594);
+        std::vector<unsigned> u(2);
+        curandGenerate(g, u.data(), 1);
+        std::printf("host xorwow seed 1234 raw %08x at offset 1232320594,", u[0]);
+        curandDestroyGenerator(g);
+        g = make(CURAND_RNG_PSEUDO_XORWOW, 1234, 1232320594);
+        const curandStatus_t s = curandGeneratePoisson(g, u.data(), u.size(), lambda);
+        std::printf(" poisson %g: status %d, %u %u\n", lambda, int(s), u[0], u[1]);
+        curandDestroyGenerator(g);
+    }
     curandGenerator_t g = make(CURAND_RNG_PSEUDO_XORWOW, 1, 0);
     std::vector<unsigned> u(4);
     std::printf("status: poisson lambda 400000.0001 %d\n",

@@ -314,7 +314,8 @@ void fill_twister_by_kind(const request& r, dealt_states& d, void* out, std::siz
     case distribution::poisson: {
         // Measured: MT19937 from lambda 2000 on rounds its float normal (the
         // normal of curandGenerateNormal with mean lambda and standard
-        // deviation sqrt(lambda), in float); MTGP32 from 32 to 8000
+        // deviation sqrt(lambda), in float), and below draws from the table at
+        // its own uniform (poisson_from_table_mt19937); MTGP32 from 32 to 8000
         // searches the distribution function at x 2^-32 + 2^-32 as the device
         // API does, and above 8000 rounds its float normal, widened.
         if (!mtgp32 && mean_d >= table_below) {
@@ -332,8 +333,9 @@ void fill_twister_by_kind(const request& r, dealt_states& d, void* out, std::siz
                                                                mean_d);
             });
         const poisson_table table = make_poisson_table(mean_d);
-        return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n,
-                                        [&](unsigned x) { return poisson_from_table(table, x); });
+        return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
+            return mtgp32 ? poisson_from_table(table, x) : poisson_from_table_mt19937(table, x);
+        });
     }
     case distribution::uniform:
         return fill_twister<Generators>(r, d, static_cast<float*>(out), n, [](unsigned x) {
