@@ -439,6 +439,23 @@ void sobol_host_api() {
         sobol_print(curandGeneratePoisson(g, u.data(), u.size(), a.lambda), u, label);
         curandDestroyGenerator(g);
     }
+    // The point whose raw number is all ones (index 0xAAAA...: its Gray code is
+    // all ones), where the host's uniform is 1: Sobol32's table below lambda 10,
+    // and the search's value at 1 (common/emu/README.md, "cuRAND"; not at
+    // lambdas 10, 17, 68 to 70 and 1500, which differ).
+    for (curandRngType_t t : types) {
+        const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
+        const unsigned long long all_ones_point = wide ? 0xAAAAAAAAAAAAAAAAull : 0xAAAAAAAAull;
+        for (double lambda : {0.5, 5.0, 9.99, 100.0, 745.5, 1000.0, 1999.0, 8000.0}) {
+            curandGenerator_t g = make_sobol(t, 1, all_ones_point);
+            std::vector<unsigned> u(1);
+            char label[160];
+            std::snprintf(label, sizeof label, "sobol host %s dimensions 1 offset %llx poisson %g n 1",
+                          wide ? "sobol64" : "sobol32", all_ones_point, lambda);
+            sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
+            curandDestroyGenerator(g);
+        }
+    }
     // Successive calls, and a change of dimensions between them: where each starts.
     for (curandRngType_t t : types) {
         curandGenerator_t g = make_sobol(t, 2, 3);

@@ -40,6 +40,25 @@ unsigned rounded_float_normal(float z, double lambda) {
     return static_cast<unsigned>(std::sqrt(lambda) * static_cast<double>(z) + lambda + 0.5);
 }
 
+// The search of MTGP32, Sobol32 and Sobol64 at the host's uniform, which is 1
+// for a raw 0xffffffff (Sobol64: top 53 bits all ones). The device API's
+// uniforms stay below 1; at 1 the sums the search adds may never reach u, and
+// the loop would run until k wraps round (2^32 steps, seconds). libcurand
+// gives a value far in the tail there, by a rule not found: the last k whose
+// probability is at least 2^-54 (the smallest term that still moves a sum just
+// under 1) is its value at 42 of 48 lambdas measured with Sobol32 from 10 to
+// 8000, but not at 10, 17, 68, 69, 70 and 1500 (44, 60, 140, 141, 142 and 1772
+// there, against 46, 61, 146, 148, 149 and 1824).
+unsigned searched_poisson(double u, double lambda) {
+    if (u < 1.0) return cuemu::curand_detail::poisson_by_search(u, lambda);
+    auto probability = [lambda](double k) {
+        return std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
+    };
+    unsigned k = static_cast<unsigned>(lambda);
+    while (probability(k + 1.0) >= 0x1p-54) ++k;
+    return k;
+}
+
 // ---- XORWOW and MRG32k3a: groups dealt round the states ------------------------------
 // The states persist between calls (libcurand keeps its states too): a state
 // that gave two numbers for a pair gives the next number after them, whatever
@@ -235,18 +254,17 @@ void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, 
         // API does; Sobol32 above 8000 and Sobol64 from 2000 on round the
         // float normal of the top 32 bits (the host's sign), widened.
         // Below 10, Sobol32 draws from libcurand's table (poisson_table.cpp).
-        using cuemu::curand_detail::poisson_by_search;
         if (sizeof(Word) == 4 ? mean_d > search_up_to : mean_d >= 2000)
             return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n,
                                      [&](Word x) { return rounded_float_normal(-quasi_normal(x), mean_d); });
         if constexpr (sizeof(Word) == 4) {
             if (mean_d >= sobol32_table_below)
                 return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
-                    return poisson_by_search(cuemu::curand_detail::uniform_double_from_bits(x), mean_d);
+                    return searched_poisson(cuemu::curand_detail::uniform_double_from_bits(x), mean_d);
                 });
         } else {
             return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
-                return poisson_by_search((x >> 11) * 0x1p-53 + 0x1p-53, mean_d);
+                return searched_poisson((x >> 11) * 0x1p-53 + 0x1p-53, mean_d);
             });
         }
         const poisson_table table = make_poisson_table(mean_d);
@@ -329,8 +347,7 @@ void fill_twister_by_kind(const request& r, dealt_states& d, void* out, std::siz
                                             [&](unsigned x) { return rounded_float_normal(-quasi_normal(x), mean_d); });
         if (mtgp32 && mean_d >= mtgp32_table_below)
             return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
-                return cuemu::curand_detail::poisson_by_search(cuemu::curand_detail::uniform_double_from_bits(x),
-                                                               mean_d);
+                return searched_poisson(cuemu::curand_detail::uniform_double_from_bits(x), mean_d);
             });
         const poisson_table table = make_poisson_table(mean_d);
         return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
