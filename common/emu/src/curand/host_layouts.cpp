@@ -250,7 +250,8 @@ void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, 
     case distribution::poisson: {
         // Measured against libcurand 10.4: Sobol32 from lambda 10 to 8000 and
         // Sobol64 below 2000 search the distribution function at the uniform
-        // x 2^-32 + 2^-32 (Sobol64: its top 53 bits, + 2^-53) as the device
+        // x 2^-32 + 2^-32 (Sobol64: its uniform double, the top 53 bits
+        // + 2^-54, which only its point 0 tells from + 2^-53) as the device
         // API does; Sobol32 above 8000 and Sobol64 from 2000 on round the
         // float normal of the top 32 bits (the host's sign), widened.
         // Below 10, Sobol32 draws from libcurand's table (poisson_table.cpp).
@@ -264,7 +265,7 @@ void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, 
                 });
         } else {
             return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
-                return searched_poisson((x >> 11) * 0x1p-53 + 0x1p-53, mean_d);
+                return searched_poisson((x >> 11) * 0x1p-53 + 0x1p-54, mean_d);
             });
         }
         const poisson_table table = make_poisson_table(mean_d);
