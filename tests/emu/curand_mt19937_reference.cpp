@@ -63,8 +63,7 @@ void print_words(const char* what, const void* p, std::size_t count, std::size_t
 }
 
 // Successive calls of each kind on one generator: where each starts, and
-// each conversion. libcurand's double normals differ from the emulator's in
-// the last bits (see "cuRAND" in common/emu/README.md): shown as floats.
+// each conversion, every bit.
 void host_api() {
     constexpr std::size_t count = 256;
     std::vector<unsigned> u(count);
@@ -84,8 +83,9 @@ void host_api() {
     std::printf("status %d\n", int(curandGenerateLogNormal(g, f.data(), count, 0.1f, 0.5f)));
     print_words("log_normal", f.data(), count, 4);
     std::printf("status %d\n", int(curandGenerateNormalDouble(g, d.data(), count, 0.5, 2.0)));
-    for (std::size_t i = 0; i < count; ++i) f[i] = static_cast<float>(d[i]);
-    print_words("normal_double (as float)", f.data(), count, 4);
+    print_words("normal_double", d.data(), count, 8);
+    std::printf("status %d\n", int(curandGenerateLogNormalDouble(g, d.data(), count, 0.1, 0.5)));
+    print_words("log_normal_double", d.data(), count, 8);
     std::printf("offset status %d, ordering best %d, seeded %d, legacy %d, default %d, long long %d\n",
                 int(curandSetGeneratorOffset(g, 0)),
                 int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_BEST)),
@@ -104,6 +104,23 @@ void host_api() {
         char what[64];
         std::snprintf(what, sizeof what, "poisson %g", lambda);
         print_words(what, u.data(), count, 4);
+    }
+    // The table's draws are at MT19937's own uniform, x 2^-32 + 2^-33: the
+    // numbers below fall between the two readings of a column's edge, where
+    // x 2^-32 + 2^-32 would give another value (each from the first number).
+    const struct {
+        double lambda;
+        std::size_t number;
+    } edges[] = {{507.5, 1494}, {1777.0, 2359}};
+    for (const auto& e : edges) {
+        curandSetPseudoRandomGeneratorSeed(g, 1);
+        curandSetPseudoRandomGeneratorSeed(g, 2024);
+        std::vector<unsigned> p(e.number + 8);
+        std::printf("status %d\n", int(curandGeneratePoisson(g, p.data(), p.size(), e.lambda)));
+        char what[96];
+        std::snprintf(what, sizeof what, "poisson %g, numbers %zu to %zu", e.lambda, e.number - 8,
+                      e.number + 7);
+        print_words(what, p.data() + e.number - 8, 16, 4);
     }
     curandDestroyGenerator(g);
 }

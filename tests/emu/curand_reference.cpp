@@ -206,6 +206,20 @@ void poisson_host_api() {
             else d.print(label);
             curandDestroyGenerator(g);
         }
+    // A raw number of 0xffffffff (XORWOW seed 1234, position 1232320594): its
+    // uniform is 1, past the table's last column; libcurand gives the table's
+    // first value, which is past 0 from lambda 745.5 on.
+    for (double lambda : {5.0, 745.0, 745.5, 1000.0, 1999.0}) {
+        curandGenerator_t g = make(CURAND_RNG_PSEUDO_XORWOW, 1234, 1232320594);
+        std::vector<unsigned> u(2);
+        curandGenerate(g, u.data(), 1);
+        std::printf("host xorwow seed 1234 raw %08x at offset 1232320594,", u[0]);
+        curandDestroyGenerator(g);
+        g = make(CURAND_RNG_PSEUDO_XORWOW, 1234, 1232320594);
+        const curandStatus_t s = curandGeneratePoisson(g, u.data(), u.size(), lambda);
+        std::printf(" poisson %g: status %d, %u %u\n", lambda, int(s), u[0], u[1]);
+        curandDestroyGenerator(g);
+    }
     curandGenerator_t g = make(CURAND_RNG_PSEUDO_XORWOW, 1, 0);
     std::vector<unsigned> u(4);
     std::printf("status: poisson lambda 400000.0001 %d\n",
@@ -324,17 +338,12 @@ enum sobol_kind { s_bits, s_uniform, s_uniform_double, s_normal, s_normal_double
 const char* sobol_kind_name[] = {"bits",          "uniform",    "uniform_double",   "normal",
                                  "normal_double", "log_normal", "log_normal_double"};
 
-// libcurand's double normals for Sobol come from its own erfcinv, which
-// differs from the emulator's in the last bit for about half of them: those
-// lines show each double rounded to float (see "cuRAND" in common/emu/README.md).
+// Every bit of the double normals too: libcurand's host erfcinv is the
+// emulator's (common/emu/include/cuemu/curand_inverse_normal.h).
 template <class T>
-void sobol_print(curandStatus_t s, const std::vector<T>& out, const std::string& label,
-                 bool as_float = false) {
+void sobol_print(curandStatus_t s, const std::vector<T>& out, const std::string& label) {
     digest d;
-    for (const T& v : out) {
-        if (as_float) d.add(static_cast<float>(v));
-        else d.add(v);
-    }
+    for (const T& v : out) d.add(v);
     if (s != CURAND_STATUS_SUCCESS) std::printf("%s: status %d\n", label.c_str(), int(s));
     else d.print(label);
 }
@@ -357,13 +366,11 @@ void sobol_call(curandGenerator_t g, bool wide, sobol_kind k, std::size_t n,
         return sobol_print(curandGenerateUniformDouble(g, d.data(), n), d, label);
     case s_normal: return sobol_print(curandGenerateNormal(g, f.data(), n, 0.5f, 2.0f), f, label);
     case s_normal_double:
-        return sobol_print(curandGenerateNormalDouble(g, d.data(), n, 0.5, 2.0), d,
-                           label + " (as float)", true);
+        return sobol_print(curandGenerateNormalDouble(g, d.data(), n, 0.5, 2.0), d, label);
     case s_log_normal:
         return sobol_print(curandGenerateLogNormal(g, f.data(), n, 0.1f, 0.5f), f, label);
     case s_log_normal_double:
-        return sobol_print(curandGenerateLogNormalDouble(g, d.data(), n, 0.1, 0.5), d,
-                           label + " (as float)", true);
+        return sobol_print(curandGenerateLogNormalDouble(g, d.data(), n, 0.1, 0.5), d, label);
     }
 }
 
@@ -399,18 +406,53 @@ void sobol_host_api() {
                 sobol_call(g, t == CURAND_RNG_QUASI_SOBOL64, sobol_kind(k), s.n, label);
                 curandDestroyGenerator(g);
             }
-    // Poisson: Sobol32's table below lambda 10 and search from 10 on,
-    // Sobol64's search (but its point 0 below lambda 2000, hence offset 1)
-    // and normal (common/emu/README.md, "cuRAND").
+    // Poisson: Sobol32's table below lambda 10, search from 10 to 8000 and
+    // normal above; Sobol64's search and normal (common/emu/README.md,
+    // "cuRAND"). From point 0, where u is smallest: Sobol64's search takes the
+    // uniform x 2^-53 + 2^-54, and only there does + 2^-53 give another value.
     for (curandRngType_t t : types) {
         const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
-        const double lambdas[] = {0.1, 0.7, 5.0, 9.99, 10.0, 77.5, 640.0, 1999.0, 1234.5, 2500.0};
+        const double lambdas[] = {0.1,    0.7,    5.0,    9.99,   10.0,     77.5,
+                                  640.0,  1999.0, 1234.5, 2500.0, 8000.0,   8000.5,
+                                  100000.0};
         for (double lambda : lambdas) {
-            curandGenerator_t g = make_sobol(t, 2, 1);
+            curandGenerator_t g = make_sobol(t, 2, 0);
             std::vector<unsigned> u(2 * 3001);
             char label[160];
-            std::snprintf(label, sizeof label, "sobol host %s dimensions 2 offset 1 poisson %g n %zu",
+            std::snprintf(label, sizeof label, "sobol host %s dimensions 2 offset 0 poisson %g n %zu",
                           wide ? "sobol64" : "sobol32", lambda, u.size());
+            sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
+            curandDestroyGenerator(g);
+        }
+    }
+    // Sobol64's rounded normal is the float normal widened: points where the
+    // double normal would round to the next integer.
+    const struct {
+        double lambda;
+        unsigned long long point;
+    } apart[] = {{2000.0, 2539199}, {3000.0, 611669}, {100000.0, 151096}};
+    for (const auto& a : apart) {
+        curandGenerator_t g = make_sobol(CURAND_RNG_QUASI_SOBOL64, 1, a.point - 3);
+        std::vector<unsigned> u(8);
+        char label[160];
+        std::snprintf(label, sizeof label, "sobol host sobol64 dimensions 1 offset %llu poisson %g n 8",
+                      a.point - 3, a.lambda);
+        sobol_print(curandGeneratePoisson(g, u.data(), u.size(), a.lambda), u, label);
+        curandDestroyGenerator(g);
+    }
+    // The point whose raw number is all ones (index 0xAAAA...: its Gray code is
+    // all ones), where the host's uniform is 1: Sobol32's table below lambda 10,
+    // and the search's value at 1 (common/emu/README.md, "cuRAND"; not at
+    // lambdas 10, 17, 68 to 70 and 1500, which differ).
+    for (curandRngType_t t : types) {
+        const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
+        const unsigned long long all_ones_point = wide ? 0xAAAAAAAAAAAAAAAAull : 0xAAAAAAAAull;
+        for (double lambda : {0.5, 5.0, 9.99, 100.0, 745.5, 1000.0, 1999.0, 8000.0}) {
+            curandGenerator_t g = make_sobol(t, 1, all_ones_point);
+            std::vector<unsigned> u(1);
+            char label[160];
+            std::snprintf(label, sizeof label, "sobol host %s dimensions 1 offset %llx poisson %g n 1",
+                          wide ? "sobol64" : "sobol32", all_ones_point, lambda);
             sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
             curandDestroyGenerator(g);
         }
@@ -462,8 +504,7 @@ void sobol_host_api() {
 }
 
 // ---- MTGP32, host API ------------------------------------------------------------------
-// One number per value as Sobol's, so the Sobol lines' printer serves (double
-// normals rounded to float for the same reason).
+// One number per value as Sobol's, so the Sobol lines' printer serves.
 curandGenerator_t make_mtgp32(unsigned long long seed) {
     curandGenerator_t g;
     curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_MTGP32);
@@ -493,7 +534,7 @@ void mtgp32_host_api() {
         sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
         curandDestroyGenerator(g);
     }
-    // Its double normals are its float normals widened: every bit compared.
+    // Its double normals are its float normals widened.
     {
         curandGenerator_t g = make_mtgp32(99);
         std::vector<double> d(n);

@@ -10,7 +10,9 @@
 // flips one vector, the one at i's lowest zero bit. Point 0 is 0.
 //
 // Normals come from the inverse normal distribution function (erfcinv), not
-// Box-Muller: one raw number per normal keeps the points' spread. The sign is
+// Box-Muller: one raw number per normal keeps the points' spread. The double
+// ones use libcurand's host erfcinv (cuemu/curand_inverse_normal.h), so that
+// the host generators' doubles are libcurand's bit for bit. The sign is
 // the toolkit header's: small raw numbers give large positive normals here,
 // where libcurand's host generators give the negated value (see
 // src/curand/sobol_layout.cpp).
@@ -22,6 +24,8 @@
 
 #include <cmath>
 #include <type_traits>
+
+#include "cuemu/curand_inverse_normal.h"
 
 struct curandStateSobol32 {
     unsigned int i, x, c;
@@ -77,7 +81,7 @@ __device__ inline double quasi_normal_double(unsigned int x) {
         sign = -sign;
     }
     const double p = x * 0x1p-32 + 0x1p-33;
-    return sign * erfcinv(2.0 * p);
+    return sign * libcurand_erfcinv(2.0 * p);
 }
 // Sobol64: the float keeps the top 32 bits, the double the top 53.
 __device__ inline float quasi_normal(unsigned long long x) {
@@ -91,7 +95,7 @@ __device__ inline double quasi_normal_double(unsigned long long x) {
         sign = -sign;
     }
     const double p = top * 0x1p-53 + 0x1p-54;
-    return sign * erfcinv(2.0 * p);
+    return sign * libcurand_erfcinv(2.0 * p);
 }
 
 // ---- one raw number, one draw (the Sobol and MTGP32 states) ------------------------------

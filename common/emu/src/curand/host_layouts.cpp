@@ -27,7 +27,37 @@ constexpr unsigned long long philox_states = 65536;
 // draw); from them on each generator has its own way, told where it is used.
 constexpr double table_below = 2000;        // XORWOW, MRG32k3a, Philox4_32_10, MT19937
 constexpr double mtgp32_table_below = 32;   // then a search up to 8000, then a normal
-constexpr double sobol32_table_below = 10;  // then a search
+constexpr double sobol32_table_below = 10;  // then a search up to 8000, then a normal
+// Above this lambda MTGP32 and Sobol32 stop searching (measured: 8000
+// searches, 8000.5 does not).
+constexpr double search_up_to = 8000;
+
+// A Poisson draw as MTGP32 (above 8000), Sobol32 (above 8000) and Sobol64
+// (from 2000) make it: the float normal of one raw number, widened to double,
+// scaled by sqrt(lambda) and rounded (measured: the double normal, or the
+// same float normal in float arithmetic, differ from libcurand's).
+unsigned rounded_float_normal(float z, double lambda) {
+    return static_cast<unsigned>(std::sqrt(lambda) * static_cast<double>(z) + lambda + 0.5);
+}
+
+// The search of MTGP32, Sobol32 and Sobol64 at the host's uniform, which is 1
+// for a raw 0xffffffff (Sobol64: top 53 bits all ones). The device API's
+// uniforms stay below 1; at 1 the sums the search adds may never reach u, and
+// the loop would run until k wraps round (2^32 steps, seconds). libcurand
+// gives a value far in the tail there, by a rule not found: the last k whose
+// probability is at least 2^-54 (the smallest term that still moves a sum just
+// under 1) is its value at 42 of 48 lambdas measured with Sobol32 from 10 to
+// 8000, but not at 10, 17, 68, 69, 70 and 1500 (44, 60, 140, 141, 142 and 1772
+// there, against 46, 61, 146, 148, 149 and 1824).
+unsigned searched_poisson(double u, double lambda) {
+    if (u < 1.0) return cuemu::curand_detail::poisson_by_search(u, lambda);
+    auto probability = [lambda](double k) {
+        return std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
+    };
+    unsigned k = static_cast<unsigned>(lambda);
+    while (probability(k + 1.0) >= 0x1p-54) ++k;
+    return k;
+}
 
 // ---- XORWOW and MRG32k3a: groups dealt round the states ------------------------------
 // The states persist between calls (libcurand keeps its states too): a state
@@ -218,25 +248,24 @@ void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, 
     case distribution::bits64:
         return fill_sobol<State>(r, directions, static_cast<Word*>(out), n, [](Word x) { return x; });
     case distribution::poisson: {
-        // Measured against libcurand 10.4: Sobol32 from lambda 10 on and
+        // Measured against libcurand 10.4: Sobol32 from lambda 10 to 8000 and
         // Sobol64 below 2000 search the distribution function at the uniform
-        // x 2^-32 + 2^-32 (Sobol64: its top 53 bits, + 2^-53) as the device
-        // API does; Sobol64 from 2000 on rounds a normal (the host's sign).
+        // x 2^-32 + 2^-32 (Sobol64: its uniform double, the top 53 bits
+        // + 2^-54, which only its point 0 tells from + 2^-53) as the device
+        // API does; Sobol32 above 8000 and Sobol64 from 2000 on round the
+        // float normal of the top 32 bits (the host's sign), widened.
         // Below 10, Sobol32 draws from libcurand's table (poisson_table.cpp).
-        using cuemu::curand_detail::poisson_by_search;
-        using cuemu::curand_detail::quasi_normal_double;
+        if (sizeof(Word) == 4 ? mean_d > search_up_to : mean_d >= 2000)
+            return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n,
+                                     [&](Word x) { return rounded_float_normal(-quasi_normal(x), mean_d); });
         if constexpr (sizeof(Word) == 4) {
             if (mean_d >= sobol32_table_below)
                 return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
-                    return poisson_by_search(cuemu::curand_detail::uniform_double_from_bits(x), mean_d);
+                    return searched_poisson(cuemu::curand_detail::uniform_double_from_bits(x), mean_d);
                 });
         } else {
-            if (mean_d >= 2000)
-                return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
-                    return static_cast<unsigned>(std::sqrt(mean_d) * -quasi_normal_double(x) + mean_d + 0.5);
-                });
             return fill_sobol<State>(r, directions, static_cast<unsigned*>(out), n, [&](Word x) {
-                return poisson_by_search((x >> 11) * 0x1p-53 + 0x1p-53, mean_d);
+                return searched_poisson((x >> 11) * 0x1p-53 + 0x1p-54, mean_d);
             });
         }
         const poisson_table table = make_poisson_table(mean_d);
@@ -304,30 +333,27 @@ void fill_twister_by_kind(const request& r, dealt_states& d, void* out, std::siz
     case distribution::poisson: {
         // Measured: MT19937 from lambda 2000 on rounds its float normal (the
         // normal of curandGenerateNormal with mean lambda and standard
-        // deviation sqrt(lambda), in float); MTGP32 from 32 to 8000 searches
-        // the distribution function at x 2^-32 + 2^-32 as the device API
-        // does, and above 8000 rounds its double normal (its float normal,
-        // widened).
+        // deviation sqrt(lambda), in float), and below draws from the table at
+        // its own uniform (poisson_from_table_mt19937); MTGP32 from 32 to 8000
+        // searches the distribution function at x 2^-32 + 2^-32 as the device
+        // API does, and above 8000 rounds its float normal, widened.
         if (!mtgp32 && mean_d >= table_below) {
             const float root = static_cast<float>(std::sqrt(mean_d));
             return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
                 return static_cast<unsigned>(mean + root * -quasi_normal(x) + 0.5f);
             });
         }
-        if (mtgp32 && mean_d > 8000) {
-            const double root = std::sqrt(mean_d);
-            return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
-                return static_cast<unsigned>(root * static_cast<double>(-quasi_normal(x)) + mean_d + 0.5);
-            });
-        }
+        if (mtgp32 && mean_d > search_up_to)
+            return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n,
+                                            [&](unsigned x) { return rounded_float_normal(-quasi_normal(x), mean_d); });
         if (mtgp32 && mean_d >= mtgp32_table_below)
             return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
-                return cuemu::curand_detail::poisson_by_search(cuemu::curand_detail::uniform_double_from_bits(x),
-                                                               mean_d);
+                return searched_poisson(cuemu::curand_detail::uniform_double_from_bits(x), mean_d);
             });
         const poisson_table table = make_poisson_table(mean_d);
-        return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n,
-                                        [&](unsigned x) { return poisson_from_table(table, x); });
+        return fill_twister<Generators>(r, d, static_cast<unsigned*>(out), n, [&](unsigned x) {
+            return mtgp32 ? poisson_from_table(table, x) : poisson_from_table_mt19937(table, x);
+        });
     }
     case distribution::uniform:
         return fill_twister<Generators>(r, d, static_cast<float*>(out), n, [](unsigned x) {

@@ -69,15 +69,22 @@ poisson_table make_poisson_table(double lambda) {
     return table;
 }
 
-unsigned int poisson_from_table(const poisson_table& table, unsigned int bits) {
-    const double u = bits * 0x1p-32 + 0x1p-32;
+unsigned int poisson_from_table_at(const poisson_table& table, double u) {
     const std::size_t n = table.keep.size();
     const auto j = static_cast<std::size_t>(std::floor(static_cast<double>(n) * u));
-    // Only bits 0xffffffff reach u = 1, past the last column: libcurand gives
-    // 0 there (measured with Sobol32, whose tables start at 0); the first
-    // value is the emulator's reading of that for every table.
+    // Only u = 1 (bits 0xffffffff at + 2^-32) lies past the last column:
+    // libcurand gives the table's first value there (measured with XORWOW at
+    // lambdas 0.5 to 1999, the first value 0 to 549).
     if (j >= n) return table.first;
     return table.first + (u < table.keep[j] ? static_cast<unsigned int>(j) : table.other[j]);
+}
+
+unsigned int poisson_from_table(const poisson_table& table, unsigned int bits) {
+    return poisson_from_table_at(table, bits * 0x1p-32 + 0x1p-32);
+}
+
+unsigned int poisson_from_table_mt19937(const poisson_table& table, unsigned int bits) {
+    return poisson_from_table_at(table, bits * 0x1p-32 + 0x1p-33);
 }
 
 }  // namespace cuemu::curand_host
