@@ -2,9 +2,9 @@
 // functions (sqrt(float), exp(float), fabs(float), std::abs(float) ...),
 // defined by the emulator instead of libstdc++, so that they can be
 // always_inline (cuemu/device_inline.h): libstdc++'s are plain inline functions,
-// which a kernel's uninstrumented twin calls out of line (about 1 ns a call on
-// the development VM: sqrt(x) + fabs(x) + floor(x) of a float, 38.6 ms a launch
-// of 2^22 threads against 25.0 ms with sqrtf, fabsf and floorf).
+// which a kernel's uninstrumented twin calls out of line (sqrt(x) + fabs(x) +
+// floor(x) of a float took 26-28 ms a launch of 2^22 threads on the development
+// VM, 16.5 ms with sqrtf, fabsf and floorf; docs/emulator-speed.md).
 //
 // cuemu.h includes this just before the translation unit's first <cmath>
 // (<cmath> calls std::abs(float) itself), and only there: it defines
