@@ -10,7 +10,7 @@ set -euo pipefail
 program=$1
 fail() { printf 'FAIL: %s\n' "$*"; exit 1; }
 
-helpers='__fdividef|__expf|__exp10f|__logf|__log2f|__powf|__sinf|__cosf|__sincosf|__saturatef|rsqrtf|__fmaf_rn|__fsqrt_rn|__frcp_rn|min|max|umin|__umulhi|make_float2|__popc|__clz|__ffs|__brev|__float_as_int|__int_as_float|__cuemu_count_flops|std::(sqrt|exp|fabs|floor|abs|pow|sin|cos|log|tanh|ceil|fmod)'
+helpers='__fdividef|__expf|__exp10f|__logf|__log2f|__powf|__sinf|__cosf|__sincosf|__saturatef|rsqrtf|__fmaf_rn|__fsqrt_rn|__frcp_rn|min|max|umin|__umulhi|make_float2|__popc|__clz|__ffs|__brev|__float_as_int|__int_as_float|__cuemu_count_flops|std::(sqrt|exp|fabs|floor|abs|pow|sin|cos|log|tanh|ceil|fmod|fmax|fmin|round|trunc|log2|hypot|cbrt|copysign|isnan|isfinite|signbit)'
 # Each function of the program with the targets of its calls: "FUNCTION -> TARGET".
 calls=$(objdump -d --no-show-raw-insn -C "$program" | awk '
     /^[0-9a-f]+ <.*>:$/ { name = $0; sub(/^[0-9a-f]+ </, "", name); sub(/>:$/, "", name); next }

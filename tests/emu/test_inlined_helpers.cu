@@ -24,7 +24,7 @@ namespace {
 
 constexpr int kCount = 1000;  // not a multiple of the block: the last block is partial
 constexpr int kBlock = 128;
-constexpr int kOutputs = 18;
+constexpr int kOutputs = 19;
 
 // One row of results per element, from every helper this file covers.
 __host__ __device__ void helpers_of(float x, unsigned u, float* out) {
@@ -49,6 +49,10 @@ __host__ __device__ void helpers_of(float x, unsigned u, float* out) {
     // <cmath>'s float overloads, the emulator's own (cuemu/cmath_float.h).
     out[16] = sqrt(x) + exp(-x) + fabs(x - 2.0f) + floor(x) + std::abs(1.0f - x);
     out[17] = pow(x, 1.5f) + sin(x) * cos(x) + log(1.0f + x) + tanh(x) + ceil(x) + fmod(x, 0.75f);
+    // C++11's float overloads, the emulator's own too.
+    out[18] = fmax(x, 1.0f) + fmin(x, 3.0f) + round(x) + trunc(x) + log2(1.0f + x) + hypot(x, 2.0f) +
+              cbrt(x) + copysign(x, -1.0f) + (std::isnan(x) ? 1.0f : 0.0f) + (std::isfinite(x) ? 2.0f : 0.0f) +
+              (std::signbit(x - 2.0f) ? 4.0f : 0.0f);
 }
 
 // __shared__ makes this a source the race check instruments: the kernel has

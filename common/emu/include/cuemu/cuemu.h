@@ -12,9 +12,10 @@
 #include <climits>
 // The float overloads of <cmath> are the emulator's own, always inlined
 // (cuemu/cmath_float.h), where no <cmath> came before this header.
-#if !defined(_GLIBCXX_CMATH) && !defined(_GLIBCXX_BITS_STD_ABS_H) && defined(__GLIBCXX__) && \
-    !defined(__CORRECT_ISO_CPP_MATH_H_PROTO)
+#if !defined(_GLIBCXX_CMATH) && !defined(_GLIBCXX_BITS_STD_ABS_H) && !defined(_MATH_H) && \
+    defined(__GLIBCXX__) && !defined(__CORRECT_ISO_CPP_MATH_H_PROTO) && !defined(__CORRECT_ISO_CPP11_MATH_H_PROTO_FP)
 #define __CORRECT_ISO_CPP_MATH_H_PROTO 1
+#define __CORRECT_ISO_CPP11_MATH_H_PROTO_FP 1
 #include "cmath_float.h"
 #endif
 #include <cmath>
