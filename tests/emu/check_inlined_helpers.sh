@@ -11,13 +11,14 @@ program=$1
 fail() { printf 'FAIL: %s\n' "$*"; exit 1; }
 
 helpers='__fdividef|__expf|__exp10f|__logf|__log2f|__powf|__sinf|__cosf|__sincosf|__saturatef|rsqrtf|__fmaf_rn|__fsqrt_rn|__frcp_rn|min|max|umin|__umulhi|make_float2|__popc|__clz|__ffs|__brev|__float_as_int|__int_as_float|__cuemu_count_flops|std::(sqrt|exp|fabs|floor|abs|pow|sin|cos|log|tanh|ceil|fmod|fmax|fmin|round|trunc|log2|hypot|cbrt|copysign|isnan|isfinite|signbit)'
-# Each function of the program with the targets of its calls: "FUNCTION -> TARGET".
-calls=$(objdump -d --no-show-raw-insn -C "$program" | awk '
-    /^[0-9a-f]+ <.*>:$/ { name = $0; sub(/^[0-9a-f]+ </, "", name); sub(/>:$/, "", name); next }
-    /\tcall / { target = $0; sub(/.*</, "", target); sub(/>.*/, "", target); print name " -> " target }')
-twin_calls=$(grep -E '^([a-z ()]+::)?__cuemu_fast_' <<<"$calls" || true)
-grep -qE '^[0-9a-f]+ <([a-z ()]+::)?__cuemu_fast_helpers_kernel' < <(objdump -d -C "$program") ||
+listing=$(objdump -d --no-show-raw-insn -C "$program")
+grep -qE '^[0-9a-f]+ <([a-z ()]+::)?__cuemu_fast_helpers_kernel' <<<"$listing" ||
     fail "no twin of helpers_kernel in $program: has the rewriter stopped making twins?"
+# Each function of the program with the targets of its calls: "FUNCTION -> TARGET".
+calls=$(awk '
+    /^[0-9a-f]+ <.*>:$/ { name = $0; sub(/^[0-9a-f]+ </, "", name); sub(/>:$/, "", name); next }
+    /\tcall / { target = $0; sub(/.*</, "", target); sub(/>.*/, "", target); print name " -> " target }' <<<"$listing")
+twin_calls=$(grep -E '^([a-z ()]+::)?__cuemu_fast_' <<<"$calls" || true)
 bad=$(grep -E -- "-> ($helpers)(\(|$)" <<<"$twin_calls" || true)
 [ -z "$bad" ] || fail "a twin (of a kernel or a __device__ function) calls a helper out of line:
 $bad"
