@@ -5,6 +5,7 @@
 // Genuine CUDA: nvcc compiles this file too (emu_tests_nvcc_compile_check).
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -196,7 +197,9 @@ TEST_CASE("nested: an IF node inside a WHILE body, with the parent graph's handl
     CHECK(out.get(0) == 4);
     CHECK(out.get(2) == 4);  // the IF body ran in every iteration
     // The DOT dump draws the bodies as clusters (the emulator's layout; CUDA's differs).
-    const char* path = "cuemu_graph_conditional_test.dot";
+    // The process id keeps this file apart from the one-worker variant's, which ctest runs at the same time.
+    const std::string dot_path = "cuemu_graph_conditional_test." + std::to_string(getpid()) + ".dot";
+    const char* path = dot_path.c_str();
     REQUIRE(cudaGraphDebugDotPrint(graph, path, 0) == cudaSuccess);
     std::stringstream text;
     text << std::ifstream(path).rdbuf();

@@ -8,6 +8,7 @@
 // Genuine CUDA: nvcc compiles this file too (emu_tests_nvcc_compile_check).
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -624,7 +625,9 @@ TEST_CASE("removed edges, disabled nodes, instantiation flags and the DOT dump")
     CHECK(cudaGraphRemoveDependencies(graph, &copy, &fill, nullptr, 1) == cudaErrorInvalidValue);   // never was
     cudaGetLastError();
 
-    const char* path = "cuemu_graph_nodes_test.dot";
+    // The process id keeps this file apart from other variants of this test that ctest runs at the same time.
+    const std::string dot_path = "cuemu_graph_nodes_test." + std::to_string(getpid()) + ".dot";
+    const char* path = dot_path.c_str();
     REQUIRE(cudaGraphDebugDotPrint(graph, path, cudaGraphDebugDotFlagsVerbose) == cudaSuccess);
     std::ifstream dot(path);
     std::stringstream text;

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -371,7 +372,7 @@ TEST_CASE("extern __shared__ gives each launch its dynamic shared memory") {
 
 TEST_CASE("printf works inside kernels") {
     std::fflush(stdout);
-    std::string path = "/tmp/cuemu_printf_" + std::to_string(reinterpret_cast<std::uintptr_t>(&path)) + ".txt";
+    std::string path = "/tmp/cuemu_printf_" + std::to_string(getpid()) + ".txt";
     FILE* saved = stdout;
     FILE* capture = std::fopen(path.c_str(), "w+");
     REQUIRE(capture != nullptr);
