@@ -219,6 +219,17 @@ bool fault_handler_in_place() {
            now.sa_sigaction == on_fault;
 }
 
+// CUEMU_CHECK=uninit cannot do without our handler: pages nothing wrote stay
+// closed, and only on_fault opens them. doctest, for one, puts back the
+// handler it found at the end of each test case, so ours, installed during
+// the first test case that allocated, is gone in the next. Here ours goes back
+// in front, and the program's handler becomes the one a fault outside a
+// kernel passes on to, as the first installation did.
+void put_fault_handler_back() {
+    install_fault_handler_once();
+    if (!fault_handler_in_place()) install_fault_handler();
+}
+
 bool current_kernel_position(kernel_position* out) {
     fiber_slot* s = tls_slot;
     if (!s || !s->block) return false;

@@ -242,6 +242,8 @@ std::size_t device_memory_in_use(int device);
 void install_fault_handler_once();
 // Whether SIGSEGV still reaches the emulator's handler (a program may replace it).
 bool fault_handler_in_place();
+// Installs the handler again where the program replaced it (CUEMU_CHECK=uninit needs it).
+void put_fault_handler_back();
 // Where the calling OS thread is inside a kernel: false outside kernels.
 struct kernel_position {
     launch_site site{"", "", 0};

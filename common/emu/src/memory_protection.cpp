@@ -229,6 +229,7 @@ void mark_written(const void* p, std::size_t n) {
 void device_memory_open(int device) {
     std::lock_guard<std::mutex> lock(registry_mutex);
     if (opened[device]++ != 0) return;
+    if (check_uninit()) put_fault_handler_back();
     opened_all[device] = check_uninit() || !fault_handler_in_place();
     if (opened_all[device]) {
         touched_before[device].clear();
