@@ -118,4 +118,79 @@ TEST_CASE("a function that reaches a barrier keeps its callers on fibers, across
     CHECK_FALSE(contains(rewritten("__device__ float helper(float* s);\n" + caller, tree), kSplitHead));
 }
 
+// rewriter/split_inline.h: a call of a function with barriers, a statement of
+// its own, has the function's body written into the split version.
+const std::string kDot =
+    "__device__ float dot(const float* a, int n, int row) {\n"  // line 1
+    "    __shared__ float t[16];\n"
+    "    float sum = 0.0f;\n"
+    "    for (int i = 0; i < n; i += 16) {\n"
+    "        t[threadIdx.x] = a[row * n + i + threadIdx.x];\n"
+    "        __syncthreads();\n"  // line 6
+    "        for (int k = 0; k < 16; ++k) sum += t[k];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    return sum;\n"  // line 10
+    "}\n";
+std::string dot_caller(const std::string& call) {
+    return "__global__ void k(const float* a, float* c, int n) {\n"  // line 12
+           "    int row = blockIdx.x;\n"
+           "    " + call + "\n"  // line 14
+           "    c[row] = sum;\n"
+           "}\n";
+}
+
+TEST_CASE("a function with barriers is written into its caller's split version") {
+    const std::string out = rewritten(kDot + dot_caller("float sum = dot(a, n, row);"));
+    REQUIRE(contains(out, kSplitHead));
+    // Its parameters from the arguments, on the call's line; its own names
+    // renamed away from the kernel's (sum, row); its lines its own.
+    CHECK(contains(out, "#line 14 \"/src/t.cu\"\nfloat sum;"));
+    CHECK(contains(out, "#line 14 \"/src/t.cu\"\nint row__cuemu_in1 = (row);"));
+    CHECK(contains(out, "#line 3 \"/src/t.cu\"\nfloat sum__cuemu_in1 = 0.0f;"));
+    CHECK(contains(out, "__cuemu_sb.barrier(\"/src/t.cu\", 6);"));
+    CHECK(contains(out, "__cuemu_sb.barrier(\"/src/t.cu\", 8);"));
+    CHECK(contains(out, "#line 10 \"/src/t.cu\"\nsum = (sum__cuemu_in1);"));
+    CHECK(contains(out, "#line 15 \"/src/t.cu\"\nc[row] = sum;"));
+    // Assigned to a variable declared before, or a const one, or the result unused.
+    CHECK(split(kDot + dot_caller("float sum; sum = dot(a, n, row);")));
+    CHECK(split(kDot + dot_caller("const float sum = dot(a, n, row);")));
+    CHECK(split(kDot + dot_caller("float sum = 0; dot(a, n, row);")));
+}
+
+TEST_CASE("a call that cannot be written in with certainty keeps the fiber path") {
+    // The result inside an expression, or added to a variable.
+    CHECK_FALSE(split(kDot + dot_caller("float sum = 2.0f * dot(a, n, row);")));
+    CHECK_FALSE(split(kDot + dot_caller("float sum = 1; sum += dot(a, n, row);")));
+    CHECK_FALSE(split(kDot + dot_caller("float sum = 0; if (n > 0) sum = dot(a, n, row);")));
+    // A function with __shared__ variables called twice: one copy a block on a GPU.
+    CHECK_FALSE(split(kDot + dot_caller("float sum = dot(a, n, row); float again = dot(a, n, row);")));
+    // A name the function takes from outside that the kernel declares.
+    const std::string scaled = "__device__ float scale_of(int i) { __syncthreads(); return scale * i; }\n";
+    CHECK(split("__constant__ float scale;\n" + scaled + dot_caller("float sum = scale_of(row);")));
+    CHECK_FALSE(split("__constant__ float scale;\n" + scaled +
+                      dot_caller("float scale = 2; float sum = scale_of(row);")));
+    // A return before the end, a reference parameter, a template, an
+    // overload, a function that calls itself, or one of another namespace.
+    CHECK_FALSE(split("__device__ float f(int i) { __syncthreads(); if (i < 0) return 0; return i; }\n" +
+                      dot_caller("float sum = f(row);")));
+    CHECK_FALSE(split("__device__ float f(const int& i) { __syncthreads(); return i; }\n" +
+                      dot_caller("float sum = f(row);")));
+    CHECK_FALSE(split("template <class T> __device__ float f(T i) { __syncthreads(); return i; }\n" +
+                      dot_caller("float sum = f(row);")));
+    CHECK_FALSE(split("__device__ float f(int i) { __syncthreads(); return i; }\n"
+                      "__device__ float f(float x) { __syncthreads(); return x; }\n" +
+                      dot_caller("float sum = f(row);")));
+    CHECK_FALSE(split("__device__ float f(int i) { __syncthreads(); return i > 0 ? f(i - 1) : 0; }\n" +
+                      dot_caller("float sum = f(row);")));
+    // A macro of the file that names one of the function's own variables
+    // would name something else once they are renamed; one that does not is fine.
+    const std::string get = "__device__ float get(const float* a, int i) { __syncthreads(); return AT(i); }\n";
+    CHECK_FALSE(split("#define AT(i) a[(i) * 2]\n" + get + dot_caller("float sum = get(a, row);")));
+    CHECK_FALSE(split("#define BASE a\n#define AT(i) BASE[i]\n" + get + dot_caller("float sum = get(a, row);")));
+    CHECK(split("#define AT(i) (i) * 2.0f\n" + get + dot_caller("float sum = get(a, row);")));
+    CHECK_FALSE(split("namespace other { __device__ float f(int i) { __syncthreads(); return i; } }\n"
+                      "using namespace other;\n" + dot_caller("float sum = f(row);")));
+}
+
 }  // TEST_SUITE

@@ -139,7 +139,21 @@ __global__ void some_threads_leave_the_loop(int* data, int n) {
 }
 constexpr int leave_loop_barrier_line = __LINE__ - 4;
 
-// Not split: the barrier is in a function the kernel calls.
+// The same bug inside a function the kernel calls: the split version has the
+// function's body written in, and the report names the function's own line.
+__device__ void leave_the_loop_inside(int* data, int n) {
+    __shared__ int ring[64];
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        ring[threadIdx.x] = i;
+        __syncthreads();
+        data[i] = ring[(threadIdx.x + 1) % blockDim.x];
+    }
+}
+constexpr int leave_inside_barrier_line = __LINE__ - 4;
+__global__ void some_threads_leave_a_called_loop(int* data, int n) { leave_the_loop_inside(data, n); }
+
+// Split: the barrier is in a function the kernel calls as a statement of its
+// own; its body is written into the split version (rewriter/split_inline.h).
 __device__ void load_and_wait(float* place, float value) {
     *place = value;
     __syncthreads();
@@ -148,6 +162,55 @@ __global__ void reverse_through_call(float* data) {
     __shared__ float held[64];
     load_and_wait(&held[threadIdx.x], data[threadIdx.x]);
     data[threadIdx.x] = held[blockDim.x - 1 - threadIdx.x];
+}
+
+// Split: lesson 10's shape. The function's tiled loop has both barriers; its
+// parameters and locals have the kernel's names (row, col, sum), and the
+// kernel calls it twice, with the result kept across the second call's
+// barriers. A function with __shared__ variables called twice would not be
+// written in twice, so this one's tiles are the caller's.
+__device__ float tile_dot(const float* a, const float* b, float* ta, float* tb, int n, int row, int col) {
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    float sum = 0.0f;
+    for (int start = 0; start < n; start += 8) {
+        ta[ty * 8 + tx] = row < n && start + tx < n ? a[row * n + start + tx] : 0.0f;
+        tb[ty * 8 + tx] = start + ty < n && col < n ? b[(start + ty) * n + col] : 0.0f;
+        __syncthreads();
+        for (int i = 0; i < 8; ++i) sum += ta[ty * 8 + i] * tb[i * 8 + tx];
+        __syncthreads();
+    }
+    return sum;
+}
+__global__ void two_products(const float* a, const float* b, float* c, int n) {
+    __shared__ float ta[64], tb[64];
+    const int row = blockIdx.y * 8 + threadIdx.y, col = blockIdx.x * 8 + threadIdx.x;
+    float sum = tile_dot(a, b, ta, tb, n, row, col);
+    float twice;
+    twice = tile_dot(a, b, ta, tb, n, row, col);
+    if (row < n && col < n) c[row * n + col] = sum + twice;
+}
+
+// Not split: the function's result is used inside an expression, and a
+// function returns before its end.
+__device__ float wait_then_read(const float* held, int i) {
+    __syncthreads();
+    return held[i];
+}
+__global__ void reverse_inside_expression(float* data) {
+    __shared__ float held[64];
+    held[threadIdx.x] = data[threadIdx.x];
+    data[threadIdx.x] = 2.0f * wait_then_read(held, blockDim.x - 1 - threadIdx.x);
+}
+__device__ float early_return(const float* held, int i) {
+    __syncthreads();
+    if (i < 0) return 0.0f;
+    return held[i];
+}
+__global__ void reverse_with_early_return(float* data) {
+    __shared__ float held[64];
+    held[threadIdx.x] = data[threadIdx.x];
+    const float value = early_return(held, blockDim.x - 1 - threadIdx.x);
+    data[threadIdx.x] = value;
 }
 
 // Not split: each thread changes its own copy of a parameter.
@@ -325,24 +388,55 @@ TEST_CASE("threads that return after the last barrier, some early") {
     check_split(before, 1);
 }
 
-TEST_CASE("kernels that are not split run right on fibers") {
+TEST_CASE("a function with a barrier, written into the kernel that calls it") {
     std::vector<float> data(64);
     for (int i = 0; i < 64; ++i) data[i] = static_cast<float>(i);
     device_buffer<float> d_data(data);
+    long long before = split_blocks();
+    reverse_through_call<<<1, 64>>>(d_data.get());
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<float> reversed(64);
+    for (int i = 0; i < 64; ++i) reversed[i] = static_cast<float>(63 - i);
+    CHECK(d_data.to_host() == reversed);
+    check_split(before, 1);
+
+    const int n = 21;  // not a multiple of the tile: edge tiles are padded with zeros
+    std::vector<float> a(n * n), b(n * n);
+    for (int i = 0; i < n * n; ++i) {
+        a[i] = static_cast<float>(i % 7) - 3.0f;
+        b[i] = static_cast<float>(i % 5) * 0.5f;
+    }
+    std::vector<float> expect = cpu_matmul(a, b, n, n, n);
+    for (float& v : expect) v += v;
+    device_buffer<float> d_a(a), d_b(b), d_c(n * n);
+    before = split_blocks();
+    two_products<<<dim3(3, 3), dim3(8, 8)>>>(d_a.get(), d_b.get(), d_c.get(), n);
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_c.to_host() == expect);
+    check_split(before, 9);
+}
+
+TEST_CASE("kernels that are not split run right on fibers") {
+    std::vector<float> data(64);
+    for (int i = 0; i < 64; ++i) data[i] = static_cast<float>(i);
+    device_buffer<float> d_data(data), d_doubled(data), d_early(data);
     std::vector<int> ints(64);
     for (int i = 0; i < 64; ++i) ints[i] = 100 + i;
     device_buffer<int> d_ints(ints);
     const long long before = split_blocks();
-    reverse_through_call<<<1, 64>>>(d_data.get());
     own_parameter<<<1, 64>>>(d_ints.get(), 5);
+    reverse_inside_expression<<<1, 64>>>(d_doubled.get());
+    reverse_with_early_return<<<1, 64>>>(d_early.get());
     CUDA_CHECK(cudaGetLastError());
-    std::vector<float> reversed(64);
+    std::vector<float> reversed(64), doubled(64);
     std::vector<int> moved(64);
     for (int i = 0; i < 64; ++i) {
         reversed[i] = static_cast<float>(63 - i);
+        doubled[i] = 2.0f * reversed[i];
         moved[i] = 100 + (i + 5 + i) % 64;
     }
-    CHECK(d_data.to_host() == reversed);
+    CHECK(d_doubled.to_host() == doubled);
+    CHECK(d_early.to_host() == reversed);
     CHECK(d_ints.to_host() == moved);
 #if defined(CUEMU)
     CHECK(split_blocks() == before);
@@ -370,6 +464,22 @@ TEST_CASE("report: threads that leave a loop while others wait at its barrier") 
     } else {
         CHECK(contains(report, "but thread (40,0,0) has exited without reaching it"));
     }
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+TEST_CASE("report: a called function's loop, left by some threads") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 64 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    some_threads_leave_a_called_loop<<<1, 64>>>(d, 40);
+    const std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: __syncthreads() not reached by every thread of the block in kernel "
+                           "'some_threads_leave_a_called_loop'"));
+    CHECK(contains(report, "test_split_blocks.cu:" + std::to_string(leave_inside_barrier_line)));
+    if (splitting())
+        CHECK(contains(report, "but thread (40,0,0) left the loop around it without reaching it"));
+    else
+        CHECK(contains(report, "but thread (40,0,0) has exited without reaching it"));
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
 }
 

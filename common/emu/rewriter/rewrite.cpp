@@ -423,6 +423,11 @@ private:
         bool is_device = false;    // a __device__ function's: only other twins call it
     };
     std::set<std::string> device_twins_emitted_;  // __device__ functions whose twin is out already
+    // Their twins' text, for the split kernels that call them (split_inline.h),
+    // with the brace they are defined in; a name defined twice has none.
+    std::map<std::string, std::pair<DeviceFunctionText, std::size_t>> device_texts_;
+    std::set<std::string> device_defined_twice_;
+    std::optional<MacroWords> macros_;  // the file's, once a kernel is split
     std::map<std::string, std::size_t> template_twins_;  // a template kernel's name -> its '}' 
     std::map<std::size_t, Twin> twins_;  // keyed by copy_begin
     SharedNames barrier_names_;          // the tree's, for the split kernels (split_regions.h)
@@ -716,10 +721,22 @@ private:
             const std::size_t name_at = twin.out_name - twin.out_begin;
             // The kernel cut at its barriers into loops over its threads,
             // where its shape allows (split_regions.h): an overload of the twin.
-            const std::string split = !twin.is_device && options_.split_kernels
-                                          ? split_kernel(copy, name_at, name, src_.location(twin.copy_begin).first,
-                                                         quoted_file, barrier_names_)
-                                          : "";
+            if (twin.is_device && !twin.is_template && !device_defined_twice_.count(name)) {
+                if (device_texts_.erase(name)) device_defined_twice_.insert(name);
+                else
+                    device_texts_[name] = {DeviceFunctionText{copy, name_at, src_.location(twin.copy_begin).first},
+                                           braces_.enclosing(twin.name)};
+            }
+            std::string split;
+            if (!twin.is_device && options_.split_kernels) {
+                // Only functions of the kernel's own scope: their names mean the same there.
+                std::map<std::string, DeviceFunctionText> callees;
+                for (const auto& [callee, text] : device_texts_)
+                    if (text.second == braces_.enclosing(twin.name)) callees.emplace(callee, text.first);
+                if (!macros_) macros_ = macro_words(src_);
+                split = split_kernel(copy, name_at, name, src_.location(twin.copy_begin).first, quoted_file,
+                                     barrier_names_, callees, *macros_);
+            }
             copy.replace(name_at, name.size(), "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
             if (twin.is_device) {
                 out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +

@@ -79,8 +79,9 @@ struct Statement {
 
 class Splitter {
 public:
-    Splitter(const Source& src, const SharedNames& reach, int first_line, std::string file)
-        : s_(src), reach_(reach), first_line_(first_line), file_(std::move(file)) {}
+    Splitter(const Source& src, const SharedNames& reach, int first_line, std::string file,
+             const InlinedKernel& inlined)
+        : s_(src), reach_(reach), first_line_(first_line), file_(std::move(file)), inlined_(inlined) {}
 
     std::string run(std::size_t name_token, const std::string& head_name) {
         if (reach_.unsure) throw Unsplittable{__LINE__, "(a name the barrier list cannot follow)"};
@@ -99,6 +100,7 @@ public:
         std::vector<Statement> top = parse_list(body_open + 1, body_close, 0, body_open, body_close);
         if (barriers_ == 0) return "";
         decide_kept(top);
+        check_outside_names();
         check_parameters_unchanged();
         check_addresses();
 
@@ -133,6 +135,7 @@ private:
     const SharedNames& reach_;
     int first_line_;
     std::string file_;
+    const InlinedKernel& inlined_;
     std::size_t body_open_ = 0, body_close_ = 0;
     std::string kernel_name_;
     std::set<std::string> params_;
@@ -151,7 +154,12 @@ private:
     bool pair(std::size_t i, char a, char b) const {
         return is(i, a) && i + 1 < s_.size() && is(i + 1, b);
     }
-    int line_of(std::size_t t) const { return first_line_ + s_.location(t).first - 1; }
+    int line_of(std::size_t t) const {
+        const int line = s_.location(t).first;
+        const std::vector<int>& lines = inlined_.source_line;  // where a function was written in
+        if (lines.empty()) return first_line_ + line - 1;
+        return line < static_cast<int>(lines.size()) ? lines[line] : lines.back();
+    }
     std::string at_line(std::size_t t) const { return "#line " + std::to_string(line_of(t)) + " " + file_ + "\n"; }
 
     // One past the ')', ']' or '}' that closes the group opened at i.
@@ -599,6 +607,14 @@ private:
         }
     }
 
+    // A name that a function written into the kernel uses from outside itself
+    // must not be one the kernel declares: inside the kernel it would be the
+    // kernel's variable, not what the function meant (split_inline.h).
+    void check_outside_names() const {
+        for (const std::string& name : inlined_.outside_names)
+            if (params_.count(name) || declared_names_.count(name)) throw Unsplittable{__LINE__, name};
+    }
+
     void check_parameters_unchanged() const {
         for (std::size_t t = body_open_; t < body_close_; ++t) {
             if (!s_.is_ident(t) || !params_.count(s_.spelling(t)) || !names(t, s_.spelling(t))) continue;
@@ -752,14 +768,17 @@ private:
 }  // namespace
 
 std::string split_kernel(const std::string& kernel, std::size_t name_offset, const std::string& name,
-                         int first_line, const std::string& file_literal, const SharedNames& barrier_names) {
-    const Source src(kernel);
+                         int first_line, const std::string& file_literal, const SharedNames& barrier_names,
+                         const std::map<std::string, DeviceFunctionText>& callees, const MacroWords& macros) {
+    const InlinedKernel inlined =
+        inline_barrier_calls(kernel, name_offset, first_line, callees, barrier_names.names, macros);
+    const Source src(inlined.text);
     std::size_t name_token = npos;
     for (std::size_t t = 0; t < src.size(); ++t)
         if (src[t].begin == name_offset) name_token = t;
     if (name_token == npos || !src.is_ident(name_token, name.c_str())) return "";
     try {
-        return Splitter(src, barrier_names, first_line, file_literal).run(name_token, name);
+        return Splitter(src, barrier_names, first_line, file_literal, inlined).run(name_token, name);
     } catch (const Unsplittable& why) {
         if (const char* explain = std::getenv("CUEMU_SPLIT_EXPLAIN"); explain && *explain == '1')
             std::fprintf(stderr, "cuemu-rewrite: %s is not split (split_regions.cpp:%d%s%s)\n", name.c_str(), why.line,

@@ -15,7 +15,8 @@
 //   - nothing else in the kernel can wait for another thread: no warp
 //     function, cooperative group, volatile access, inline asm, and no call of
 //     a function that may reach one (the barrier names of the tree,
-//     find_barrier_reach), no lambda, goto or local class;
+//     find_barrier_reach), no lambda, goto or local class; a call that
+//     split_inline.h can write into the kernel's text is written in first;
 //   - what a thread keeps across a barrier is declared at such a statement
 //     level, as a scalar or pointer of a built-in type (or an array of them),
 //     and its address is never taken; the kernel's parameters are never
@@ -35,6 +36,7 @@
 #include "rewrite.h"
 #include "scopes.h"
 #include "source.h"
+#include "split_inline.h"
 
 namespace cuemu_rewrite::internal {
 
@@ -51,9 +53,13 @@ bool is_barrier_seed(const std::string& name);
 // definition (its twin's copy, before the renaming); `name_offset` where its
 // name starts in it; `first_line` the source line the text starts on and
 // `file_literal` the quoted file name for #line. The result defines
-// __cuemu_fast_NAME(::cuemu::split_tag, parameters...).
+// __cuemu_fast_NAME(::cuemu::split_tag, parameters...). `callees`: the
+// __device__ functions above the kernel whose calls may be written into it
+// first (split_inline.h).
 std::string split_kernel(const std::string& kernel, std::size_t name_offset, const std::string& name,
-                         int first_line, const std::string& file_literal, const SharedNames& barrier_names);
+                         int first_line, const std::string& file_literal, const SharedNames& barrier_names,
+                         const std::map<std::string, DeviceFunctionText>& callees = {},
+                         const MacroWords& macros = {});
 
 }  // namespace cuemu_rewrite::internal
 
