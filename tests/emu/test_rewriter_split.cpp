@@ -93,6 +93,21 @@ TEST_CASE("what the rewriter cannot cut with certainty keeps the fiber path") {
     CHECK(split(head + "    p[threadIdx.x] += 1.0f;\n    atomicAdd(&p[0], 1.0f);\n" + wait + tail));
 }
 
+TEST_CASE("a barrier under if constexpr: a split version for the condition true only") {
+    const std::string head = "template <bool W> __global__ void k(float* p) {\n    __shared__ float s[64];\n"
+                             "    s[threadIdx.x] = p[threadIdx.x];\n";
+    const std::string tail = "    p[threadIdx.x] = s[63 - threadIdx.x];\n}\n";
+    const std::string tag = "__cuemu_fast_k(::std::conditional_t<(W), ::cuemu::split_tag, ::cuemu::split_tag*>";
+    const std::string out = rewritten(head + "    if constexpr (W) __syncthreads();\n" + tail);
+    CHECK(contains(out, tag));
+    CHECK(contains(out, "__cuemu_sb.barrier(\"/src/t.cu\", 4);"));
+    CHECK(contains(rewritten(head + "    if constexpr (W) { __syncthreads(); }\n" + tail), tag));
+    // Anything more under the condition, or an else, keeps the fiber path.
+    CHECK_FALSE(contains(rewritten(head + "    if constexpr (W) { s[0] = 1; __syncthreads(); }\n" + tail), "split_tag"));
+    CHECK_FALSE(contains(rewritten(head + "    if constexpr (W) __syncthreads(); else s[0] = 1;\n" + tail), "split_tag"));
+    CHECK_FALSE(contains(rewritten(head + "    if (W) __syncthreads();\n" + tail), "split_tag"));
+}
+
 TEST_CASE("a function that reaches a barrier keeps its callers on fibers, across the tree's files") {
     const std::string caller = "__global__ void k(float* p) {\n    __shared__ float s[64];\n"
                                "    s[threadIdx.x] = p[threadIdx.x];\n    __syncthreads();\n"

@@ -190,6 +190,18 @@ __global__ void two_products(const float* a, const float* b, float* c, int n) {
     if (row < n && col < n) c[row * n + col] = sum + twice;
 }
 
+// A barrier under `if constexpr` (lesson 09's --no-second-barrier
+// demonstration): split where the condition keeps the barrier; where it
+// leaves it out, the fiber path runs each thread on past that point, which
+// loops over the threads cannot reproduce, so that launch runs on fibers.
+template <bool kWait>
+__global__ void maybe_wait(int* data) {
+    __shared__ int held[64];
+    held[threadIdx.x] = data[threadIdx.x];
+    if constexpr (kWait) __syncthreads();
+    data[threadIdx.x] = kWait ? held[blockDim.x - 1 - threadIdx.x] : held[threadIdx.x] + 1;
+}
+
 // Not split: the function's result is used inside an expression, and a
 // function returns before its end.
 __device__ float wait_then_read(const float* held, int i) {
@@ -414,6 +426,27 @@ TEST_CASE("a function with a barrier, written into the kernel that calls it") {
     CUDA_CHECK(cudaGetLastError());
     CHECK(d_c.to_host() == expect);
     check_split(before, 9);
+}
+
+TEST_CASE("a barrier under if constexpr: split where the condition keeps it") {
+    std::vector<int> data(64);
+    for (int i = 0; i < 64; ++i) data[i] = 10 * i;
+    device_buffer<int> d_waits(data), d_goes_on(data);
+    long long before = split_blocks();
+    maybe_wait<true><<<1, 64>>>(d_waits.get());
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<int> reversed(64), plus_one(64);
+    for (int i = 0; i < 64; ++i) {
+        reversed[i] = 10 * (63 - i);
+        plus_one[i] = 10 * i + 1;
+    }
+    CHECK(d_waits.to_host() == reversed);
+    check_split(before, 1);
+    before = split_blocks();
+    maybe_wait<false><<<1, 64>>>(d_goes_on.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_goes_on.to_host() == plus_one);
+    check_split(before, 0);
 }
 
 TEST_CASE("kernels that are not split run right on fibers") {

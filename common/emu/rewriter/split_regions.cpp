@@ -106,7 +106,18 @@ public:
 
         std::string out = "#line " + std::to_string(line_of(0)) + " " + file_ + "\n";
         out += text(0, name_token) + "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + head_name;
-        out += text(name_token + 1, params_open + 1) + "::cuemu::split_tag";
+        // A barrier under `if constexpr (C)`: the split version is for C true.
+        // Where C is false, the fiber path runs each thread on past where the
+        // barrier would be, which loops over the threads cannot reproduce; then
+        // the tag's type is one a split_tag does not convert to, and launch.h
+        // runs the twin instead (cuemu/launch.h, CUEMU_FAST_BODY).
+        std::string tag = "::cuemu::split_tag";
+        if (!guards_.empty()) {
+            std::string all;
+            for (const auto& [b, e] : guards_) all += (all.empty() ? "(" : " && (") + text(b, e) + ")";
+            tag = "::std::conditional_t<" + all + ", ::cuemu::split_tag, ::cuemu::split_tag*>";
+        }
+        out += text(name_token + 1, params_open + 1) + tag;
         const std::string params = s_.joined(params_open + 1, params_close);
         if (!params.empty() && params != "void") out += ", " + text(params_open + 1, params_close);
         out += ") {\n::cuemu::split_block __cuemu_sb;\n";
@@ -141,6 +152,7 @@ private:
     std::set<std::string> params_;
     std::set<std::string> declared_names_;
     std::vector<std::pair<std::size_t, std::size_t>> hoisted_;
+    std::vector<std::pair<std::size_t, std::size_t>> guards_;  // C of each `if constexpr (C) __syncthreads();`
     std::vector<Var> vars_;
     std::map<std::size_t, std::string> replace_;  // token -> its text in the split version
     std::vector<std::unique_ptr<Statement>> loop_parts_;
@@ -291,7 +303,8 @@ private:
         while (i < body_close_ && s_[i].in_directive) i = nx(directive_end(i));  // #pragma unroll
         if (is(i, '{')) return group_end(i);
         if (id(i, "if")) {
-            const std::size_t open = nx(i + 1);
+            std::size_t open = nx(i + 1);
+            if (id(open, "constexpr")) open = nx(open + 1);
             if (!is(open, '(')) throw UNSPLITTABLE;
             std::size_t end = statement_end(nx(group_end(open)));
             if (id(nx(end), "else")) end = statement_end(nx(nx(end) + 1));
@@ -314,6 +327,13 @@ private:
             else if (is(t, ';')) return t + 1;
         }
         throw UNSPLITTABLE;
+    }
+
+    // The __syncthreads of a barrier statement (inside its guard, if any).
+    std::size_t barrier_token(const Statement& st) const {
+        for (std::size_t t = first_of(st); t < st.end; t = nx(t + 1))
+            if (id(t, "__syncthreads")) return t;
+        return first_of(st);
     }
 
     bool has_barrier(std::size_t b, std::size_t e) const { return mentions(b, e, "__syncthreads"); }
@@ -351,6 +371,8 @@ private:
                 if (barrier && is_barrier_statement(i, st.end)) {
                     st.kind = Statement::Kind::barrier;
                     ++barriers_;
+                } else if (barrier && id(i, "if") && id(nx(i + 1), "constexpr")) {
+                    read_guarded_barrier(st, i);
                 } else if (barrier && (id(i, "for") || id(i, "while"))) {
                     parse_loop(st, i, depth + 1);
                 } else if (barrier) {
@@ -368,6 +390,26 @@ private:
             i = nx(list.back().end);
         }
         return list;
+    }
+
+    // `if constexpr (C) __syncthreads();`, or the barrier in braces, with no
+    // else (lesson 09 leaves its second barrier out this way, for a race demo).
+    void read_guarded_barrier(Statement& st, std::size_t keyword) {
+        const std::size_t open = nx(nx(keyword + 1) + 1);
+        const std::size_t close = group_end(open) - 1;
+        std::size_t barrier = nx(close + 1), branch_end = 0;
+        if (is(barrier, '{')) {
+            branch_end = group_end(barrier);
+            barrier = nx(barrier + 1);
+            if (nx(statement_end(barrier)) != branch_end - 1) throw UNSPLITTABLE;  // more than the barrier
+        } else {
+            branch_end = statement_end(barrier);
+        }
+        if (!is_barrier_statement(barrier, statement_end(barrier))) throw UNSPLITTABLE;
+        if (branch_end != st.end) throw UNSPLITTABLE;  // an else
+        st.kind = Statement::Kind::barrier;
+        guards_.push_back({nx(open + 1), close});
+        ++barriers_;
     }
 
     void parse_loop(Statement& st, std::size_t keyword, int depth) {
@@ -729,7 +771,7 @@ private:
                 case Statement::Kind::dropped: break;
                 case Statement::Kind::barrier:
                     flush();
-                    out += "__cuemu_sb.barrier(" + file_ + ", " + std::to_string(line_of(first_of(st))) + ");\n";
+                    out += "__cuemu_sb.barrier(" + file_ + ", " + std::to_string(line_of(barrier_token(st))) + ");\n";
                     break;
                 case Statement::Kind::loop:
                     flush();

@@ -11,7 +11,10 @@
 // from the kernel's twin (cuemu/launch.h), when the kernel is simple enough
 // that the cut is certain:
 //   - every __syncthreads() is a statement of the body, or of the body of a
-//     `for` or `while` loop that is itself such a statement (loops nest);
+//     `for` or `while` loop that is itself such a statement (loops nest), or
+//     alone under `if constexpr (C)` (the split version is then for C true:
+//     its tag's type is split_tag only where C holds, and launch.h runs the
+//     twin for the others);
 //   - nothing else in the kernel can wait for another thread: no warp
 //     function, cooperative group, volatile access, inline asm, and no call of
 //     a function that may reach one (the barrier names of the tree,
