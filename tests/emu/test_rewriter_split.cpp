@@ -85,6 +85,13 @@ TEST_CASE("what the rewriter cannot cut with certainty keeps the fiber path") {
     CHECK_FALSE(split(head + "    float x = 1;\n    float* px = &x;\n" + wait + "    p[0] = *px;\n" + tail));
     // What is kept across a barrier must be a built-in type (no constructor).
     CHECK_FALSE(split(head + "    Accumulator acc = 0.0f;\n" + wait + "    p[0] = acc.total();\n" + tail));
+    // A constant the same for every thread is computed once, above the
+    // regions; one that reads memory is not (it would read before the writes).
+    CHECK(contains(rewritten(head + wait + "    const int half = n / 2;\n" + tail),
+                   "__shared__ float s[64];\n#line 5 \"/src/t.cu\"\nconst int half = n / 2;"));
+    for (const std::string read : {"p[0]", "s[1]", "*p", "2 * *p"})
+        CHECK_FALSE(contains(rewritten(head + wait + "    const float first = " + read + ";\n" + tail),
+                             "__shared__ float s[64];\n#line 5 \"/src/t.cu\"\nconst float first"));
     // CUDA's vector types are plain structs: fine.
     CHECK(split(head + "    float2 pair = make_float2(1, 2);\n" + wait + "    p[0] = pair.x;\n" + tail));
     // The address of a variable one region alone uses is fine; so is writing
@@ -106,6 +113,18 @@ TEST_CASE("a barrier under if constexpr: a split version for the condition true 
     CHECK_FALSE(contains(rewritten(head + "    if constexpr (W) { s[0] = 1; __syncthreads(); }\n" + tail), "split_tag"));
     CHECK_FALSE(contains(rewritten(head + "    if constexpr (W) __syncthreads(); else s[0] = 1;\n" + tail), "split_tag"));
     CHECK_FALSE(contains(rewritten(head + "    if (W) __syncthreads();\n" + tail), "split_tag"));
+}
+
+TEST_CASE("a template type kept across a barrier: a split version for arithmetic types only") {
+    const std::string kernel = "template <typename T, int N> __global__ void k(T* p) {\n"
+                               "    __shared__ T s[64];\n    T mine = p[threadIdx.x];\n    s[threadIdx.x] = mine;\n"
+                               "    __syncthreads();\n    p[threadIdx.x] = mine + s[N];\n}\n";
+    CHECK(contains(rewritten(kernel),
+                   "__cuemu_fast_k(::std::conditional_t<(::std::is_arithmetic_v<T>), ::cuemu::split_tag, "
+                   "::cuemu::split_tag*>, T* p)"));
+    // A class type by name is not a template parameter: not split.
+    CHECK_FALSE(split("__global__ void k(float* p) {\n    __shared__ float s[64];\n    Acc mine = p[0];\n"
+                      "    __syncthreads();\n    p[0] = mine.total();\n}\n"));
 }
 
 TEST_CASE("a function that reaches a barrier keeps its callers on fibers, across the tree's files") {

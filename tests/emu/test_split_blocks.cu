@@ -190,6 +190,39 @@ __global__ void two_products(const float* a, const float* b, float* c, int n) {
     if (row < n && col < n) c[row * n + col] = sum + twice;
 }
 
+// Constants the same for every thread, read from memory after a barrier: the
+// split version must read them after the writes before it, not once above
+// every region (where it puts constants such as `const int half = n / 2`).
+__global__ void constants_after_barrier(int* data, int* out) {
+    __shared__ int s[64];
+    s[threadIdx.x] = threadIdx.x + 1;
+    if (threadIdx.x == 0) data[0] = 42;
+    __syncthreads();
+    const int from_global = data[0];
+    const int from_shared = s[5];
+    const int* const first = data;
+    const int through_pointer = *first;
+    out[threadIdx.x] = from_global + from_shared + through_pointer;
+}
+
+// A variable of a template type parameter kept across a barrier (lesson 13's
+// scans): split where the type is arithmetic; a class type, whose member
+// functions could change it unseen, keeps the fiber path.
+template <typename T>
+__global__ void add_right_neighbour(T* data) {
+    __shared__ T held[64];
+    T mine = data[threadIdx.x];
+    held[threadIdx.x] = mine;
+    __syncthreads();
+    mine = mine + held[(threadIdx.x + 1) % blockDim.x];
+    data[threadIdx.x] = mine;
+}
+struct two_ints {
+    int a, b;
+    __host__ __device__ two_ints operator+(const two_ints& o) const { return {a + o.a, b + o.b}; }
+    bool operator==(const two_ints& o) const { return a == o.a && b == o.b; }
+};
+
 // A barrier under `if constexpr` (lesson 09's --no-second-barrier
 // demonstration): split where the condition keeps the barrier; where it
 // leaves it out, the fiber path runs each thread on past that point, which
@@ -426,6 +459,42 @@ TEST_CASE("a function with a barrier, written into the kernel that calls it") {
     CUDA_CHECK(cudaGetLastError());
     CHECK(d_c.to_host() == expect);
     check_split(before, 9);
+}
+
+TEST_CASE("constants read from memory after a barrier see the writes before it") {
+    device_buffer<int> d_data(std::vector<int>(1, 0)), d_out(64);
+    const long long before = split_blocks();
+    constants_after_barrier<<<1, 64>>>(d_data.get(), d_out.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_out.to_host() == std::vector<int>(64, 42 + 6 + 42));
+    check_split(before, 1);
+}
+
+TEST_CASE("a template type kept across a barrier: split where it is arithmetic") {
+    std::vector<int> ints(64);
+    std::vector<two_ints> pairs(64);
+    for (int i = 0; i < 64; ++i) {
+        ints[i] = i * i;
+        pairs[i] = {i, -3 * i};
+    }
+    std::vector<int> int_sums(64);
+    std::vector<two_ints> pair_sums(64);
+    for (int i = 0; i < 64; ++i) {
+        int_sums[i] = ints[i] + ints[(i + 1) % 64];
+        pair_sums[i] = pairs[i] + pairs[(i + 1) % 64];
+    }
+    device_buffer<int> d_ints(ints);
+    device_buffer<two_ints> d_pairs(pairs);
+    long long before = split_blocks();
+    add_right_neighbour<int><<<1, 64>>>(d_ints.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_ints.to_host() == int_sums);
+    check_split(before, 1);
+    before = split_blocks();
+    add_right_neighbour<two_ints><<<1, 64>>>(d_pairs.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_pairs.to_host() == pair_sums);
+    check_split(before, 0);
 }
 
 TEST_CASE("a barrier under if constexpr: split where the condition keeps it") {

@@ -13,6 +13,7 @@
 // and out at the end, `return;` ends the thread (`return true`).
 #include "split_regions.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -95,6 +96,7 @@ public:
         if (!is(body_close, '}')) return "";
         body_open_ = body_open;
         body_close_ = body_close;
+        read_template_types(name_token);
         read_parameters(params_open, params_close);
         screen(body_open + 1, body_close);
         std::vector<Statement> top = parse_list(body_open + 1, body_close, 0, body_open, body_close);
@@ -114,7 +116,7 @@ public:
         std::string tag = "::cuemu::split_tag";
         if (!guards_.empty()) {
             std::string all;
-            for (const auto& [b, e] : guards_) all += (all.empty() ? "(" : " && (") + text(b, e) + ")";
+            for (const std::string& g : guards_) all += (all.empty() ? "(" : " && (") + g + ")";
             tag = "::std::conditional_t<" + all + ", ::cuemu::split_tag, ::cuemu::split_tag*>";
         }
         out += text(name_token + 1, params_open + 1) + tag;
@@ -152,7 +154,11 @@ private:
     std::set<std::string> params_;
     std::set<std::string> declared_names_;
     std::vector<std::pair<std::size_t, std::size_t>> hoisted_;
-    std::vector<std::pair<std::size_t, std::size_t>> guards_;  // C of each `if constexpr (C) __syncthreads();`
+    // What the split version needs to hold at compile time: C of each
+    // `if constexpr (C) __syncthreads();`, and that a template type parameter
+    // a thread keeps across a barrier is an arithmetic type.
+    std::vector<std::string> guards_;
+    std::set<std::string> template_types_;  // the kernel's template type parameters
     std::vector<Var> vars_;
     std::map<std::size_t, std::string> replace_;  // token -> its text in the split version
     std::vector<std::unique_ptr<Statement>> loop_parts_;
@@ -256,6 +262,16 @@ private:
             if ((is(t, ',') || is(t, '=')) && last_name != npos) params_.insert(s_.spelling(last_name));
         }
         if (last_name != npos) params_.insert(s_.spelling(last_name));
+    }
+
+    // `template <typename T, int N>` before the name: T.
+    void read_template_types(std::size_t name_token) {
+        for (std::size_t t = nx(0); t < name_token; t = nx(t + 1)) {
+            if (!id(t, "typename") && !id(t, "class")) continue;
+            const std::size_t name = nx(t + 1), after = nx(name + 1);
+            if (s_.is_ident(name) && (is(after, ',') || is(after, '>') || is(after, '=')))
+                template_types_.insert(s_.spelling(name));
+        }
     }
 
     void screen(std::size_t b, std::size_t e) {
@@ -408,7 +424,7 @@ private:
         if (!is_barrier_statement(barrier, statement_end(barrier))) throw UNSPLITTABLE;
         if (branch_end != st.end) throw UNSPLITTABLE;  // an else
         st.kind = Statement::Kind::barrier;
-        guards_.push_back({nx(open + 1), close});
+        guards_.push_back(text(nx(open + 1), close));
         ++barriers_;
     }
 
@@ -552,10 +568,20 @@ private:
         }
 
         // A constant the same for every thread: declared once, before the regions.
+        // It must read no memory either: hoisted above the regions, it would
+        // read before the threads' writes that come before it (data[0], s[5],
+        // *p, p->n).
         auto uniform = [&](const Declarator& d) {
             if (d.init_begin == npos) return false;
             for (std::size_t u = d.init_begin; u < d.init_end; u = nx(u + 1)) {
                 if (is(u, '=') || pair(u, '+', '+') || pair(u, '-', '-')) return false;
+                if (is(u, '[') || pair(u, '-', '>')) return false;
+                if (is(u, '*')) {  // a unary * follows no operand
+                    const std::size_t before = s_.prev_code(u);
+                    const bool operand = before != npos && (s_.is_ident(before) || s_[before].kind == Kind::Number ||
+                                                           is(before, ')') || is(before, ']'));
+                    if (!operand) return false;
+                }
                 if (!s_.is_ident(u)) continue;
                 const std::string w = s_.spelling(u);
                 if (w == "threadIdx" || var_named(w) >= 0) return false;
@@ -573,11 +599,25 @@ private:
             return;
         }
         bool arrays = false, plain = false;
+        // `T x` of a template type parameter T: as a built-in scalar, where T is
+        // one (the split version's guard); otherwise a class type, whose member
+        // functions may change it unseen: not split.
+        std::string template_type;
+        if (!all_scalar) {
+            std::vector<std::string> words;
+            for (std::size_t t = first; t < spec_end; t = nx(t + 1))
+                if (s_.is_ident(t) && !id(t, "const") && !id(t, "constexpr")) words.push_back(s_.spelling(t));
+            if (words.size() == 1 && template_types_.count(words[0])) template_type = words[0];
+        }
         for (const Declarator& d : declarators) {
-            if (!all_scalar && d.pointer.find('*') == std::string::npos) throw UNSPLITTABLE;
+            if (!all_scalar && template_type.empty() && d.pointer.find('*') == std::string::npos) throw UNSPLITTABLE;
             (d.dims.empty() ? plain : arrays) = true;
             const bool zeroed = !d.dims.empty() && d.init_begin != npos && zero_initializer(d.init_begin, d.init_end);
             if (!d.dims.empty() && d.init_begin != npos && !zeroed) throw UNSPLITTABLE;
+            if (!template_type.empty() && d.pointer.find('*') == std::string::npos) {
+                const std::string guard = "::std::is_arithmetic_v<" + template_type + ">";
+                if (std::find(guards_.begin(), guards_.end(), guard) == guards_.end()) guards_.push_back(guard);
+            }
             Var v;
             v.zeroed = zeroed;
             v.name = s_.spelling(d.name);

@@ -22,7 +22,8 @@
 //     split_inline.h can write into the kernel's text is written in first;
 //   - what a thread keeps across a barrier is declared at such a statement
 //     level, as a scalar or pointer of a built-in type (or an array of them),
-//     and its address is never taken; the kernel's parameters are never
+//     or of a template type parameter T (the split version is then for
+//     arithmetic T only), and its address is never taken; the kernel's parameters are never
 //     assigned to (each CUDA thread has its own copy; the split version has one).
 // Anything else keeps the fiber path: the kernel simply gets no split
 // version. The split version runs the threads of a region in threadIdx order,
