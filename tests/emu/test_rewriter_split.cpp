@@ -127,6 +127,28 @@ TEST_CASE("a template type kept across a barrier: a split version for arithmetic
                       "    __syncthreads();\n    p[0] = mine.total();\n}\n"));
 }
 
+TEST_CASE("a name declared again in another loop is renamed in its own scope") {
+    // Lesson 13's Blelloch scan: `stride` and `i` in each of two loops.
+    const std::string loops = "__global__ void k(float* p, int n) {\n    __shared__ float s[64];\n"
+                              "    for (int stride = 1; stride < n; stride *= 2) {\n"
+                              "        __syncthreads();\n        int i = threadIdx.x * stride;\n"
+                              "        if (i < 64) s[i] += 1;\n    }\n"
+                              "    for (int stride = n; stride > 0; stride /= 2) {\n"
+                              "        __syncthreads();\n        int i = threadIdx.x + stride;\n"
+                              "        if (i < 64) s[i] += 2;\n    }\n"
+                              "    for (int i = 0; i < 2; ++i) p[i] = s[i];\n}\n";
+    const std::string out = rewritten(loops);
+    REQUIRE(contains(out, kSplitHead));
+    CHECK(contains(out, "int stride__cuemu_r1 = n;"));
+    CHECK(contains(out, "int i__cuemu_r2 = threadIdx.x + stride__cuemu_r1;"));
+    CHECK(contains(out, "for (int i__cuemu_r3 = 0; i__cuemu_r3 < 2; ++i__cuemu_r3) p[i__cuemu_r3] = s[i__cuemu_r3];"));
+    // Declared again inside the second one's scope, or named by a macro: not followed.
+    CHECK_FALSE(split("__global__ void k(float* s, int n) {\n"
+                      "    for (int i = 0; i < n; ++i) { __syncthreads(); s[i] = 1; }\n"
+                      "    for (int i = 0; i < n; ++i) { __syncthreads(); for (int i = 0; i < 2; ++i) s[i] += 1; }\n}\n"));
+    CHECK_FALSE(split("#define TWICE (2 * i)\n" + loops));
+}
+
 TEST_CASE("a function that reaches a barrier keeps its callers on fibers, across the tree's files") {
     const std::string caller = "__global__ void k(float* p) {\n    __shared__ float s[64];\n"
                                "    s[threadIdx.x] = p[threadIdx.x];\n    __syncthreads();\n"

@@ -223,6 +223,27 @@ struct two_ints {
     bool operator==(const two_ints& o) const { return a == o.a && b == o.b; }
 };
 
+// The same names declared in two loops (lesson 13's Blelloch scan): the split
+// version gives the second loop's their own names.
+__global__ void up_then_down(int* data) {
+    __shared__ int s[64];
+    s[threadIdx.x] = data[threadIdx.x];
+    for (int step = 1; step < 64; step *= 2) {
+        __syncthreads();
+        int from = s[(threadIdx.x + step) % 64];
+        __syncthreads();
+        s[threadIdx.x] += from;
+    }
+    for (int step = 32; step >= 1; step /= 2) {
+        __syncthreads();
+        int from = s[(threadIdx.x + 64 - step) % 64];
+        __syncthreads();
+        s[threadIdx.x] -= from / 2;
+    }
+    __syncthreads();
+    data[threadIdx.x] = s[threadIdx.x];
+}
+
 // A barrier under `if constexpr` (lesson 09's --no-second-barrier
 // demonstration): split where the condition keeps the barrier; where it
 // leaves it out, the fiber path runs each thread on past that point, which
@@ -495,6 +516,27 @@ TEST_CASE("a template type kept across a barrier: split where it is arithmetic")
     CUDA_CHECK(cudaGetLastError());
     CHECK(d_pairs.to_host() == pair_sums);
     check_split(before, 0);
+}
+
+TEST_CASE("names declared again in a second loop") {
+    std::vector<int> s(64);
+    for (int i = 0; i < 64; ++i) s[i] = (i * 37) % 11 - 5;
+    device_buffer<int> d_data(s);
+    for (int step = 1; step < 64; step *= 2) {
+        std::vector<int> from(64);
+        for (int t = 0; t < 64; ++t) from[t] = s[(t + step) % 64];
+        for (int t = 0; t < 64; ++t) s[t] += from[t];
+    }
+    for (int step = 32; step >= 1; step /= 2) {
+        std::vector<int> from(64);
+        for (int t = 0; t < 64; ++t) from[t] = s[(t + 64 - step) % 64];
+        for (int t = 0; t < 64; ++t) s[t] -= from[t] / 2;
+    }
+    const long long before = split_blocks();
+    up_then_down<<<1, 64>>>(d_data.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_data.to_host() == s);
+    check_split(before, 1);
 }
 
 TEST_CASE("a barrier under if constexpr: split where the condition keeps it") {

@@ -70,6 +70,28 @@ public:
         const std::size_t before = pv(t);
         return is(before, '.') || is(before, ':') || (is(before, '>') && before > 0 && is(before - 1, '-'));
     }
+    // The last token of the statement that starts at i: a block, an if (with
+    // its else), a loop, or up to its ';'.
+    std::size_t statement_last(std::size_t i) const {
+        if (is(i, '{')) return group_end(i) - 1;
+        const bool keyword = id(i, "if") || id(i, "for") || id(i, "while") || id(i, "switch");
+        if (keyword && is(nx(i + 1), '(')) {
+            std::size_t last = statement_last(nx(group_end(nx(i + 1))));
+            if (id(i, "if") && id(nx(last + 1), "else")) last = statement_last(nx(nx(last + 1) + 1));
+            return last;
+        }
+        if (id(i, "do")) {
+            const std::size_t w = nx(statement_last(nx(i + 1)) + 1);
+            if (!id(w, "while") || !is(nx(w + 1), '(')) throw NotInlined{"a do loop without its while"};
+            return nx(group_end(nx(w + 1)));
+        }
+        for (std::size_t t = i; t < s.size(); t = nx(t + 1)) {
+            if (is(t, '(') || is(t, '[') || is(t, '{')) t = group_end(t) - 1;
+            else if (is(t, ';')) return t;
+        }
+        throw NotInlined{"a statement without its end"};
+    }
+
     // The code tokens [b, e) split at their top-level commas.
     std::vector<std::pair<std::size_t, std::size_t>> split_commas(std::size_t b, std::size_t e) const {
         std::vector<std::pair<std::size_t, std::size_t>> parts;
@@ -108,8 +130,9 @@ struct Callee {
 // The names declared by the statement (or for-loop init) that starts at b:
 // none where it is not a declaration. A type is names, '*' and '::' up to a
 // name followed by = , ; or [; later declarators follow top-level commas.
-void note_declared(const Text& c, std::size_t b, std::size_t e, std::set<std::string>& names) {
-    if (!c.id(b) || is_statement_word(c.s.spelling(b))) return;
+std::vector<std::size_t> declared_at(const Text& c, std::size_t b, std::size_t e) {
+    std::vector<std::size_t> names;
+    if (!c.id(b) || is_statement_word(c.s.spelling(b))) return names;
     std::size_t name = npos;
     for (std::size_t t = b; t < e; t = c.nx(t + 1)) {
         if (c.id(t)) {
@@ -120,10 +143,10 @@ void note_declared(const Text& c, std::size_t b, std::size_t e, std::set<std::st
             }
             continue;
         }
-        if (!c.is(t, '*') && !c.is(t, ':')) return;  // an operator, a call: not a declaration
+        if (!c.is(t, '*') && !c.is(t, ':')) return names;  // an operator, a call: not a declaration
     }
-    if (name == npos) return;
-    names.insert(c.s.spelling(name));
+    if (name == npos) return names;
+    names.push_back(name);
     for (std::size_t t = c.nx(name + 1); t < e && !c.is(t, ';'); t = c.nx(t + 1)) {
         if (c.is(t, '(') || c.is(t, '[') || c.is(t, '{')) {
             t = c.group_end(t) - 1;
@@ -132,8 +155,12 @@ void note_declared(const Text& c, std::size_t b, std::size_t e, std::set<std::st
         if (!c.is(t, ',')) continue;
         std::size_t d = c.nx(t + 1);
         while (c.is(d, '*') || c.id(d, "const") || c.id(d, "__restrict__")) d = c.nx(d + 1);
-        if (c.id(d)) names.insert(c.s.spelling(d));
+        if (c.id(d)) names.push_back(d);
     }
+    return names;
+}
+void note_declared(const Text& c, std::size_t b, std::size_t e, std::set<std::string>& names) {
+    for (std::size_t t : declared_at(c, b, e)) names.insert(c.s.spelling(t));
 }
 
 Callee read_callee(const Text& c, std::size_t name, const std::string& name_text) {
@@ -470,6 +497,78 @@ MacroWords macro_words(const Source& src) {
         t = u;
     }
     return macros;
+}
+
+std::string rename_redeclared(const std::string& kernel, std::size_t name_offset, const MacroWords& macros) {
+    try {
+        const Text k(kernel);
+        std::size_t name = npos;
+        for (std::size_t t = 0; t < k.s.size(); ++t)
+            if (k.s[t].begin == name_offset) name = t;
+        if (name == npos || !k.is(k.nx(name + 1), '(')) return kernel;
+        const std::size_t params_open = k.nx(name + 1), params_close = k.group_end(params_open) - 1;
+        const std::size_t body_open = k.nx(params_close + 1);
+        if (!k.is(body_open, '{')) return kernel;
+        const std::size_t body_close = k.group_end(body_open) - 1;
+
+        // Every declaration of the body with the end of its scope: the '}' of
+        // its block, or the last token of the for loop whose init it is.
+        struct Declaration {
+            std::size_t token, scope_end;
+        };
+        std::vector<Declaration> declarations;
+        std::vector<std::size_t> blocks{body_open};
+        std::size_t statement_start = k.nx(body_open + 1);
+        for (std::size_t t = statement_start; t < body_close; t = k.nx(t + 1)) {
+            if (k.s[t].in_directive) continue;
+            if (t == statement_start)
+                for (std::size_t d : declared_at(k, t, body_close))
+                    declarations.push_back({d, k.group_end(blocks.back()) - 1});
+            if (k.id(t, "for") && k.is(k.nx(t + 1), '(')) {
+                const std::size_t open = k.nx(t + 1), close = k.group_end(open) - 1, body = k.nx(close + 1);
+                for (std::size_t d : declared_at(k, k.nx(open + 1), close))
+                    declarations.push_back({d, k.statement_last(body)});
+            }
+            if (k.is(t, '{')) blocks.push_back(t);
+            if (k.is(t, '}') && blocks.size() > 1) blocks.pop_back();
+            if (k.boundary(t)) statement_start = k.nx(t + 1);
+        }
+
+        std::set<std::string> seen;
+        for (const auto& [b, e] : k.split_commas(params_open + 1, params_close)) {
+            const std::size_t last = k.pv(e);
+            if (last != npos && last >= b && k.id(last)) seen.insert(k.s.spelling(last));
+        }
+        auto in_macros = [&](const std::string& n) {
+            for (const auto& [macro, words] : macros)
+                if (words.count(n)) return true;
+            return false;
+        };
+        std::map<std::size_t, std::string> replace;
+        int renamed = 0;
+        for (const Declaration& d : declarations) {
+            const std::string n = k.s.spelling(d.token);
+            if (seen.insert(n).second) continue;
+            // Declared before: this one and what names it in its scope get a
+            // name of their own, where that is certain.
+            if (in_macros(n)) return kernel;
+            for (const Declaration& other : declarations)
+                if (other.token > d.token && other.token < d.scope_end && k.s.spelling(other.token) == n)
+                    return kernel;  // declared again inside: not followed here
+            const std::string fresh = n + "__cuemu_r" + std::to_string(++renamed);
+            for (std::size_t u = d.token; u <= d.scope_end; u = k.nx(u + 1))
+                if (k.id(u) && !k.s[u].in_directive && !k.qualified(u) && k.s.spelling(u) == n) replace[u] = fresh;
+        }
+        if (replace.empty()) return kernel;
+        std::string out;
+        for (std::size_t t = 0; t < k.s.size(); ++t) {
+            const auto r = replace.find(t);
+            out += r != replace.end() ? r->second : k.s.spelling(t);
+        }
+        return out;
+    } catch (const NotInlined&) {
+        return kernel;
+    }
 }
 
 InlinedKernel inline_barrier_calls(const std::string& kernel, std::size_t name_offset, int first_line,

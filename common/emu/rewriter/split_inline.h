@@ -66,6 +66,13 @@ InlinedKernel inline_barrier_calls(const std::string& kernel, std::size_t name_o
                                    const std::map<std::string, DeviceFunctionText>& callees,
                                    const std::set<std::string>& barrier_names, const MacroWords& macros);
 
+// The kernel's text with each variable declared a second time (the same
+// name in two loops, `int i` in each) renamed in its own scope, where the scope
+// is certain: the splitter keeps one array per name, so it refuses a name
+// declared twice. Left as it is where a name is declared again inside the
+// scope of its second declaration, or a macro of the file names it.
+std::string rename_redeclared(const std::string& kernel, std::size_t name_offset, const MacroWords& macros);
+
 }  // namespace cuemu_rewrite::internal
 
 #endif

@@ -852,8 +852,8 @@ private:
 std::string split_kernel(const std::string& kernel, std::size_t name_offset, const std::string& name,
                          int first_line, const std::string& file_literal, const SharedNames& barrier_names,
                          const std::map<std::string, DeviceFunctionText>& callees, const MacroWords& macros) {
-    const InlinedKernel inlined =
-        inline_barrier_calls(kernel, name_offset, first_line, callees, barrier_names.names, macros);
+    InlinedKernel inlined = inline_barrier_calls(kernel, name_offset, first_line, callees, barrier_names.names, macros);
+    inlined.text = rename_redeclared(inlined.text, name_offset, macros);
     const Source src(inlined.text);
     std::size_t name_token = npos;
     for (std::size_t t = 0; t < src.size(); ++t)
