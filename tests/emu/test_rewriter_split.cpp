@@ -122,6 +122,15 @@ TEST_CASE("a template type kept across a barrier: a split version for arithmetic
     CHECK(contains(rewritten(kernel),
                    "__cuemu_fast_k(::std::conditional_t<(::std::is_arithmetic_v<T>), ::cuemu::split_tag, "
                    "::cuemu::split_tag*>, T* p)"));
+    // A class type kept across a barrier: split where it is const (nothing
+    // changes it) and trivially copyable; within one region, any class type.
+    CHECK(contains(rewritten("__global__ void k(float* p) {\n    __shared__ float s[64];\n"
+                             "    const geo::Place mine = place_of(threadIdx.x);\n    __syncthreads();\n"
+                             "    p[mine.row] = s[mine.col];\n}\n"),
+                   "__cuemu_fast_k(::std::conditional_t<(::std::is_trivially_copyable_v<geo::Place>), "
+                   "::cuemu::split_tag, ::cuemu::split_tag*>, float* p)"));
+    CHECK(split("__global__ void k(float* p) {\n    __shared__ float s[64];\n    __syncthreads();\n"
+                "    Loads next{};\n    next.fill(p);\n    s[0] = next.total();\n}\n"));
     // A class type by name is not a template parameter: not split.
     CHECK_FALSE(split("__global__ void k(float* p) {\n    __shared__ float s[64];\n    Acc mine = p[0];\n"
                       "    __syncthreads();\n    p[0] = mine.total();\n}\n"));

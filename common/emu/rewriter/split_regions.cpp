@@ -59,6 +59,7 @@ struct Var {
     bool initialized = false;                    // declared with an initializer
     bool zeroed = false;                         // an array declared `= {}` or `= {0}`
     bool kept = false;                           // lives across a region: has an array of its own
+    bool class_object = false;                   // of a class type that may not be kept (check_kept_types)
     std::size_t scope_begin = 0, scope_end = 0;  // the tokens where it may be mentioned
     std::size_t home_begin = 0, home_end = 0;    // the region that declares it
 };
@@ -103,6 +104,7 @@ public:
         if (barriers_ == 0) return "";
         decide_kept(top);
         check_outside_names();
+        check_kept_types();
         check_parameters_unchanged();
         check_addresses();
 
@@ -501,14 +503,15 @@ private:
     // for a for-loop's init): each declarator becomes a variable, or the
     // whole declaration is hoisted out of the regions.
     void read_declaration(Statement& st, std::size_t scope_begin, std::size_t scope_end, bool loop_init) {
-        // The first declarator's name: an identifier followed by = , ; or [.
+        // The first declarator's name: an identifier followed by = , ; [ or
+        // a brace initializer (TileLoads next{};).
         const std::size_t first = first_of(st);
         std::size_t name = npos;
         for (std::size_t t = first; t < st.end; t = nx(t + 1)) {
             if (is(t, '(') || is(t, '{') || is(t, '<')) throw UNSPLITTABLE;
             if (!s_.is_ident(t)) continue;
             const std::size_t n = nx(t + 1);
-            if (is(n, '=') || is(n, ',') || is(n, ';') || is(n, '[') || n >= st.end) {
+            if (is(n, '=') || is(n, ',') || is(n, ';') || is(n, '[') || n >= st.end || (is(n, '{') && t != first)) {
                 name = t;
                 break;
             }
@@ -530,7 +533,8 @@ private:
             if (id(t, "const")) is_const = true;
             if (!s_.is_ident(t) && !is(t, ':')) throw UNSPLITTABLE;
             if (s_.is_ident(t) && !scalar_words.count(s_.spelling(t))) all_scalar = false;
-            spec += (spec.empty() ? "" : " ") + s_.spelling(t);
+            const bool glued = is(t, ':') || (!spec.empty() && spec.back() == ':');  // ns::T
+            spec += (spec.empty() || glued ? "" : " ") + s_.spelling(t);
         }
         if (spec.empty()) throw UNSPLITTABLE;
 
@@ -555,7 +559,11 @@ private:
                 d.dims += text(t, end);
                 t = nx(end);
             }
-            if (is(t, '=')) {
+            if (is(t, '{')) {  // x{...}
+                d.init_begin = t;
+                d.init_end = group_end(t);
+                t = nx(d.init_end);
+            } else if (is(t, '=')) {
                 d.init_begin = nx(t + 1);
                 for (t = d.init_begin; t < st.end && !is(t, ',') && !is(t, ';'); t = nx(t + 1))
                     if (is(t, '(') || is(t, '[') || is(t, '{')) t = group_end(t) - 1;
@@ -600,17 +608,31 @@ private:
         }
         bool arrays = false, plain = false;
         // `T x` of a template type parameter T: as a built-in scalar, where T is
-        // one (the split version's guard); otherwise a class type, whose member
-        // functions may change it unseen: not split.
-        std::string template_type;
+        // one (the split version's guard). `const Place p = ...` of a class
+        // type: kept as it is where the type is trivially copyable (the guard);
+        // being const, no member function changes it unseen. Any other class
+        // type, whose member functions may change it unseen: not split.
+        std::string template_type, const_class;
+        bool class_object = false;
         if (!all_scalar) {
             std::vector<std::string> words;
-            for (std::size_t t = first; t < spec_end; t = nx(t + 1))
-                if (s_.is_ident(t) && !id(t, "const") && !id(t, "constexpr")) words.push_back(s_.spelling(t));
+            std::string name;
+            for (std::size_t t = first; t < spec_end; t = nx(t + 1)) {
+                if (id(t, "const") || id(t, "constexpr")) continue;
+                if (s_.is_ident(t)) words.push_back(s_.spelling(t));
+                name += s_.spelling(t);  // ns::Place has no spaces
+            }
             if (words.size() == 1 && template_types_.count(words[0])) template_type = words[0];
+            else if (is_const && !is_constexpr) const_class = name;
         }
         for (const Declarator& d : declarators) {
-            if (!all_scalar && template_type.empty() && d.pointer.find('*') == std::string::npos) throw UNSPLITTABLE;
+            const bool plain_object = d.pointer.find('*') == std::string::npos && d.dims.empty();
+            if (!const_class.empty() && plain_object && d.init_begin != npos) {
+                const std::string guard = "::std::is_trivially_copyable_v<" + const_class + ">";
+                if (std::find(guards_.begin(), guards_.end(), guard) == guards_.end()) guards_.push_back(guard);
+            } else if (!all_scalar && template_type.empty() && d.pointer.find('*') == std::string::npos) {
+                class_object = true;  // fine in one region; kept across a barrier, not split (check_kept_types)
+            }
             (d.dims.empty() ? plain : arrays) = true;
             const bool zeroed = !d.dims.empty() && d.init_begin != npos && zero_initializer(d.init_begin, d.init_end);
             if (!d.dims.empty() && d.init_begin != npos && !zeroed) throw UNSPLITTABLE;
@@ -619,6 +641,8 @@ private:
                 if (std::find(guards_.begin(), guards_.end(), guard) == guards_.end()) guards_.push_back(guard);
             }
             Var v;
+            v.class_object = class_object;
+            class_object = false;
             v.zeroed = zeroed;
             v.name = s_.spelling(d.name);
             v.type = spec + " " + d.pointer + d.dims;
@@ -695,6 +719,13 @@ private:
     void check_outside_names() const {
         for (const std::string& name : inlined_.outside_names)
             if (params_.count(name) || declared_names_.count(name)) throw Unsplittable{__LINE__, name};
+    }
+
+    // A variable of a class type kept across a barrier: its member functions
+    // may change it where the copy back out cannot see it.
+    void check_kept_types() const {
+        for (const Var& v : vars_)
+            if (v.kept && v.class_object) throw Unsplittable{__LINE__, v.name};
     }
 
     void check_parameters_unchanged() const {

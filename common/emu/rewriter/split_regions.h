@@ -23,7 +23,9 @@
 //   - what a thread keeps across a barrier is declared at such a statement
 //     level, as a scalar or pointer of a built-in type (or an array of them),
 //     or of a template type parameter T (the split version is then for
-//     arithmetic T only), and its address is never taken; the kernel's parameters are never
+//     arithmetic T only), or a const object of a trivially copyable class
+//     type (likewise), and its address is never taken (an object of any
+//     class type may live between two barriers); the kernel's parameters are never
 //     assigned to (each CUDA thread has its own copy; the split version has one).
 // Anything else keeps the fiber path: the kernel simply gets no split
 // version. The split version runs the threads of a region in threadIdx order,
