@@ -60,6 +60,7 @@ struct Var {
     bool zeroed = false;                         // an array declared `= {}` or `= {0}`
     bool kept = false;                           // lives across a region: has an array of its own
     bool class_object = false;                   // of a class type that may not be kept (check_kept_types)
+    bool const_class = false;                    // a const object of a class type, kept by copying its bytes
     std::size_t scope_begin = 0, scope_end = 0;  // the tokens where it may be mentioned
     std::size_t home_begin = 0, home_end = 0;    // the region that declares it
 };
@@ -641,6 +642,7 @@ private:
                 if (std::find(guards_.begin(), guards_.end(), guard) == guards_.end()) guards_.push_back(guard);
             }
             Var v;
+            v.const_class = !const_class.empty() && plain_object;
             v.class_object = class_object;
             class_object = false;
             v.zeroed = zeroed;
@@ -786,7 +788,11 @@ private:
             const Var& var = vars_[v];
             if (!var.kept || var.array) continue;
             if ((!declared_here || !var.initialized) && !modified_in(var.name, b, e)) continue;
-            out += "__cuemu_pt_" + var.name + "[__cuemu_sb.t] = " + var.name + ";\n";
+            if (var.const_class)  // trivially copyable, but maybe without an assignment (const members)
+                out += "::std::memcpy(static_cast<void*>(&__cuemu_pt_" + var.name + "[__cuemu_sb.t]), &" + var.name +
+                       ", sizeof " + var.name + ");\n";
+            else
+                out += "__cuemu_pt_" + var.name + "[__cuemu_sb.t] = " + var.name + ";\n";
         }
         return out;
     }
