@@ -55,6 +55,22 @@ TEST_CASE("a tiled kernel gets a split version, with #line back to its own lines
     CHECK_FALSE(contains(rewritten(kTiled, off), "split_tag"));
 }
 
+TEST_CASE("an array kept across barriers is a local copy in each region, unless a pointer is kept") {
+    const std::string head = "__global__ void k(float* p) {\n    __shared__ float s[64];\n"
+                             "    float acc[4] = {};\n";
+    const std::string body = "    __syncthreads();\n    for (int i = 0; i < 4; ++i) acc[i] += s[i];\n"
+                             "    __syncthreads();\n    p[threadIdx.x] = acc[0] + acc[3];\n";
+    // A local array GCC can keep in registers, copied in and out by its bytes.
+    const std::string copied = rewritten(head + body + "}\n");
+    CHECK(contains(copied, "__cuemu_ty_acc acc{}; "));
+    CHECK(contains(copied, "__cuemu_ty_acc acc; ::std::memcpy(&acc, &__cuemu_pt_acc[__cuemu_sb.t], sizeof acc);"));
+    CHECK(contains(copied, "::std::memcpy(&__cuemu_pt_acc[__cuemu_sb.t], &acc, sizeof acc);"));
+    // A kept pointer may point into it: the region uses the array of arrays.
+    const std::string aliased = rewritten(head + "    float* last = &acc[3];\n" + body + "    p[0] = *last;\n}\n");
+    CHECK(contains(aliased, "auto& acc = __cuemu_pt_acc[__cuemu_sb.t];"));
+    CHECK_FALSE(contains(aliased, "::std::memcpy(&acc"));
+}
+
 TEST_CASE("a kernel without a barrier has no split version") {
     CHECK_FALSE(split("__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n"));
 }

@@ -223,6 +223,26 @@ struct two_ints {
     bool operator==(const two_ints& o) const { return a == o.a && b == o.b; }
 };
 
+// A const object of a class type kept across a barrier, and an object with
+// member functions that lives between two barriers (lesson 19's sgemm rungs).
+struct place {
+    int row, col;
+};
+struct running_total {
+    int sum = 0;
+    __device__ void add(int v) { sum += v; }
+};
+__global__ void class_objects(int* data) {
+    __shared__ int held[64];
+    const place mine = {static_cast<int>(threadIdx.x) / 8, static_cast<int>(threadIdx.x) % 8};
+    held[threadIdx.x] = data[threadIdx.x];
+    __syncthreads();
+    running_total total{};
+    total.add(held[mine.col * 8 + mine.row]);
+    total.add(held[threadIdx.x]);
+    data[threadIdx.x] = total.sum;
+}
+
 // The same names declared in two loops (lesson 13's Blelloch scan): the split
 // version gives the second loop's their own names.
 __global__ void up_then_down(int* data) {
@@ -516,6 +536,18 @@ TEST_CASE("a template type kept across a barrier: split where it is arithmetic")
     CUDA_CHECK(cudaGetLastError());
     CHECK(d_pairs.to_host() == pair_sums);
     check_split(before, 0);
+}
+
+TEST_CASE("class objects: a const one kept across a barrier, one with member functions between two") {
+    std::vector<int> data(64), expect(64);
+    for (int i = 0; i < 64; ++i) data[i] = 3 * i - 50;
+    for (int t = 0; t < 64; ++t) expect[t] = data[(t % 8) * 8 + t / 8] + data[t];
+    device_buffer<int> d_data(data);
+    const long long before = split_blocks();
+    class_objects<<<1, 64>>>(d_data.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_data.to_host() == expect);
+    check_split(before, 1);
 }
 
 TEST_CASE("names declared again in a second loop") {
