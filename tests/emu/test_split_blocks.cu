@@ -193,16 +193,24 @@ __global__ void two_products(const float* a, const float* b, float* c, int n) {
 // Constants the same for every thread, read from memory after a barrier: the
 // split version must read them after the writes before it, not once above
 // every region (where it puts constants such as `const int half = n / 2`).
+__device__ int g_written_by_thread_0;
 __global__ void constants_after_barrier(int* data, int* out) {
     __shared__ int s[64];
+    __shared__ int count;
     s[threadIdx.x] = threadIdx.x + 1;
-    if (threadIdx.x == 0) data[0] = 42;
+    if (threadIdx.x == 0) {
+        data[0] = 42;
+        count = 7;
+        g_written_by_thread_0 = 5;
+    }
     __syncthreads();
     const int from_global = data[0];
     const int from_shared = s[5];
     const int* const first = data;
     const int through_pointer = *first;
-    out[threadIdx.x] = from_global + from_shared + through_pointer;
+    const int shared_scalar = count;
+    const int device_variable = g_written_by_thread_0;
+    out[threadIdx.x] = from_global + from_shared + through_pointer + shared_scalar + device_variable;
 }
 
 // A variable of a template type parameter kept across a barrier (lesson 13's
@@ -507,7 +515,7 @@ TEST_CASE("constants read from memory after a barrier see the writes before it")
     const long long before = split_blocks();
     constants_after_barrier<<<1, 64>>>(d_data.get(), d_out.get());
     CUDA_CHECK(cudaGetLastError());
-    CHECK(d_out.to_host() == std::vector<int>(64, 42 + 6 + 42));
+    CHECK(d_out.to_host() == std::vector<int>(64, 42 + 6 + 42 + 7 + 5));
     check_split(before, 1);
 }
 

@@ -161,7 +161,9 @@ private:
     // `if constexpr (C) __syncthreads();`, and that a template type parameter
     // a thread keeps across a barrier is an arithmetic type.
     std::vector<std::string> guards_;
-    std::set<std::string> template_types_;  // the kernel's template type parameters
+    std::set<std::string> template_types_;   // the kernel's template type parameters
+    std::set<std::string> template_params_;  // all its template parameters
+    std::set<std::string> hoisted_names_;    // the constants declared once, above the regions
     std::vector<Var> vars_;
     std::map<std::size_t, std::string> replace_;  // token -> its text in the split version
     std::vector<std::unique_ptr<Statement>> loop_parts_;
@@ -268,13 +270,14 @@ private:
         if (last_name != npos) params_.insert(s_.spelling(last_name));
     }
 
-    // `template <typename T, int N>` before the name: T.
+    // `template <typename T, int N>` before the name: T (a type), and T and N.
     void read_template_types(std::size_t name_token) {
         for (std::size_t t = nx(0); t < name_token; t = nx(t + 1)) {
-            if (!id(t, "typename") && !id(t, "class")) continue;
-            const std::size_t name = nx(t + 1), after = nx(name + 1);
-            if (s_.is_ident(name) && (is(after, ',') || is(after, '>') || is(after, '=')))
-                template_types_.insert(s_.spelling(name));
+            const std::size_t after = nx(t + 1);
+            if (!s_.is_ident(t) || !(is(after, ',') || is(after, '>') || is(after, '='))) continue;
+            template_params_.insert(s_.spelling(t));
+            const std::size_t before = s_.prev_code(t);
+            if (id(before, "typename") || id(before, "class")) template_types_.insert(s_.spelling(t));
         }
     }
 
@@ -580,7 +583,11 @@ private:
         // A constant the same for every thread: declared once, before the regions.
         // It must read no memory either: hoisted above the regions, it would
         // read before the threads' writes that come before it (data[0], s[5],
-        // *p, p->n).
+        // *p, p->n, a __shared__ or __device__ variable by its name). So its
+        // names are the kernel's parameters and template parameters, blockIdx,
+        // blockDim, gridDim, warpSize, constants hoisted before it, sizeof and
+        // the built-in types (casts); any other name may be a variable.
+        // (A constexpr one reads nothing that changes.)
         auto uniform = [&](const Declarator& d) {
             if (d.init_begin == npos) return false;
             for (std::size_t u = d.init_begin; u < d.init_end; u = nx(u + 1)) {
@@ -596,6 +603,12 @@ private:
                 const std::string w = s_.spelling(u);
                 if (w == "threadIdx" || var_named(w) >= 0) return false;
                 if (is(nx(u + 1), '(') && w != "sizeof" && !scalar_words.count(w)) return false;
+                if (is_constexpr || is(s_.prev_code(u), '.')) continue;  // blockDim.x's x
+                static const std::set<std::string> block_words = {"blockIdx", "blockDim", "gridDim", "warpSize",
+                                                                  "sizeof"};
+                if (!params_.count(w) && !template_params_.count(w) && !hoisted_names_.count(w) &&
+                    !block_words.count(w) && !scalar_words.count(w))
+                    return false;
             }
             return true;
         };
@@ -603,7 +616,10 @@ private:
         for (const Declarator& d : declarators) hoistable = hoistable && d.dims.empty() && uniform(d);
         if (is_constexpr && !hoistable) throw UNSPLITTABLE;
         if (hoistable) {
-            for (const Declarator& d : declarators) note_name(s_.spelling(d.name));
+            for (const Declarator& d : declarators) {
+                note_name(s_.spelling(d.name));
+                hoisted_names_.insert(s_.spelling(d.name));
+            }
             hoisted_.push_back({st.begin, st.end});
             st.kind = Statement::Kind::hoisted;
             return;
@@ -614,34 +630,37 @@ private:
         // type: kept as it is where the type is trivially copyable (the guard);
         // being const, no member function changes it unseen. Any other class
         // type, whose member functions may change it unseen: not split.
-        std::string template_type, const_class;
+        // A class object that lives between two barriers only is destroyed at
+        // the end of its stretch, not of its scope: its type must have no
+        // destructor that does anything (another guard).
+        std::string template_type, const_class, class_name;
         bool class_object = false;
         if (!all_scalar) {
             std::vector<std::string> words;
-            std::string name;
             for (std::size_t t = first; t < spec_end; t = nx(t + 1)) {
                 if (id(t, "const") || id(t, "constexpr")) continue;
                 if (s_.is_ident(t)) words.push_back(s_.spelling(t));
-                name += s_.spelling(t);  // ns::Place has no spaces
+                class_name += s_.spelling(t);  // ns::Place has no spaces
             }
             if (words.size() == 1 && template_types_.count(words[0])) template_type = words[0];
-            else if (is_const && !is_constexpr) const_class = name;
+            else if (is_const && !is_constexpr) const_class = class_name;
         }
+        auto add_guard = [&](const std::string& guard) {
+            if (std::find(guards_.begin(), guards_.end(), guard) == guards_.end()) guards_.push_back(guard);
+        };
         for (const Declarator& d : declarators) {
             const bool plain_object = d.pointer.find('*') == std::string::npos && d.dims.empty();
             if (!const_class.empty() && plain_object && d.init_begin != npos) {
-                const std::string guard = "::std::is_trivially_copyable_v<" + const_class + ">";
-                if (std::find(guards_.begin(), guards_.end(), guard) == guards_.end()) guards_.push_back(guard);
+                add_guard("::std::is_trivially_copyable_v<" + const_class + ">");
             } else if (!all_scalar && template_type.empty() && d.pointer.find('*') == std::string::npos) {
                 class_object = true;  // fine in one region; kept across a barrier, not split (check_kept_types)
+                add_guard("::std::is_trivially_destructible_v<" + class_name + ">");
             }
             (d.dims.empty() ? plain : arrays) = true;
             const bool zeroed = !d.dims.empty() && d.init_begin != npos && zero_initializer(d.init_begin, d.init_end);
             if (!d.dims.empty() && d.init_begin != npos && !zeroed) throw UNSPLITTABLE;
-            if (!template_type.empty() && d.pointer.find('*') == std::string::npos) {
-                const std::string guard = "::std::is_arithmetic_v<" + template_type + ">";
-                if (std::find(guards_.begin(), guards_.end(), guard) == guards_.end()) guards_.push_back(guard);
-            }
+            if (!template_type.empty() && d.pointer.find('*') == std::string::npos)
+                add_guard("::std::is_arithmetic_v<" + template_type + ">");
             Var v;
             v.const_class = !const_class.empty() && plain_object;
             v.class_object = class_object;
