@@ -179,6 +179,7 @@ TEST_CASE("capture forks into a second stream and joins it back through events")
 
 // A capture on `origin` forked into `side`, which then launched a kernel
 // and was never joined back.
+namespace {  // its member device_floats is of this file alone
 struct unjoined_fork {
     cudaStream_t origin, side;
     cudaEvent_t forked;
@@ -199,6 +200,7 @@ struct unjoined_fork {
         cudaStreamDestroy(origin);
     }
 };
+}  // namespace
 
 TEST_CASE("a capture ends only on the stream that began it: cudaErrorStreamCaptureUnmatched") {
     unjoined_fork fork;
