@@ -116,6 +116,21 @@ other-tree)
         fail "a moved tree's build/: exit $(rc_of after-move)"; tail -5 "$work/after-move.err"
     fi ;;
 
+link-error)
+    # A learner's code that compiles but does not link: the linker's own line
+    # (which says "undefined reference", not "error") reaches the learner.
+    copy_tree "$work/linkless"
+    file="$work/linkless/lessons/01-serial-vector-add/vector_add.c"
+    sed -i 's/^void vector_add(.*) {$/void helper_never_written(void);\n&\n    helper_never_written();/' "$file"
+    grep -q '^    helper_never_written();' "$file" || fail "could not plant the missing function in $file"
+    TUTORIAL_BUILD_DIR="$work/linkless-build" run_captured linkless "$work/linkless/tutorial" check 01
+    if [ "$(rc_of linkless)" -eq 2 ] && grep -q "undefined reference to .helper_never_written" "$work/linkless.err" &&
+       grep -q '^tutorial: the build failed' "$work/linkless.err" && ! grep -q ' -o ' "$work/linkless.err"; then
+        ok "a link error shows the linker's line: $(grep -m1 'undefined reference' "$work/linkless.err")"
+    else
+        fail "a link error: exit $(rc_of linkless), stderr:"; cat "$work/linkless.err"
+    fi ;;
+
 lock)
     # Two checks at once on a fresh build directory: one configures and
     # builds, the other waits; both then report the exercise unfinished.
