@@ -11,8 +11,8 @@
 // What is here: thread_block (this_thread_block), thread_block_tile<N> for N a
 // power of two up to 32 (tiled_partition<N>, also of a tile), the dynamic
 // tiled_partition(group, n), coalesced_group (coalesced_threads),
-// labeled_partition and binary_partition, grid_group (this_grid), and
-// cg::reduce in <cooperative_groups/reduce.h>.
+// labeled_partition and binary_partition, grid_group (this_grid), cg::reduce
+// in <cooperative_groups/reduce.h> and the scans in <cooperative_groups/scan.h>.
 // What is not: see "What it does not do" in common/emu/README.md; each such use
 // is a compile error or a loud report, never a silent guess.
 #ifndef CUEMU_COOPERATIVE_GROUPS_H
