@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -320,7 +321,27 @@ __global__ void global_store_calls_a_hook(int* called, int* target) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     called[threadIdx.x] = cuemu::detail::tls_hook_caller != nullptr;
 }
+
+// Which blocks the check looks at: thread 0 of each says whether its store
+// reached a hook.
+__global__ void block_calls_a_hook(int* called) {
+    __shared__ int slots[kBlock];
+    cuemu::detail::tls_hook_caller = nullptr;
+    slots[threadIdx.x] = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (threadIdx.x == 0) called[blockIdx.y * gridDim.x + blockIdx.x] = cuemu::detail::tls_hook_caller != nullptr;
+}
 #endif
+
+// A race in the grid's last block only, and only when asked: each thread
+// reads its right neighbour's slot with the barrier skipped there.
+__global__ void race_in_last_block(int* out, int racy) {
+    __shared__ int slots[kBlock];
+    const int t = threadIdx.x;
+    slots[t] = t;
+    if (!(racy && blockIdx.x == gridDim.x - 1)) __syncthreads();
+    out[blockIdx.x * kBlock + t] = slots[(t + 1) % kBlock];
+}
 }  // namespace
 
 TEST_CASE("race:read-after-write") {
@@ -333,6 +354,17 @@ TEST_CASE("race:read-after-write") {
     CHECK(text.find("block (0,0,0) of grid (2,1,1)") != std::string::npos);
     CHECK(text.find("hint: add a __syncthreads() after line " + std::to_string(raw_write_line) +
                     " and before line " + std::to_string(raw_read_line)) != std::string::npos);
+}
+
+// The default check's later launches look at some blocks, the grid's last
+// among them: a race that a launch's own data brings there is reported.
+TEST_CASE("race:last-block-of-a-later-launch") {
+    const int blocks = 40;
+    int* out = device_array<int>(blocks * kBlock);
+    race_in_last_block<<<blocks, kBlock>>>(out, 0);  // the first launch: every block, no race
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::string text = race_report_of([&] { race_in_last_block<<<blocks, kBlock>>>(out, 1); }, "write-after-read");
+    CHECK(text.find("block (39,0,0) of grid (40,1,1)") != std::string::npos);
 }
 
 TEST_CASE("race:write-after-read") {
@@ -499,12 +531,16 @@ TEST_CASE("twin:instrumented-only-under-the-race-check") {
     CHECK(called.read() == std::vector<int>(kBlock, 0));
 }
 
-// The default check looks at every launch of a kernel in one configuration
-// until eight have run, then at one in eight (src/race_detector.cpp,
-// checks_this_launch); CUEMU_CHECK=race at every launch, none at none.
+// The default check looks at the 1st, 2nd, 4th, 8th ... launch of a kernel in
+// one configuration (src/race_detector.cpp, checks_this_launch);
+// CUEMU_CHECK=race at every launch, unless CUEMU_RACE_LAUNCHES=sampled (what
+// ./tutorial run sets); CUEMU_RACE_LAUNCHES=all makes the default check look
+// at every launch too; none looks at none.
 TEST_CASE("twin:default-check-samples-repeated-launches") {
     const char* check = std::getenv("CUEMU_CHECK");
-    const std::string setting = check ? check : "";
+    const char* launches = std::getenv("CUEMU_RACE_LAUNCHES");
+    const std::string setting = check ? check : "", which = launches ? launches : "";
+    const bool every = which == "all" || (setting == "race" && which != "sampled");
     device_buffer<int> called(kBlock);
     auto instrumented = [&](int blocks) {
         store_calls_a_hook<<<blocks, kBlock>>>(called.ptr);
@@ -512,14 +548,54 @@ TEST_CASE("twin:default-check-samples-repeated-launches") {
         return called.read()[0] == 1;
     };
     std::string seen, expected;
-    for (int n = 0; n < 24; ++n) {
+    for (int n = 1; n <= 40; ++n) {
         seen += instrumented(3) ? 'c' : '-';
-        const bool sampled = n < 8 || (n - 8) % 8 == 7;
-        expected += setting == "none" ? '-' : setting == "race" || sampled ? 'c' : '-';
+        const bool sampled = n == 1 || n == 2 || n == 4 || n == 8 || n == 16 || n == 32;
+        expected += setting == "none" ? '-' : every || sampled ? 'c' : '-';
     }
-    INFO("CUEMU_CHECK=" << setting);
+    INFO("CUEMU_CHECK=" << setting << " CUEMU_RACE_LAUNCHES=" << which);
     CHECK(seen == expected);
     // Another configuration of the same kernel starts its own count.
     CHECK(instrumented(4) == (setting != "none"));
+}
+
+// Sampled, the first launch of a configuration is looked at in every block,
+// the 2nd, 4th ... in the same few blocks, the grid's far row and column
+// and block 0 among them.
+TEST_CASE("twin:default-check-samples-blocks-of-later-launches") {
+    const char* check = std::getenv("CUEMU_CHECK");
+    const char* launches = std::getenv("CUEMU_RACE_LAUNCHES");
+    const std::string setting = check ? check : "", which = launches ? launches : "";
+    const bool every = which == "all" || (setting == "race" && which != "sampled");
+    const dim3 grid(16, 5);
+    const int blocks = 16 * 5;
+    device_buffer<int> called(blocks);
+    auto looked_at = [&] {
+        block_calls_a_hook<<<grid, kBlock>>>(called.ptr);
+        REQUIRE(cudaGetLastError() == cudaSuccess);
+        return called.read();
+    };
+    INFO("CUEMU_CHECK=" << setting << " CUEMU_RACE_LAUNCHES=" << which);
+    const std::vector<int> all(blocks, 1), none(blocks, 0);
+    const std::vector<int> first = looked_at(), second = looked_at(), third = looked_at(), fourth = looked_at();
+    if (setting == "none") {
+        CHECK(first == none);
+        CHECK(second == none);
+        return;
+    }
+    CHECK(first == all);
+    if (every) {
+        CHECK(second == all);
+        CHECK(third == all);
+        return;
+    }
+    CHECK(third == none);
+    CHECK(fourth == second);  // the same blocks each time
+    const int sampled = static_cast<int>(std::count(second.begin(), second.end(), 1));
+    CHECK(sampled < blocks / 2);
+    CHECK(second[0] == 1);
+    for (int x = 0; x < 16; ++x) CHECK(second[4 * 16 + x] == 1);  // the last row
+    for (int y = 0; y < 5; ++y) CHECK(second[y * 16 + 15] == 1);  // the last column
+    CHECK(sampled > 16 + 5);  // and some from inside the grid
 }
 #endif

@@ -521,37 +521,73 @@ void shared_access(const void* addr, std::size_t size, bool is_write, bool is_vo
 
 namespace cuemu::detail {
 namespace {
-// The check by default (not named in CUEMU_CHECK) looks at every block of the
-// first `checked_first` launches of a kernel in one configuration (grid, block,
-// dynamic shared memory); after those, which all ended without a race (a race
-// stops the program), it looks at one launch in `sample_every` of that kernel
-// and configuration, and the others run the kernel's uninstrumented twin
-// (where it has one). A program that launches one kernel thousands of times
-// (a training loop) then pays for the check a few times, not every time. A
-// race that shows only in a launch left out goes unreported (README,
-// "Races in shared memory"); CUEMU_CHECK=race checks every launch.
-constexpr unsigned checked_first = 8, sample_every = 8;
+// Which launches and blocks the check looks at. With CUEMU_CHECK=race (or
+// CUEMU_RACE_LAUNCHES=all), every block of every launch. By default (the check
+// not named in CUEMU_CHECK), and with CUEMU_RACE_LAUNCHES=sampled, the
+// launches of a kernel in one configuration (grid, block, dynamic shared
+// memory) are sampled: the 1st is looked at in every block; the 2nd, 4th, 8th,
+// 16th ... in some blocks (race_samples_block); the others in none. What is
+// not looked at runs the kernel's uninstrumented twin (or its split version)
+// where it has one. A training loop that launches one kernel thousands of
+// times pays for the check about a dozen times, mostly in a few blocks, and
+// every size the program runs has a look at all of its first launch. A race
+// that shows only where nothing looked (a launch's own data that the launches
+// looked at did not have) goes unreported (README, "Races in shared
+// memory"); CUEMU_CHECK=race checks everything unless
+// CUEMU_RACE_LAUNCHES=sampled (what ./tutorial run sets: the lessons' reports
+// say CUEMU_CHECK=race, and their training loops stay quick).
+bool every_launch_checked() {
+    static const bool every = [] {
+        const char* text = std::getenv("CUEMU_RACE_LAUNCHES");
+        if (!text || !*text) return race_check_named();
+        if (std::strcmp(text, "all") == 0) return true;
+        if (std::strcmp(text, "sampled") == 0) return false;
+        std::fflush(stdout);
+        std::fprintf(stderr, "cuemu: CUEMU_RACE_LAUNCHES must be 'all' or 'sampled', got '%s'\n", text);
+        std::exit(2);
+    }();
+    return every;
+}
 
-bool checks_this_launch(const launch_site& site, const launch_config& config) {
-    if (race_check_named()) return true;
+race_blocks checks_this_launch(const launch_site& site, const launch_config& config) {
+    if (every_launch_checked()) return race_blocks::every;
     char key[96];
     std::snprintf(key, sizeof key, "|%u,%u,%u|%u,%u,%u|%zu", config.grid.x, config.grid.y, config.grid.z,
                   config.block.x, config.block.y, config.block.z, config.shared_bytes);
     static std::mutex mutex;
     static auto& launches = *new std::unordered_map<std::string, unsigned>;  // by kernel and configuration
     std::lock_guard<std::mutex> lock(mutex);
-    const unsigned n = launches[std::string(site.kernel ? site.kernel : "") + key]++;
-    return n < checked_first || (n - checked_first) % sample_every == sample_every - 1;
+    const unsigned launched_before = launches[std::string(site.kernel ? site.kernel : "") + key]++;
+    const unsigned count = launched_before + 1;  // this one's place, from 1
+    if (count == 1) return race_blocks::every;
+    return (count & (count - 1)) == 0 ? race_blocks::sampled : race_blocks::none;
 }
 }  // namespace
+
+// The blocks a sampled launch looks at: those at the far end of the grid in
+// each dimension that has more than one block (where a partial tile or a
+// bounds check differs from the rest), block 0, and about one in 16 of the
+// others, spread over the grid by a multiplicative hash of the block's index.
+bool race_samples_block(std::uint64_t linear_block, dim3 grid) {
+    const std::uint64_t x = linear_block % grid.x, y = linear_block / grid.x % grid.y,
+                        z = linear_block / (std::uint64_t{grid.x} * grid.y);
+    if ((grid.x > 1 && x == grid.x - 1) || (grid.y > 1 && y == grid.y - 1) || (grid.z > 1 && z == grid.z - 1))
+        return true;
+    return linear_block == 0 || static_cast<std::uint32_t>(static_cast<std::uint32_t>(linear_block) * 2654435761u) >> 28 == 0;
+}
 }  // namespace cuemu::detail
 
-// A launch runs a kernel's uninstrumented twin (cuemu/launch.h) unless the
-// race check or the profiler needs every access to reach the hooks.
 namespace cuemu {
-bool twins_allowed(const launch_site& site, const launch_config& config) {
-    if (detail::profiling_requested()) return false;
-    return !detail::race_check_requested() || !detail::checks_this_launch(site, config);
+__thread bool tls_block_race_checked = true;
+
+// A launch runs a kernel's uninstrumented twin (cuemu/launch.h) in the
+// blocks the race check leaves out; the profiler needs every access to reach
+// the hooks.
+race_blocks race_check_of_launch(const launch_site& site, const launch_config& config) {
+    if (detail::profiling_requested()) return race_blocks::every;
+    detail::every_launch_checked();  // a bad CUEMU_RACE_LAUNCHES stops the first launch
+    if (!detail::race_check_requested()) return race_blocks::none;
+    return detail::checks_this_launch(site, config);
 }
 bool shared_memory_free_twins_allowed() { return !detail::profiling_requested(); }
 

@@ -20,14 +20,18 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuemu/types.h"
+
 namespace cuemu::detail {
 
 // ---- the scheduler's side (scheduler.cpp calls these) -----------------------------
 // A block starts on this worker: its shared memory is the worker's copy of the
 // __shared__ variables plus dynamic_bytes at dynamic_shared. left_out: the
-// launch runs an uninstrumented twin because the check leaves it out
-// (twins_allowed, race_detector.cpp): nothing of the block is looked at.
+// block runs an uninstrumented twin because the check leaves it out
+// (race_check_of_launch, race_detector.cpp): nothing of the block is looked at.
 void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes, bool left_out = false);
+// Whether a launch whose blocks the check samples looks at this block.
+bool race_samples_block(std::uint64_t linear_block, dim3 grid);
 // The worker has no block to run any more (end of its part of a launch).
 void race_worker_idle();
 // Every thread of the block left the __syncthreads() at file:line.

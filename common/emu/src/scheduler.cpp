@@ -583,8 +583,11 @@ void start_block(block_state& block, std::uint64_t linear_block, uint3 block_idx
     block.at_barrier->clear();
     block.barrier_count = 0;
     block.barriers_differ = block.arrivals_unsorted = false;
-    race_block_begin(tls_dynamic_shared, block.job->config->shared_bytes,
-                     block.job->config->race_check_left_out);
+    const launch_config& config = *block.job->config;
+    const bool left_out = config.race_check_left_out ||
+                          (config.race_check_some_blocks && !race_samples_block(linear_block, config.grid));
+    tls_block_race_checked = !left_out;
+    race_block_begin(tls_dynamic_shared, config.shared_bytes, left_out);
     profile_block_begin(tls_dynamic_shared, block.job->config->shared_bytes);
 }
 

@@ -68,9 +68,12 @@ struct launch_config {
     // a kernel launched through a pointer by it); nullptr otherwise.
     const void* kernel = nullptr;
     // The launch runs the kernel's uninstrumented twin because the race check
-    // leaves it out (twins_allowed): the functions the twin calls keep their
-    // instrumentation, and their accesses are not looked at either.
+    // leaves it out (race_check_of_launch): the functions the twin calls keep
+    // their instrumentation, and their accesses are not looked at either.
     bool race_check_left_out = false;
+    // The race check looks at some of the launch's blocks (race_samples_block)
+    // and leaves the others out, as above (sampled_blocks_body below).
+    bool race_check_some_blocks = false;
     launch_config(dim3 g, dim3 b, std::size_t shmem = 0, cudaStream_t s = 0)
         : grid(g), block(b), shared_bytes(shmem), stream(s) {}
 };
@@ -281,7 +284,14 @@ bool note_source_uses_shared_memory();
 // shared_reach.h) also declares __cuemu_fast_NAME(shared_memory_free); its twin
 // runs under the race check too, which has nothing to look at in it (the
 // functions it calls keep their instrumentation).
-bool twins_allowed(const launch_site& site, const launch_config& config);
+// What the race check looks at in a launch (src/race_detector.cpp): none of
+// its blocks (the twin runs), every block (the instrumented kernel runs), or
+// some of them (each block runs one or the other).
+enum class race_blocks { none, every, sampled };
+race_blocks race_check_of_launch(const launch_site& site, const launch_config& config);
+// Whether the race check looks at the block this worker runs now (set when a
+// block starts, src/scheduler.cpp), for a launch that samples its blocks.
+extern __thread bool tls_block_race_checked;
 bool shared_memory_free_twins_allowed();
 struct shared_memory_free {};
 // A kernel that cuemu-rewrite could cut at its barriers (rewriter/
@@ -342,6 +352,29 @@ struct is_split_body : std::false_type {};
 template <class Fast, class Split>
 struct is_split_body<split_body<Fast, Split>> : std::true_type {};
 
+// A launch whose blocks the race check samples: each block runs the
+// instrumented kernel (`checked`, the launch's own body) or the twin, or its
+// split version (`unchecked`), as the block's start decided
+// (tls_block_race_checked); the launch's loop chooses once a block
+// (sampled_loop_of), this once a thread where the scheduler starts threads
+// one by one (CUEMU_SCHEDULE).
+template <class Checked, class Unchecked>
+struct sampled_blocks_body {
+    Checked checked;
+    Unchecked unchecked;
+    template <class... A>
+    __attribute__((no_sanitize("thread"))) void operator()(A&&... a) const {
+        if (tls_block_race_checked)
+            checked(std::forward<A>(a)...);
+        else
+            unchecked(std::forward<A>(a)...);
+    }
+};
+template <class T>
+struct is_sampled_blocks_body : std::false_type {};
+template <class Checked, class Unchecked>
+struct is_sampled_blocks_body<sampled_blocks_body<Checked, Unchecked>> : std::true_type {};
+
 template <class Body, class Resolver, class Fast, class Probe, class Split, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body,
             kernel_ref<Resolver> ref, fast_body<Fast, Probe, Split> fast, Args&&... args) {
@@ -351,7 +384,8 @@ void launch(const launch_site& site, const launch_config& config, Body body,
         return;
     } else if constexpr (std::is_invocable_v<const Fast&, std::decay_t<Args>&...>) {
         constexpr bool shared_free = std::is_invocable_v<const Probe&, shared_memory_free>;
-        if (twins_allowed(site, config)) {
+        const race_blocks checked = race_check_of_launch(site, config);
+        if (checked == race_blocks::none) {
             launch_config left_out = config;
             left_out.race_check_left_out = true;
             if constexpr (std::is_invocable_v<const Split&, split_tag, std::decay_t<Args>&...>) {
@@ -362,6 +396,20 @@ void launch(const launch_site& site, const launch_config& config, Body body,
                 }
             }
             launch(site, left_out, fast.body, ref, std::forward<Args>(args)...);
+            return;
+        }
+        if (checked == race_blocks::sampled && !shared_free) {
+            launch_config some = config;
+            some.race_check_some_blocks = true;
+            if constexpr (std::is_invocable_v<const Split&, split_tag, std::decay_t<Args>&...>) {
+                if (split_blocks_allowed()) {
+                    using unchecked = split_body<Fast, Split>;
+                    launch(site, some, sampled_blocks_body<Body, unchecked>{body, unchecked{fast.body, fast.split}},
+                           ref, std::forward<Args>(args)...);
+                    return;
+                }
+            }
+            launch(site, some, sampled_blocks_body<Body, Fast>{body, fast.body}, ref, std::forward<Args>(args)...);
             return;
         }
         if (shared_free && shared_memory_free_twins_allowed()) {
@@ -506,6 +554,24 @@ __attribute__((no_sanitize("thread", "alignment"))) void split_loop_of(void* p) 
     std::apply([c](auto... args) { c->body.split(split_tag{}, args...); }, c->args);
 }
 
+// A block of a launch whose blocks the race check samples: the instrumented
+// kernel's loop, or the twin's (its split version's, where it has one).
+template <class Context>
+__attribute__((no_sanitize("thread", "alignment"))) void sampled_loop_of(void* p) {
+    auto* c = static_cast<Context*>(p);
+    using unchecked = decltype(c->body.unchecked);
+    if (tls_block_race_checked) {
+        std::apply([c](auto... args) { run_threads(c->body.checked, args...); }, c->args);
+    } else if constexpr (is_split_body<unchecked>::value) {
+        if (tls_thread_cursor.next != 0)
+            std::apply([c](auto... args) { run_threads(c->body.unchecked, args...); }, c->args);
+        else
+            std::apply([c](auto... args) { c->body.unchecked.split(split_tag{}, args...); }, c->args);
+    } else {
+        std::apply([c](auto... args) { run_threads(c->body.unchecked, args...); }, c->args);
+    }
+}
+
 template <class Body, class... Args>
 void launch(const launch_site& site, const launch_config& config, Body body, Args&&... args) {
     // The kernel runs after this call returns, so the arguments live on the
@@ -523,6 +589,9 @@ void launch(const launch_site& site, const launch_config& config, Body body, Arg
     if constexpr (is_split_body<Body>::value &&
                   elements_trivially_copyable<std::tuple<std::decay_t<Args>...>>::value)
         with_loop.thread_loop = split_loop_of<context>;
+    if constexpr (is_sampled_blocks_body<Body>::value &&
+                  elements_trivially_copyable<std::tuple<std::decay_t<Args>...>>::value)
+        with_loop.thread_loop = sampled_loop_of<context>;
     enqueue_launch(site, with_loop,
                    [](void* p) {
                        auto* c = static_cast<context*>(p);
