@@ -249,8 +249,9 @@ TEST_CASE("tile-sync-not-reached") {
     CHECK(cudaGetLastError() == cudaErrorLaunchFailure);  // sticky
 }
 
-// A tile's sync() orders the tile's threads only: the first tile reads what
-// the second one wrote with nothing between (it needed block.sync()).
+// A tile's sync() orders the tile's threads only: the second tile reads what
+// the first one wrote before its own sync(), with nothing between for the
+// second tile (it needed block.sync()).
 __global__ void tile_sync_is_not_block_sync(int* out) {
     __shared__ int stage[128];
     cg::thread_block block = cg::this_thread_block();
@@ -258,10 +259,11 @@ __global__ void tile_sync_is_not_block_sync(int* out) {
     const unsigned t = block.thread_rank();
     stage[t] = static_cast<int>(t);
     tile.sync();
-    out[t] = stage[t ^ 64];
+    if (tile.meta_group_rank() == 1) out[t] = stage[t ^ 64];
 }
-static const int other_tile_read_line = __LINE__ - 2;
+static const int other_tile_write_line = __LINE__ - 4, other_tile_read_line = __LINE__ - 2;
 
+// In forward order the tile's last thread to arrive at its sync() goes on first.
 TEST_CASE("race-across-tiles") {
     int* d = nullptr;
     REQUIRE(cudaMalloc(&d, 128 * sizeof(int)) == cudaSuccess);
@@ -269,6 +271,7 @@ TEST_CASE("race-across-tiles") {
     tile_sync_is_not_block_sync<<<1, 128>>>(d);
     std::string report = capture.finish();
     CHECK(contains(report, "cuemu: race on shared memory"));
-    CHECK(contains(report, at(other_tile_read_line)));
+    CHECK(contains(report, "write by thread (63,0,0) at " + at(other_tile_write_line)));
+    CHECK(contains(report, "read  by thread (127,0,0) at " + at(other_tile_read_line)));
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
 }
