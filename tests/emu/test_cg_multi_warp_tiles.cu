@@ -249,6 +249,70 @@ TEST_CASE("tile-sync-not-reached") {
     CHECK(cudaGetLastError() == cudaErrorLaunchFailure);  // sticky
 }
 
+// Thread 70 waits at a __syncthreads() that the tile's other threads, waiting
+// in its shfl(), never reach.
+__global__ void tile_shfl_against_block_sync(int* data) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(block);
+    if (block.thread_rank() == 70) block.sync();
+    data[block.thread_rank()] = tile.shfl(static_cast<int>(block.thread_rank()), 0);
+}
+static const int block_sync_line = __LINE__ - 3, tile_shfl_line = __LINE__ - 2;
+
+TEST_CASE("tile-shfl-against-syncthreads") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 128 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    tile_shfl_against_block_sync<<<1, 128>>>(d);
+    std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: thread_block_tile<64>::shfl() not reached by every thread of the tile"));
+    CHECK(contains(report, "thread (64,0,0) waits in thread_block_tile<64>::shfl() at " + at(tile_shfl_line) +
+                               " (its tile: threads (64,0,0) to (127,0,0)), but thread (70,0,0) waits at the "
+                               "__syncthreads() at " + at(block_sync_line)));
+    CHECK(contains(report, "elsewhere:     1 thread: (70,0,0)"));
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+// A block of 100 threads has one whole tile of 64; the second lacks 28 threads.
+__global__ void tile_sync_in_partial_tile(int* data) {
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cg::this_thread_block());
+    tile.sync();
+    data[threadIdx.x] = static_cast<int>(tile.thread_rank());
+}
+static const int partial_tile_sync_line = __LINE__ - 3;
+
+TEST_CASE("tile-not-filled") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 100 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    tile_sync_in_partial_tile<<<1, 100>>>(d);
+    std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: a multi-warp tile's call in a tile the block does not fill"));
+    CHECK(contains(report, "thread (64,0,0) called it at " + at(partial_tile_sync_line)));
+    CHECK(contains(report, "the block has 100 threads, so its thread_block_tile<64> of thread ranks 64 to 127 "
+                           "lacks the last 28 of them"));
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+// A scratch for blocks of up to 64 threads, in a block of 128.
+__global__ void scratch_too_small(int* data) {
+    __shared__ cg::block_tile_memory<64> scratch;
+    cg::thread_block block = cg::this_thread_block(scratch);
+    data[block.thread_rank()] = static_cast<int>(cg::tiled_partition<64>(block).thread_rank());
+}
+static const int scratch_line = __LINE__ - 3;
+
+TEST_CASE("scratch-too-small") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 128 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    scratch_too_small<<<1, 128>>>(d);
+    std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: this_thread_block(scratch) in a block larger than the scratch's MaxBlockSize"));
+    CHECK(contains(report, "thread (0,0,0) called it at " + at(scratch_line)));
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
 // A tile's sync() orders the tile's threads only: the second tile reads what
 // the first one wrote before its own sync(), with nothing between for the
 // second tile (it needed block.sync()).

@@ -954,9 +954,8 @@ namespace {
                                   int line) {
     using namespace detail;
     const std::string what = "  the block has " + std::to_string(block.cursor.count) +
-                             " threads, so its thread_block_tile<" + std::to_string(size) + "> of threads " +
-                             xyz(unflatten(first, block.dim)) + " to " +
-                             xyz(unflatten(first + size - 1, block.dim)) + " lacks the last " +
+                             " threads, so its thread_block_tile<" + std::to_string(size) + "> of thread ranks " +
+                             std::to_string(first) + " to " + std::to_string(first + size - 1) + " lacks the last " +
                              std::to_string(first + size - block.cursor.count) + " of them";
     stop_kernel_with(cudaErrorLaunchFailure, "a multi-warp tile's call in a tile the block does not fill",
                      what.c_str(),
