@@ -953,12 +953,14 @@ namespace {
 [[noreturn]] void tile_not_filled(const detail::block_state& block, unsigned size, unsigned first, const char* file,
                                   int line) {
     using namespace detail;
-    const std::string what = "  the block has " + std::to_string(block.cursor.count) +
-                             " threads, so its thread_block_tile<" + std::to_string(size) + "> of thread ranks " +
-                             std::to_string(first) + " to " + std::to_string(first + size - 1) + " lacks the last " +
-                             std::to_string(first + size - block.cursor.count) + " of them";
-    stop_kernel_with(cudaErrorLaunchFailure, "a multi-warp tile's call in a tile the block does not fill",
-                     what.c_str(),
+    // In a buffer, not a std::string: stop_kernel_with copies it and leaves
+    // this frame by a jump, which would leak a string's memory.
+    char what[200];
+    std::snprintf(what, sizeof what,
+                  "  the block has %u threads, so its thread_block_tile<%u> of thread ranks %u to %u lacks the "
+                  "last %u of them",
+                  block.cursor.count, size, first, first + size - 1, first + size - block.cursor.count);
+    stop_kernel_with(cudaErrorLaunchFailure, "a multi-warp tile's call in a tile the block does not fill", what,
                      "make the block's size a multiple of the tile's: tiled_partition<N>(block) cuts the\n"
                      "        block into whole tiles of N threads",
                      "the tile's sync() waits for warps the block does not have: the kernel hangs", file, line);
