@@ -335,6 +335,16 @@ struct group_access {
     static T multi_warp_reduce(const Tile& tile, T value, Op& op, const char* file, int line) {
         return tile.reduce(value, op, file, line);
     }
+    // The scans on a multi-warp tile (cooperative_groups/scan.h).
+    template <class Tile, class T, class Op>
+    static T multi_warp_inclusive_scan(const Tile& tile, T value, Op& op, const char* call, const char* file,
+                                       int line) {
+        return tile.inclusive_scan(value, op, call, file, line);
+    }
+    template <class Tile, class T>
+    static T multi_warp_value_below(const Tile& tile, T value, const char* call, const char* file, int line) {
+        return tile.value_below(value, call, file, line);
+    }
 };
 }  // namespace details
 

@@ -6,8 +6,8 @@
 // What CUDA 13 declares for such a tile (its cooperative_groups.h) is all
 // there is here: thread_rank(), num_threads(), size(), meta_group_rank(),
 // meta_group_size(), sync(), shfl(value, src_rank) (every thread must pass the
-// same src_rank), any() and all(), and cg::reduce takes it; values moved are
-// of at most 8 bytes. There is no shfl_up, shfl_down, shfl_xor, ballot,
+// same src_rank), any() and all(), and cg::reduce and the scans
+// (cooperative_groups/scan.h) take it; values moved are of at most 8 bytes. There is no shfl_up, shfl_down, shfl_xor, ballot,
 // match_any or match_all, and the tile does not convert to thread_group:
 // using one is a compile error, as with nvcc.
 //
@@ -75,6 +75,33 @@ class multi_warp_tile {
                                 partial[warp] = halve(lanes, 32u, op);
                             }
                             return halve(partial, Size / 32, op);
+                        },
+                        file, line);
+    }
+    // cg::inclusive_scan: op over the values of ranks 0 to the thread's own,
+    // as op(own partial, partial from below) (cooperative_groups/scan.h).
+    template <class T, class Op>
+    T inclusive_scan(T value, Op& op, const char* call, const char* file, int line) const {
+        check_exchanged_type<T>();
+        const unsigned rank = thread_rank();
+        return exchange(::cuemu::to_warp_bits(value), call,
+                        [&](const std::uint64_t* words) {
+                            T partial = ::cuemu::from_warp_bits<T>(words[0]);
+                            for (unsigned i = 1; i <= rank; ++i)
+                                partial = op(::cuemu::from_warp_bits<T>(words[i]), partial);
+                            return partial;
+                        },
+                        file, line);
+    }
+    // The value of the rank below the thread's (rank 0: its own), for an
+    // exclusive scan made from the inclusive one.
+    template <class T>
+    T value_below(T value, const char* call, const char* file, int line) const {
+        check_exchanged_type<T>();
+        const unsigned rank = thread_rank();
+        return exchange(::cuemu::to_warp_bits(value), call,
+                        [&](const std::uint64_t* words) {
+                            return ::cuemu::from_warp_bits<T>(words[rank ? rank - 1 : 0]);
                         },
                         file, line);
     }
