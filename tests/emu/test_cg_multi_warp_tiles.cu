@@ -2,12 +2,13 @@
 // warp (thread_block_tile<64> to <1024>) on the emulator, checked against
 // what CUDA 13 declares for them: ranks, sizes and meta groups (also in blocks
 // that are not a multiple of the tile), sync() ordering shared memory between
-// the tile's warps, shfl() from one rank, any(), all(), cg::reduce, the
-// scans (also their _update forms), tiles of such a tile, block_tile_memory with this_thread_block(scratch), and the
-// reports of a tile call some thread never reaches and of a race a tile's
-// sync() does not prevent (each in a process of its own: tests/emu/CMakeLists.txt).
-// Inputs are fresh random data, outputs are poisoned. The same file compiles
-// with nvcc.
+// the tile's warps, shfl() from one rank, any(), all(), cg::reduce, the scans
+// (their _update forms: test_cg_scan.cu), tiles of such a tile,
+// block_tile_memory with this_thread_block(scratch), and the reports of a tile
+// call some thread never reaches, of a tile the block does not fill, of a
+// scratch too small and of a race a tile's sync() does not prevent (each in a
+// process of its own: tests/emu/CMakeLists.txt). Inputs are fresh random data,
+// outputs are poisoned. The same file compiles with nvcc.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
@@ -20,11 +21,6 @@
 
 #include "device_buffer.h"
 #include "stderr_capture.h"
-
-#if __has_include(<cuda/atomic>)
-#include <cuda/atomic>
-#define TEST_SCAN_UPDATE 1
-#endif
 
 namespace cg = cooperative_groups;
 
@@ -179,56 +175,6 @@ TEST_CASE("thread_block_tile<128>, <512> and <1024>") {
     check_big_tiles<1024, true>(1024);
 }
 
-#ifdef TEST_SCAN_UPDATE
-// Each tile of 128 adds its total to one counter through an atomic_ref; each
-// thread gets the counter's value before its tile's update plus its prefix.
-__global__ void big_tile_scan_update(const int* in, int* counter, int* inclusive, int* exclusive) {
-    cg::thread_block_tile<128> tile = cg::tiled_partition<128>(cg::this_thread_block());
-    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-    cuda::atomic_ref<int, cuda::thread_scope_device> first(counter[0]);
-    inclusive[t] = cg::inclusive_scan_update(tile, first, in[t]);
-    cuda::atomic_ref<int, cuda::thread_scope_device> second(counter[1]);
-    exclusive[t] = cg::exclusive_scan_update(tile, second, in[t], cg::plus<int>());
-}
-
-TEST_CASE("scan_update on tiles of 128: each tile's total goes into the atomic once") {
-    const int blocks = 2, threads = 256, total = blocks * threads, tile = 128;
-    const std::vector<int> in = random_ints(total, 1, 1000);  // positive: totals order the updates
-    device_buffer<int> d_in(total), d_counter(2), d_inclusive(total), d_exclusive(total);
-    d_in.write(in);
-    d_counter.write({11, -3});
-    big_tile_scan_update<<<blocks, threads>>>(d_in.ptr, d_counter.ptr, d_inclusive.ptr, d_exclusive.ptr);
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    const std::vector<int> counter = d_counter.read(), inclusive = d_inclusive.read(), exclusive = d_exclusive.read();
-    int sum = 0;
-    for (int v : in) sum += v;
-    CHECK(counter[0] == 11 + sum);
-    CHECK(counter[1] == -3 + sum);
-    for (int which = 0; which < 2; ++which) {
-        CAPTURE(which);
-        const std::vector<int>& got = which == 0 ? inclusive : exclusive;
-        std::vector<std::pair<int, int>> before_and_total;
-        for (int first = 0; first < total; first += tile) {
-            int prefix = 0, before = 0;
-            for (int k = first; k < first + tile; ++k) {
-                CAPTURE(k);
-                if (which == 0) prefix += in[k];
-                if (k == first) before = got[k] - prefix;
-                CHECK(got[k] - prefix == before);
-                if (which == 1) prefix += in[k];
-            }
-            before_and_total.push_back({before, prefix});
-        }
-        // The tiles updated one after another, from the counter's first value.
-        std::sort(before_and_total.begin(), before_and_total.end());
-        int expected = which == 0 ? 11 : -3;
-        for (const auto& [before, tile_total] : before_and_total) {
-            CHECK(before == expected);
-            expected += tile_total;
-        }
-    }
-}
-#endif
 
 // ---- ranks in blocks that are not a multiple of the tile -----------------------------
 struct rank_record {
