@@ -99,5 +99,43 @@ refused curand-scrambled-sobol-state "curandStateScrambledSobol32_t" '}
 #include <curand_kernel.h>
 __global__ void init(curandStateScrambledSobol32_t* s) { curand_init(nullptr, 0u, 0u, 0, s); }
 int unused() {'
+# Cooperative groups: what CUDA 13 does not give a tile of more than 32 threads
+# is undeclared here too (cuemu/multi_warp_tile.h), so a program using it fails
+# to build as with nvcc, instead of running with a guess.
+# refused_on_tile64 NAME EXPECTED STATEMENT: STATEMENT in a kernel with an
+# int* p and a thread_block_tile<64> tile.
+refused_on_tile64() {
+    refused "$1" "$2" "}
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void on_tile64(int* p) {
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cg::this_thread_block());
+    $3
+}
+int unused() {"
+}
+refused_on_tile64 cg-tile64-shfl-down "has no member named .*shfl_down" \
+    '*p = tile.shfl_down(*p, 1u);'
+refused_on_tile64 cg-tile64-shfl-up "has no member named .*shfl_up" \
+    '*p = tile.shfl_up(*p, 1u);'
+refused_on_tile64 cg-tile64-shfl-xor "has no member named .*shfl_xor" \
+    '*p = tile.shfl_xor(*p, 1u);'
+refused_on_tile64 cg-tile64-ballot "has no member named .*ballot" \
+    '*p = tile.ballot(*p);'
+refused_on_tile64 cg-tile64-match-any "has no member named .*match_any" \
+    '*p = tile.match_any(*p);'
+refused_on_tile64 cg-tile64-match-all "has no member named .*match_all" \
+    'int pred; *p = tile.match_all(*p, pred);'
+refused_on_tile64 cg-tile64-as-thread-group "to non-scalar type .*cooperative_groups::thread_group" \
+    'cg::thread_group g = tile; *p = g.size();'
+refused_on_tile64 cg-tile64-wide-shfl "collectives of tiles larger than 32 threads move trivially copyable values of at most 8 bytes" \
+    'double2 v = tile.shfl(make_double2(*p, 1.0), 0); *p = v.x;'
+refused_on_tile64 cg-tile64-of-tile64 "the new tiles must be smaller than the parent tile" \
+    '*p = cg::tiled_partition<64>(tile).thread_rank();'
+refused cg-tile-2048 "Size must be a power of two from 1 to 1024" '}
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k_2048(int* p) { *p = cg::tiled_partition<2048>(cg::this_thread_block()).thread_rank(); }
+int unused() {'
 [ "$failures" -eq 0 ] || { echo "FAIL: $failures refusals missing"; exit 1; }
 echo "PASS: every refusal names its call"

@@ -4,8 +4,8 @@
 // groups of binary_partition (members that are not neighbours), every
 // operator of <cooperative_groups/functional>, float, an operator that is not
 // commutative (to pin the order nvcc's header calls it in), and the _update
-// forms adding each group's total to an atomic. The same file compiles with
-// nvcc (tests/emu/CMakeLists.txt).
+// forms adding each group's total to an atomic (also from tiles of more than
+// one warp). The same file compiles with nvcc (tests/emu/CMakeLists.txt).
 #include <cooperative_groups.h>
 #include <cooperative_groups/scan.h>
 #include <cuda_runtime.h>
@@ -205,11 +205,12 @@ TEST_CASE("cg scans on coalesced groups: a whole warp, a partial warp, and membe
 
 #ifdef TEST_SCAN_UPDATE
 // ---- the _update forms ---------------------------------------------------------------
-// Each tile of 16 adds its total to one counter through an atomic_ref; the
-// members' results are the counter's value before the tile's update plus
-// their own (inclusive or exclusive) prefix.
+// Each tile of Tile threads (16; 128, more than one warp) adds its total to
+// one counter through an atomic_ref; the members' results are the counter's
+// value before the tile's update plus their own (inclusive or exclusive) prefix.
+template <unsigned Tile>
 __global__ void scan_updates(const int* in, int* counters, int* inclusive, int* exclusive) {
-    cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
+    cg::thread_block_tile<Tile> tile = cg::tiled_partition<Tile>(cg::this_thread_block());
     const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     cuda::atomic_ref<int, cuda::thread_scope_device> first(counters[0]);
     inclusive[t] = cg::inclusive_scan_update(tile, first, in[t]);
@@ -226,15 +227,17 @@ __global__ void scan_update_max(const int* in, int* out) {
     out[t] = cg::inclusive_scan_update(tile, running_max, in[t], cg::greater<int>());
 }
 
-TEST_CASE("cg scan_update: each group's total goes into an atomic once") {
-    const int blocks = 3, threads = 64, total = blocks * threads, tile = 16;
+template <unsigned Tile>
+static void check_scan_updates(int blocks, int threads) {
+    CAPTURE(Tile);
+    const int total = blocks * threads, tile = static_cast<int>(Tile);
     // Positive values: every tile's total is positive, so the order of the
     // tiles' updates is the order of the values the counter had before them.
     const std::vector<int> in = random_ints(total, 1, 1000);
     device_buffer<int> d_in(total), d_counters(2), d_inclusive(total), d_exclusive(total);
     d_in.write(in);
     d_counters.write({7, -5});  // the starting values come first in every result
-    scan_updates<<<blocks, threads>>>(d_in.ptr, d_counters.ptr, d_inclusive.ptr, d_exclusive.ptr);
+    scan_updates<Tile><<<blocks, threads>>>(d_in.ptr, d_counters.ptr, d_inclusive.ptr, d_exclusive.ptr);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const std::vector<int> counters = d_counters.read(), inclusive = d_inclusive.read(),
                            exclusive = d_exclusive.read();
@@ -267,7 +270,12 @@ TEST_CASE("cg scan_update: each group's total goes into an atomic once") {
             running = before + tile_total;
         }
     }
+}
 
+TEST_CASE("cg scan_update: each group's total goes into an atomic once") {
+    check_scan_updates<16>(3, 64);
+    check_scan_updates<128>(2, 256);  // tiles of more than one warp
+    const int threads = 64;
     const std::vector<int> small = random_ints(threads, -1000000, 1000000);
     device_buffer<int> d_small(threads), d_max(threads);
     d_small.write(small);

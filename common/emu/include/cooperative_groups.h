@@ -8,11 +8,15 @@
 // So they wait, exchange and diagnose exactly as those do (see
 // common/emu/README.md), and a report names the line of the group call.
 //
-// What is here: thread_block (this_thread_block), thread_block_tile<N> for N a
-// power of two up to 32 (tiled_partition<N>, also of a tile), the dynamic
-// tiled_partition(group, n), coalesced_group (coalesced_threads),
-// labeled_partition and binary_partition, grid_group (this_grid), cg::reduce
-// in <cooperative_groups/reduce.h> and the scans in <cooperative_groups/scan.h>.
+// What is here: thread_block (this_thread_block, also with a
+// block_tile_memory scratch), thread_block_tile<N> for N a power of two up to
+// 32 (tiled_partition<N>, also of a tile) and, in <cuemu/multi_warp_tile.h>,
+// from 64 to 1024 (what CUDA 13 gives such a tile: sync, ranks, shfl from one
+// rank, any, all, cg::reduce; each call waits for the tile's threads in the
+// scheduler's tile_barrier), the dynamic tiled_partition(group, n),
+// coalesced_group (coalesced_threads), labeled_partition and
+// binary_partition, grid_group (this_grid), cg::reduce in
+// <cooperative_groups/reduce.h> and the scans in <cooperative_groups/scan.h>.
 // What is not: see "What it does not do" in common/emu/README.md; each such use
 // is a compile error or a loud report, never a silent guess.
 #ifndef CUEMU_COOPERATIVE_GROUPS_H
@@ -142,8 +146,29 @@ public:
 };
 
 // ---- the block -------------------------------------------------------------------
+// The shared memory that tiles of more than 32 threads use on a GPU of compute
+// capability below 8.0 (nvcc's this_thread_block(scratch)); from 8.0 a GPU
+// keeps them in memory of its own. The emulator needs none: the object only
+// takes the bytes a GPU's would in the block's shared memory, and
+// this_thread_block(scratch) checks that the block fits MaxBlockSize.
+template <unsigned MaxBlockSize = 1024>
+struct alignas(8) block_tile_memory {
+    static_assert(MaxBlockSize >= 1 && MaxBlockSize <= 1024,
+                  "block_tile_memory<MaxBlockSize>: a block has at most 1024 threads");
+
+private:
+    // A GPU's: 5 barrier words and 12 reserved bytes, and 8 bytes per warp.
+    unsigned char scratch_[32 + (MaxBlockSize + 31) / 32 * 8];
+};
+
+class thread_block;
+template <unsigned MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize>& scratch, CUEMU_CG_SITE);
+
 class thread_block : public thread_group {
     friend thread_block this_thread_block();
+    template <unsigned MaxBlockSize>
+    friend thread_block this_thread_block(block_tile_memory<MaxBlockSize>&, const char*, int);
     thread_block() : thread_group(details::group_kind::block) {}
 
 public:
@@ -158,6 +183,21 @@ public:
 };
 
 inline thread_block this_thread_block() { return thread_block(); }
+
+template <unsigned MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize>&, const char* cuemu_file, int cuemu_line) {
+    if (details::block_size() > MaxBlockSize)
+        ::cuemu::kernel_cannot_go_on(
+            "this_thread_block(scratch) in a block larger than the scratch's MaxBlockSize",
+            "  a block_tile_memory<MaxBlockSize> holds what the tiles of a block of up to\n"
+            "  MaxBlockSize threads exchange; this block has more threads",
+            "declare the scratch as block_tile_memory<N> with N at least the block's size\n"
+            "        (block_tile_memory<> holds any block: N = 1024)",
+            "below compute capability 8.0 the tiles' exchanges run past the scratch into other\n"
+            "  shared memory (nvcc's debug build aborts here)",
+            cuemu_file, cuemu_line);
+    return thread_block();
+}
 
 // ---- the grid --------------------------------------------------------------------
 // Its ranks and sizes work. Its sync() needs a cooperative launch
@@ -290,6 +330,21 @@ struct group_access {
     static unsigned mask(const thread_group& g) { return g.mask_; }
     template <class Tile, class ParentT>
     static Tile tile(const ParentT& parent) { return Tile(parent); }
+    // cg::reduce on a multi-warp tile (cuemu/multi_warp_tile.h).
+    template <class Tile, class T, class Op>
+    static T multi_warp_reduce(const Tile& tile, T value, Op& op, const char* file, int line) {
+        return tile.reduce(value, op, file, line);
+    }
+    // The scans on a multi-warp tile (cooperative_groups/scan.h).
+    template <class Tile, class T, class Op>
+    static T multi_warp_inclusive_scan(const Tile& tile, T value, Op& op, const char* call, const char* file,
+                                       int line) {
+        return tile.inclusive_scan(value, op, call, file, line);
+    }
+    template <class Tile, class T>
+    static T multi_warp_value_below(const Tile& tile, T value, const char* call, const char* file, int line) {
+        return tile.value_below(value, call, file, line);
+    }
 };
 }  // namespace details
 
@@ -299,20 +354,15 @@ inline coalesced_group coalesced_threads() { return details::group_access::coale
 template <unsigned Size, class ParentT = void>
 class thread_block_tile;
 
-// A tile of Size consecutive threads (by thread rank) of the block. Its lanes
-// are one aligned segment of a warp, so its functions are the warp functions
-// with the tile's lane mask and width. As with nvcc, size() is Size even where
-// a partial last warp lacks some of the tile's lanes.
+namespace details {
+// A tile of Size (1 ... 32) consecutive threads (by thread rank) of the
+// block. Its lanes are one aligned segment of a warp, so its functions are
+// the warp functions with the tile's lane mask and width. As with nvcc,
+// size() is Size even where a partial last warp lacks some of the tile's lanes.
 template <unsigned Size>
-class thread_block_tile<Size, void> : public thread_group {
-    static_assert(Size <= 32 || (Size & (Size - 1)) != 0,
-                  "cuemu: tiles of more than 32 threads (multi-warp thread_block_tile) are not "
-                  "supported by the emulator");
-    static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
-                  "thread_block_tile<Size>: Size must be 1, 2, 4, 8, 16 or 32");
-
-    template <unsigned, class> friend class thread_block_tile;
-    friend struct details::group_access;
+class warp_tile : public thread_group {
+    template <unsigned, class> friend class ::cooperative_groups::thread_block_tile;
+    friend struct group_access;
 
 protected:
     static unsigned tile_mask() {
@@ -322,7 +372,7 @@ protected:
             return ((1u << Size) - 1u) << (details::lane() & ~(Size - 1u));
         }
     }
-    thread_block_tile(unsigned meta_rank, unsigned meta_size)
+    warp_tile(unsigned meta_rank, unsigned meta_size)
         : thread_group(details::group_kind::lanes, tile_mask(), meta_rank, meta_size) {}
 
 public:
@@ -377,6 +427,27 @@ public:
         return __match_all_sync(mask_, value, &pred, CUEMU_CG_SITE_ARGS) >> (details::lane() & ~(Size - 1u));
     }
 };
+}  // namespace details
+}  // namespace cooperative_groups
+
+#include <cuemu/multi_warp_tile.h>
+
+namespace cooperative_groups {
+// A tile of the block: of up to 32 threads (details::warp_tile, above), or of
+// 64 to 1024 (details::multi_warp_tile, <cuemu/multi_warp_tile.h>).
+template <unsigned Size>
+class thread_block_tile<Size, void>
+    : public std::conditional_t<(Size > 32), details::multi_warp_tile<Size>, details::warp_tile<Size>> {
+    static_assert(Size >= 1 && Size <= 1024 && (Size & (Size - 1)) == 0,
+                  "thread_block_tile<Size>: Size must be a power of two from 1 to 1024");
+    using base = std::conditional_t<(Size > 32), details::multi_warp_tile<Size>, details::warp_tile<Size>>;
+
+    template <unsigned, class> friend class thread_block_tile;
+    friend struct details::group_access;
+
+protected:
+    thread_block_tile(unsigned meta_rank, unsigned meta_size) : base(meta_rank, meta_size) {}
+};
 
 // The tile as tiled_partition<Size>(parent) returns it; it converts to
 // thread_block_tile<Size> (and to thread_group), as nvcc's does.
@@ -396,8 +467,10 @@ template <>
 struct static_tile_parent<thread_block> : std::true_type {};
 template <unsigned Size, class P>
 struct static_tile_parent<thread_block_tile<Size, P>> : std::true_type {};
+// The parent's size, as far as the types tell: a block may hold a tile of
+// 1024, a tile only smaller tiles.
 template <class ParentT>
-struct parent_size : std::integral_constant<unsigned, 1024> {};
+struct parent_size : std::integral_constant<unsigned, 2048> {};
 template <unsigned Size, class P>
 struct parent_size<thread_block_tile<Size, P>> : std::integral_constant<unsigned, Size> {};
 }  // namespace details
@@ -406,7 +479,7 @@ template <unsigned Size, class ParentT>
 thread_block_tile<Size, ParentT> tiled_partition(const ParentT& parent) {
     static_assert(details::static_tile_parent<ParentT>::value,
                   "tiled_partition<Size>(parent): the parent must be a thread_block or a thread_block_tile");
-    static_assert(Size < details::parent_size<ParentT>::value || details::parent_size<ParentT>::value == 1024,
+    static_assert(Size < details::parent_size<ParentT>::value,
                   "tiled_partition<Size>(tile): the new tiles must be smaller than the parent tile");
     return details::group_access::tile<thread_block_tile<Size, ParentT>>(parent);
 }

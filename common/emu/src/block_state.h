@@ -58,6 +58,20 @@ struct warp_state {
     warp_request request[32];    // what each arrived lane asked, and its answer
 };
 
+// The threads waiting in a call of one multi-warp tile (thread_block_tile<64>
+// to <1024>: sync() and the collectives built on it; scheduler.cpp:
+// tile_barrier). A block has 16 tiles of 64 threads at most, 8 of 128 ... 1
+// of 1024: 31 in all, numbered by tile_wait_index.
+struct tile_wait {
+    std::vector<fiber_slot*> waiting;
+};
+constexpr unsigned tile_wait_count = 31;
+// The tile of `size` threads (64 ... 1024) that holds thread `linear`.
+inline unsigned tile_wait_index(unsigned size, unsigned linear) {
+    const unsigned size_class = static_cast<unsigned>(__builtin_ctz(size)) - 6;  // 64: 0 ... 1024: 4
+    return 32 - (32 >> size_class) + linear / size;
+}
+
 struct block_state {
     launch_job* job;
     // Threads started and finished, the next one's index in forward order
@@ -82,13 +96,20 @@ struct block_state {
     bool barriers_differ = false;    // one waits at another line than the first
     bool arrivals_unsorted = false;  // they did not arrive in threadIdx order
     int released_count = 0;  // barrier_count of the barrier released last
+    // The threads waiting in multi-warp tile calls (worker_state::tiles), and
+    // how many there are (0 in nearly every block: nothing to look at).
+    tile_wait* tiles = nullptr;
+    unsigned tile_waiters = 0;
+    std::uint64_t* tile_words = nullptr;  // worker_state::tile_words
 };
 
 // refused: the kernel called something the emulator cannot do (grid.sync()
 // without a cooperative launch); the fiber is never resumed.
 // at_lockstep: at a volatile access (shared or global memory), waiting for
 // the other lanes (warp_lockstep_point).
-enum class fiber_state { idle, at_barrier, at_warp, at_lockstep, faulted, threw, timed_out, refused };
+// at_tile: in a call of a multi-warp tile (tile_wait), waiting for the
+// tile's other threads.
+enum class fiber_state { idle, at_barrier, at_warp, at_tile, at_lockstep, faulted, threw, timed_out, refused };
 
 struct alignas(64) fiber_slot {  // its hot fields in one cache line (scheduler.cpp: take_queued)
     fiber_context context = nullptr;  // this CUDA thread, while suspended
@@ -96,7 +117,7 @@ struct alignas(64) fiber_slot {  // its hot fields in one cache line (scheduler.
     block_state* block = nullptr;
     uint3 thread_idx{0, 0, 0};
     unsigned linear = 0;  // thread index within the block, x fastest
-    // where it waits at __syncthreads
+    // where it waits at __syncthreads (or in a multi-warp tile's call)
     const char* barrier_file = "";
     int barrier_line = 0;
     sigjmp_buf fault_jump;
@@ -117,6 +138,9 @@ struct alignas(64) fiber_slot {  // its hot fields in one cache line (scheduler.
     int refusal_line = 0;
     cudaError_t refusal_error = cudaErrorLaunchFailure;  // a failed device-side assert: cudaErrorAssert
     std::string refusal_text;  // stop_kernel_with's `what`, kept here (its caller's frame is gone)
+    // The multi-warp tile call it waits in (at_tile): "sync()", "shfl()" ...
+    const char* tile_call = "";
+    unsigned tile_size = 0;
     // For AddressSanitizer's fiber annotations (fiber_switch.h).
     stack_span own_stack, scheduler_stack;
     // Inside warp_lockstep_point (for the watchdog: see there).
@@ -139,6 +163,10 @@ struct worker_state {
     std::vector<fiber_slot*> lockstep;               // at a volatile access
     std::vector<unsigned> start_order;               // for reverse and shuffle
     warp_state warps[32];                            // 1024 threads at most
+    tile_wait tiles[tile_wait_count];                // multi-warp tiles' waits
+    // What each thread of the block hands its multi-warp tile in a shuffle,
+    // vote or reduce, by thread rank (cuemu::tile_exchange_words).
+    std::uint64_t tile_words[1024];
     std::unique_ptr<unsigned char[], free_deleter> shared;  // dynamic shared memory
     std::size_t shared_capacity = 0;
 };
@@ -207,6 +235,10 @@ fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* w
 void report_warp_waits_for_barrier(worker_state& w, block_state& block, unsigned warp);
 void report_barrier_after_exit(worker_state& w, block_state& block);
 void report_different_barriers(worker_state& w, block_state& block, fiber_slot* first, fiber_slot* b);
+// Threads wait in a multi-warp tile's call that a thread of the tile has not
+// reached and cannot reach: it exited, or waits elsewhere (scheduler.cpp finds
+// them when no thread of the block can run).
+void report_tile_call_not_reached(worker_state& w, block_state& block);
 
 }  // namespace cuemu::detail
 

@@ -309,8 +309,16 @@ std::string where_the_barrier_goes(const source_position& x, const source_positi
 
 bool ordered(const worker_shadow& w, const shadow_record& earlier, unsigned thread) {
     if (earlier.thread == thread) return true;
-    const unsigned warp = thread / 32;
-    return earlier.thread / 32 == warp && tls_race_view.warp_sync[warp] != earlier.warp_sync;
+    const unsigned warp = thread / 32, earlier_warp = earlier.thread / 32;
+    if (earlier_warp == warp) return tls_race_view.warp_sync[warp] != earlier.warp_sync;
+    // Threads of one multi-warp tile, the earlier access before a sync of it
+    // (the tile of 64 << size_class threads spans 2 << size_class warps).
+    if (!tls_race_view.tiles_made) return false;
+    for (unsigned size_class = 0; size_class < 5; ++size_class)
+        if ((earlier_warp >> (size_class + 1)) == (warp >> (size_class + 1)) &&
+            earlier.warp_sync < tls_race_view.tile_mark[size_class][earlier_warp])
+            return true;
+    return false;
 }
 
 bool current(const worker_shadow&, const shadow_record& r) { return r.interval == tls_race_view.interval; }
@@ -434,6 +442,8 @@ void race_block_begin(const void* dynamic_shared, std::size_t dynamic_bytes, boo
     v.dynamic_saturation = w.dynamic_saturation.data();
     v.dynamic_count = w.dynamic_words.size();
     std::fill(std::begin(v.warp_sync), std::end(v.warp_sync), 0u);
+    for (auto& marks : v.tile_mark) std::fill(std::begin(marks), std::end(marks), 0u);
+    v.tiles_made = false;
     v.row_threads = ::cuemu::tls_block_dim.x;
     v.plane_threads = ::cuemu::tls_block_dim.x * ::cuemu::tls_block_dim.y;
     tls_access_watch = watch_races;
@@ -458,6 +468,19 @@ void race_barrier_released(const char* file, int line) {
 void race_warp_synchronized(unsigned warp) {
     if (tls_access_watch != watch_races || warp >= 32) return;
     ++tls_race_view.warp_sync[warp];
+}
+
+void race_tile_synchronized(unsigned first_warp, unsigned warps) {
+    if (tls_access_watch != watch_races) return;
+    race_view& v = tls_race_view;
+    v.tiles_made = true;
+    const unsigned size_class = static_cast<unsigned>(__builtin_ctz(warps)) - 1;  // 2 warps: 0 ... 32: 4
+    for (unsigned warp = first_warp; warp < first_warp + warps && warp < 32; ++warp)
+        v.tile_mark[size_class][warp] = ++v.warp_sync[warp];
+}
+
+void race_multi_warp_tile_made() {
+    if (tls_access_watch == watch_races) tls_race_view.tiles_made = true;
 }
 
 void shared_access(const void* addr, std::size_t size, bool is_write, bool is_volatile,

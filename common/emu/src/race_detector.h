@@ -38,6 +38,12 @@ void race_worker_idle();
 void race_barrier_released(const char* file, int line);
 // A warp function (__syncwarp, a shuffle, a vote ...) completed in warp `warp`.
 void race_warp_synchronized(unsigned warp);
+// Every thread of a multi-warp tile (cooperative groups' thread_block_tile<64>
+// to <1024>), warps first_warp .. first_warp + warps - 1, left one of its
+// calls: what each did before is ordered before what any does after.
+void race_tile_synchronized(unsigned first_warp, unsigned warps);
+// The block made a multi-warp tile (see race_shadow.h: tiles_made).
+void race_multi_warp_tile_made();
 // The running CUDA thread waits until no other thread of its block can run
 // (each runs to its next barrier, warp function, volatile shared access or
 // end), so the lanes of a warp take their volatile shared accesses in step

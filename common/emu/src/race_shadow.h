@@ -75,6 +75,16 @@ struct race_view {
     // a chain of multiplications on every access
     unsigned row_threads = 0, plane_threads = 0;
     std::uint32_t warp_sync[32] = {};  // per warp of the block: its completed warp functions
+    // Per size of multi-warp tile (64, 128 ... 1024) and warp: the warp's
+    // warp_sync right after its tile of that size last synchronized; an
+    // access of the warp at a smaller count is ordered before whatever the
+    // tile's threads do now (race_detector.cpp: ordered).
+    std::uint32_t tile_mark[5][32] = {};
+    // The block has made a multi-warp tile. Then two reads by threads of
+    // different warps no longer stand for every later read (a write ordered
+    // after both by a tile sync races with neither, but may with a third
+    // reader outside the tile), so the shortcuts below that rely on it are off.
+    bool tiles_made = false;
 
     // Whether [p, p + n) overlaps the block's shared memory. Most accesses of
     // a kernel are to global memory, and this lets them go at once.
@@ -110,7 +120,7 @@ inline bool read_adds_nothing(const shadow_record& r0, const shadow_record& r1, 
     if ((bytes & ~(r0.bytes & r1.bytes)) != 0) return false;
     if ((r0.is_volatile || r1.is_volatile) && !is_volatile) return false;
     const unsigned warp0 = r0.thread / 32u, warp1 = r1.thread / 32u;
-    if (warp0 != warp1) return true;
+    if (warp0 != warp1) return !tls_race_view.tiles_made;
     return warp0 == thread / 32u && r0.warp_sync == warp_sync && r1.warp_sync == warp_sync;
 }
 
@@ -171,10 +181,11 @@ inline void note_saturation(const word_shadow& cell, word_saturation& sat, std::
     if (cell.write.interval == interval || r0.interval != interval || r1.interval != interval ||
         r0.thread == r1.thread || r0.bytes != 0xF || r1.bytes != 0xF || r0.is_volatile || r1.is_volatile)
         return;
-    if (r0.thread / 32u != r1.thread / 32u)
-        sat = {interval, any_warp, 0};
-    else if (r0.warp_sync == r1.warp_sync)
+    if (r0.thread / 32u != r1.thread / 32u) {
+        if (!tls_race_view.tiles_made) sat = {interval, any_warp, 0};
+    } else if (r0.warp_sync == r1.warp_sync) {
         sat = {interval, r0.thread / 32u, r0.warp_sync};
+    }
 }
 
 // The hooks' own part of the check, for a plain access of n bytes at p that

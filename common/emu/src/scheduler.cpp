@@ -38,10 +38,16 @@
 // that a partial warp does not have) do not hold a group up, as PTX specifies
 // for "non-exited threads".
 //
+// Cooperative groups' tiles of more than one warp (thread_block_tile<64> to
+// <1024>) meet in tile_barrier: a __syncthreads for the tile's threads alone,
+// whose last arrival queues the others (in threadIdx order, or as
+// CUEMU_SCHEDULE says) and carries on.
+//
 // The block loop also finds what a GPU would hang on or silently get wrong
 // (barrier_is_sound; stuck_block_report.cpp says what it was): a __syncthreads
-// that some threads skip (they exited, or wait at another __syncthreads), and
-// warp lanes waiting for lanes held at a block barrier.
+// that some threads skip (they exited, or wait at another __syncthreads),
+// warp lanes waiting for lanes held at a block barrier, and a tile's call
+// that a thread of the tile never reaches.
 // A watchdog (CUEMU_WATCHDOG_SECONDS) interrupts a kernel that never finishes.
 #include <setjmp.h>
 
@@ -465,6 +471,7 @@ void discard_all_fibers(worker_state& w) {
     w.at_barrier.clear();
     w.ready.clear();
     w.lockstep.clear();
+    for (tile_wait& t : w.tiles) t.waiting.clear();
     w.slots.clear();
 }
 
@@ -475,6 +482,12 @@ namespace {
 // stuck_block_report.cpp) when it is not.
 bool barrier_is_sound(worker_state& w, block_state& block) {
     std::vector<fiber_slot*>& waiting = w.at_barrier;
+    // Threads in a multi-warp tile's call wait for one of these (or for one
+    // that has exited): neither can go on.
+    if (block.tile_waiters) {
+        report_tile_call_not_reached(w, block);
+        return false;
+    }
     // Warp lanes waiting for lanes that wait at the barrier: neither can go on.
     for (unsigned warp = 0; warp * 32 < block.cursor.count; ++warp) {
         if (!block.warps[warp].arrived) continue;
@@ -531,6 +544,8 @@ bool resume(worker_state& w, fiber_slot* s) {
             return true;  // block_barrier filed it
         case fiber_state::at_warp:
             return true;  // its warp_state knows it; a group's completion queues it
+        case fiber_state::at_tile:
+            return true;  // its tile_wait knows it; the tile's last arrival queues it
         case fiber_state::at_lockstep:
             w.lockstep.push_back(s);
             return true;
@@ -667,6 +682,12 @@ void run_block_threads(worker_state& w, launch_job& job, block_state& block, std
             next_ready = 0;
             continue;
         } else {
+            // Threads in a multi-warp tile's call wait for a thread that has
+            // exited, or that waits for them in a warp function.
+            if (block.tile_waiters) {
+                report_tile_call_not_reached(w, block);
+                return;
+            }
             // No one at a barrier: lanes can only be waiting for each other,
             // and a warp function never waits for a lane that is gone.
             break;
@@ -687,6 +708,8 @@ std::uint64_t run_block(worker_state& w, launch_job& job, std::uint64_t linear_b
                         std::uint64_t chain_end) {
     block_state block{&job,     tls_thread_cursor, job.config->block, nullptr,    w.warps,
                       &w.ready, &w.at_barrier,     &w.lockstep,       &w.idle};
+    block.tiles = w.tiles;
+    block.tile_words = w.tile_words;
     start_block(block, linear_block, unflatten(linear_block, job.config->grid));
     block.chain_next = linear_block + 1;
     if (job.schedule.kind == schedule_kind::forward) block.chain_end = chain_end;
@@ -925,6 +948,83 @@ int block_barrier(int predicate, const char* file, int line) {
     // between).
     tls_thread_idx = s->thread_idx;
     return s->block->released_count;
+}
+
+
+// ---- multi-warp tiles ----------------------------------------------------------------
+namespace {
+[[noreturn]] void tile_not_filled(const detail::block_state& block, unsigned size, unsigned first, const char* file,
+                                  int line) {
+    using namespace detail;
+    // In a buffer, not a std::string: stop_kernel_with copies it and leaves
+    // this frame by a jump, which would leak a string's memory.
+    char what[200];
+    std::snprintf(what, sizeof what,
+                  "  the block has %u threads, so its thread_block_tile<%u> of thread ranks %u to %u lacks the "
+                  "last %u of them",
+                  block.cursor.count, size, first, first + size - 1, first + size - block.cursor.count);
+    stop_kernel_with(cudaErrorLaunchFailure, "a multi-warp tile's call in a tile the block does not fill", what,
+                     "make the block's size a multiple of the tile's: tiled_partition<N>(block) cuts the\n"
+                     "        block into whole tiles of N threads",
+                     "the tile's sync() waits for warps the block does not have: the kernel hangs", file, line);
+}
+}  // namespace
+
+void tile_barrier(unsigned size, const char* call, const char* file, int line) {
+    using namespace detail;
+    fiber_slot* s = tls_slot;
+    if (!s) {
+        std::fflush(stdout);  // the program's own output before the report (abort drops it)
+        std::fprintf(stderr, "cuemu: thread_block_tile<%u>::%s (%s:%d) called outside a kernel\n", size, call,
+                     file, line);
+        std::abort();
+    }
+    if (__builtin_expect(tls_in_split_block, 0)) split_block_cannot_wait(file, line);
+    note_current_thread(s);
+    block_state& block = *s->block;
+    const unsigned first = s->linear & ~(size - 1);
+    if (first + size > block.cursor.count) tile_not_filled(block, size, first, file, line);
+    std::vector<fiber_slot*>& waiting = block.tiles[tile_wait_index(size, s->linear)].waiting;
+    if (waiting.size() + 1 < size) {
+        s->state = fiber_state::at_tile;
+        s->barrier_file = file;
+        s->barrier_line = line;
+        s->tile_call = call;
+        s->tile_size = size;
+        waiting.push_back(s);
+        ++block.tile_waiters;
+        if (fiber_slot* next = take_next_to_run(block))
+            hand_on(s, next);
+        else
+            yield_to_scheduler(s);
+        tls_thread_idx = s->thread_idx;
+        return;
+    }
+    // The last of the tile: the others go on in threadIdx order (or as
+    // CUEMU_SCHEDULE says), after this one, which carries on.
+    std::sort(waiting.begin(), waiting.end(),
+              [](const fiber_slot* a, const fiber_slot* b) { return a->linear < b->linear; });
+    const schedule_setting schedule = block.job->schedule;
+    if (schedule.kind == schedule_kind::reverse) std::reverse(waiting.begin(), waiting.end());
+    if (schedule.kind == schedule_kind::shuffle)
+        shuffle_with(waiting, mix(schedule.seed ^ mix(tls_linear_block) ^ mix(block.cursor.next + s->linear)));
+    std::vector<fiber_slot*>& ready = *block.ready;
+    if (block.next_ready == ready.size()) {
+        ready.clear();
+        block.next_ready = 0;
+    }
+    ready.insert(ready.end(), waiting.begin(), waiting.end());
+    block.tile_waiters -= static_cast<unsigned>(waiting.size());
+    waiting.clear();
+    race_tile_synchronized(first / 32, size / 32);
+    count_progress();
+}
+
+void multi_warp_tile_made() { detail::race_multi_warp_tile_made(); }
+
+std::uint64_t* tile_exchange_words() {
+    detail::fiber_slot* s = detail::tls_slot;
+    return s ? s->block->tile_words : nullptr;
 }
 
 }  // namespace cuemu

@@ -1,5 +1,6 @@
 // stuck_block_report.cpp - the reports of a block that cannot go on: threads
-// that skip a __syncthreads (they exited, or wait at another one), warp lanes
+// that skip a __syncthreads (they exited, or wait at another one) or a call
+// of a multi-warp tile (thread_block_tile<64> and up), warp lanes
 // waiting for lanes held at a block barrier (scheduler.cpp's barrier_is_sound
 // finds them), and a CUDA thread that stops its launch itself
 // (stop_kernel_with, kernel_cannot_go_on: a device-side assert, a misaligned
@@ -171,6 +172,74 @@ void report_different_barriers(worker_state& w, block_state& block, fiber_slot* 
                        "  elsewhere:   " + describe_threads(there, dim) + "\n";
     report_block_problem(w, job, "threads of one block wait at different __syncthreads()", body,
                          divergent_barrier_hint, divergent_barrier_on_gpu);
+}
+
+// Threads wait in a call of a multi-warp tile (thread_block_tile<64> and up)
+// that another thread of the tile has not reached: it has exited, or waits
+// elsewhere (at a __syncthreads, in a warp function, in another tile's call),
+// and no thread of the block can run.
+// "thread_block_tile<64>::sync()", "cg::reduce() on a thread_block_tile<64>":
+// the multi-warp tile call s waits in.
+static std::string tile_call_name(const fiber_slot& s) {
+    const std::string tile = "thread_block_tile<" + std::to_string(s.tile_size) + ">";
+    const std::string call = s.tile_call;
+    return call.rfind("cg::", 0) == 0 ? call + " on a " + tile : tile + "::" + call;
+}
+
+void report_tile_call_not_reached(worker_state& w, block_state& block) {
+    launch_job& job = *block.job;
+    const dim3 dim = block.dim;
+    const tile_wait* tile = block.tiles;
+    while (tile->waiting.empty()) ++tile;  // the caller knows one waits
+    fiber_slot* first = tile->waiting.front();
+    for (fiber_slot* b : tile->waiting)
+        if (b->linear < first->linear) first = b;
+    const unsigned size = first->tile_size, begin = first->linear & ~(size - 1);
+    std::vector<bool> is_waiting(size, false);
+    std::vector<unsigned> at, exited, elsewhere;
+    for (fiber_slot* b : tile->waiting) {
+        at.push_back(b->linear);
+        is_waiting[b->linear - begin] = true;
+    }
+    // Where each thread of the block that waits is (the ones not found have exited).
+    std::vector<const fiber_slot*> where(block.cursor.count, nullptr);
+    for (fiber_slot* b : w.at_barrier) where[b->linear] = b;
+    for (const tile_wait& t : w.tiles)
+        for (fiber_slot* b : t.waiting) where[b->linear] = b;
+    for (unsigned warp = 0; warp * 32 < block.cursor.count; ++warp)
+        for (std::uint32_t lanes = block.warps[warp].arrived; lanes; lanes &= lanes - 1)
+            where[warp * 32 + static_cast<unsigned>(__builtin_ctz(lanes))] =
+                block.warps[warp].lane[__builtin_ctz(lanes)];
+    for (unsigned t = begin; t < begin + size; ++t)
+        if (!is_waiting[t - begin]) (where[t] ? elsewhere : exited).push_back(t);
+    std::string body = "  thread " + xyz(first->thread_idx) + " waits in " + tile_call_name(*first) + " at " + first->barrier_file + ":" + std::to_string(first->barrier_line) +
+                       " (its tile: threads " + xyz(unflatten(begin, dim)) + " to " +
+                       xyz(unflatten(begin + size - 1, dim)) + "), but thread ";
+    if (!exited.empty()) {
+        body += xyz(unflatten(exited.front(), dim)) + " has exited without reaching it\n";
+    } else {
+        const fiber_slot* other = where[elsewhere.front()];
+        body += xyz(other->thread_idx);
+        if (other->state == fiber_state::at_barrier) {
+            body += " waits at the __syncthreads() at " + std::string(other->barrier_file) + ":" +
+                    std::to_string(other->barrier_line) + "\n";
+        } else if (other->state == fiber_state::at_tile) {
+            body += " waits in " + tile_call_name(*other) + " at " + other->barrier_file + ":" + std::to_string(other->barrier_line) + "\n";
+        } else {
+            const warp_request& request = block.warps[other->linear >> 5].request[other->linear & 31];
+            body += " waits in a warp function at " + std::string(request.file) + ":" +
+                    std::to_string(request.line) + "\n";
+        }
+    }
+    body += "  waiting there: " + describe_threads(at, dim) + "\n";
+    if (!exited.empty()) body += "  exited:        " + describe_threads(exited, dim) + "\n";
+    if (!elsewhere.empty()) body += "  elsewhere:     " + describe_threads(elsewhere, dim) + "\n";
+    report_block_problem(w, job, tile_call_name(*first) + " not reached by every thread of the tile",
+                         body,
+                         "every thread of a tile must make the same calls on it (sync(), shfl(), any(),\n"
+                         "        all(), cg::reduce) the same number of times: do not return early before\n"
+                         "        one, and do not make one inside a branch only some threads of the tile take",
+                         divergent_barrier_on_gpu);
 }
 
 // The same report from a kernel's split version (cuemu/split_block.h): the

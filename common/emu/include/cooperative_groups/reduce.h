@@ -2,8 +2,8 @@
 // emulator (see ../cooperative_groups.h).
 //
 // cg::reduce(group, value, op) combines the value of every member of a tile
-// (thread_block_tile<N>) or coalesced group with op, and every member gets the
-// result. It is built on the group's rank-addressed shuffles, so a member a
+// (thread_block_tile<N>, N up to 1024) or coalesced group with op, and every
+// member gets the result. It is built on the group's rank-addressed shuffles, so a member a
 // partial warp lacks (a tile of 32 in a block of 48) gives all one bits (NaN,
 // -1), as such a shuffle does; nvcc's is undefined there too.
 #ifndef CUEMU_COOPERATIVE_GROUPS_REDUCE_H
@@ -58,24 +58,35 @@ template <unsigned Size, class P>
 struct reducible_group<thread_block_tile<Size, P>> : std::true_type {};
 template <>
 struct reducible_group<coalesced_group> : std::true_type {};
+template <class GroupT>
+struct is_multi_warp_tile : std::false_type {};
+template <unsigned Size, class P>
+struct is_multi_warp_tile<thread_block_tile<Size, P>> : std::bool_constant<(Size > 32)> {};
 }  // namespace details
 
 // Rank 0 gathers the members' values by halving distances (a size that is not
 // a power of two leaves out what lies past the end), then hands the result to
 // every member.
+// A tile of more than 32 threads (cuemu/multi_warp_tile.h) combines the
+// values of each warp, then the warps' results, the same way.
 template <class GroupT, class T, class Op>
-T reduce(const GroupT& group, T value, Op op) {
+T reduce(const GroupT& group, T value, Op op, const char* cuemu_file = __builtin_FILE(),
+         int cuemu_line = __builtin_LINE()) {
     static_assert(details::reducible_group<GroupT>::value,
                   "cg::reduce: the group must be a thread_block_tile or a coalesced_group "
                   "(the emulator has no block-wide or grid-wide reduce)");
-    const unsigned size = group.size(), rank = group.thread_rank();
-    unsigned span = 1;
-    while (span < size) span *= 2;
-    for (unsigned offset = span / 2; offset > 0; offset /= 2) {
-        T other = group.shfl_down(value, offset);
-        if (rank + offset < size) value = op(value, other);
+    if constexpr (details::is_multi_warp_tile<GroupT>::value) {
+        return details::group_access::multi_warp_reduce(group, value, op, cuemu_file, cuemu_line);
+    } else {
+        const unsigned size = group.size(), rank = group.thread_rank();
+        unsigned span = 1;
+        while (span < size) span *= 2;
+        for (unsigned offset = span / 2; offset > 0; offset /= 2) {
+            T other = group.shfl_down(value, offset, cuemu_file, cuemu_line);
+            if (rank + offset < size) value = op(value, other);
+        }
+        return group.shfl(value, 0, cuemu_file, cuemu_line);
     }
-    return group.shfl(value, 0);
 }
 
 }  // namespace cooperative_groups

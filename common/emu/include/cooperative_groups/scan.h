@@ -18,6 +18,11 @@
 // A member a partial warp lacks (a tile of 32 in a block of 48) gives all one
 // bits to the shuffles, as in reduce.h; the members that exist come first, so
 // their results are right.
+// A tile of more than 32 threads (cuemu/multi_warp_tile.h), which has no
+// shfl_up, hands its values over through the tile's exchange instead: each
+// thread folds the values of the ranks up to its own, as
+// op(own partial, partial from below); a report names the scan's line (the
+// hidden file and line arguments below).
 #ifndef CUEMU_COOPERATIVE_GROUPS_SCAN_H
 #define CUEMU_COOPERATIVE_GROUPS_SCAN_H
 
@@ -47,20 +52,29 @@ void check_scan() {
 // Hillis and Steele: after the step with distance d, each member holds op over
 // the 2d members ending at its own rank (fewer near rank 0).
 template <class GroupT, class T, class Op>
-std::decay_t<T> scan_inclusive(const GroupT& group, const T& value, Op& op) {
-    std::decay_t<T> partial = value;
-    const unsigned size = group.size(), rank = group.thread_rank();
-    for (unsigned distance = 1; distance < size; distance *= 2) {
-        const std::decay_t<T> below = group.shfl_up(partial, distance);
-        if (rank >= distance) partial = op(partial, below);
+std::decay_t<T> scan_inclusive(const GroupT& group, const T& value, Op& op, const char* file, int line) {
+    if constexpr (is_multi_warp_tile<GroupT>::value) {
+        return group_access::multi_warp_inclusive_scan(group, std::decay_t<T>(value), op, "cg::inclusive_scan()",
+                                                       file, line);
+    } else {
+        std::decay_t<T> partial = value;
+        const unsigned size = group.size(), rank = group.thread_rank();
+        for (unsigned distance = 1; distance < size; distance *= 2) {
+            const std::decay_t<T> below = group.shfl_up(partial, distance);
+            if (rank >= distance) partial = op(partial, below);
+        }
+        return partial;
     }
-    return partial;
 }
 
 // From the inclusive results: each member takes the one of the rank below it.
 template <class GroupT, class T>
-T exclusive_from_inclusive(const GroupT& group, const T& inclusive) {
-    const T below = group.shfl_up(inclusive, 1);
+T exclusive_from_inclusive(const GroupT& group, const T& inclusive, const char* file, int line) {
+    T below;
+    if constexpr (is_multi_warp_tile<GroupT>::value)
+        below = group_access::multi_warp_value_below(group, inclusive, "cg::exclusive_scan()", file, line);
+    else
+        below = group.shfl_up(inclusive, 1);
     return group.thread_rank() == 0 ? T{} : below;
 }
 
@@ -92,15 +106,18 @@ T atomic_fold(Atomic& dst, const T& total, Op& op) {
 }
 
 template <bool Exclusive, class GroupT, class Atomic, class T, class Op>
-std::decay_t<T> scan_update(const GroupT& group, Atomic& dst, const T& value, Op& op) {
+std::decay_t<T> scan_update(const GroupT& group, Atomic& dst, const T& value, Op& op, const char* file, int line) {
     using value_t = std::decay_t<T>;
-    const value_t inclusive = scan_inclusive(group, value, op);
+    const value_t inclusive = scan_inclusive(group, value, op, file, line);
     const unsigned last = group.size() - 1;
     value_t old{};
     if (group.thread_rank() == last) old = atomic_fold(dst, inclusive, op);
-    old = group.shfl(old, last);
+    if constexpr (is_multi_warp_tile<GroupT>::value)
+        old = group.shfl(old, last, file, line);
+    else
+        old = group.shfl(old, last);
     if constexpr (Exclusive) {
-        return op(old, exclusive_from_inclusive(group, inclusive));
+        return op(old, exclusive_from_inclusive(group, inclusive, file, line));
     } else {
         return op(old, inclusive);
     }
@@ -108,24 +125,26 @@ std::decay_t<T> scan_update(const GroupT& group, Atomic& dst, const T& value, Op
 #endif
 }  // namespace details
 
+#define CUEMU_SCAN_SITE const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE()
 template <class GroupT, class T, class Op>
-auto inclusive_scan(const GroupT& group, T&& value, Op&& op) -> decltype(op(value, value)) {
+auto inclusive_scan(const GroupT& group, T&& value, Op&& op, CUEMU_SCAN_SITE) -> decltype(op(value, value)) {
     details::check_scan<GroupT, T, Op>();
-    return details::scan_inclusive(group, value, op);
+    return details::scan_inclusive(group, value, op, cuemu_file, cuemu_line);
 }
 template <class GroupT, class T>
-std::decay_t<T> inclusive_scan(const GroupT& group, T&& value) {
-    return inclusive_scan(group, std::forward<T>(value), plus<std::decay_t<T>>());
+std::decay_t<T> inclusive_scan(const GroupT& group, T&& value, CUEMU_SCAN_SITE) {
+    return inclusive_scan(group, std::forward<T>(value), plus<std::decay_t<T>>(), cuemu_file, cuemu_line);
 }
 
 template <class GroupT, class T, class Op>
-auto exclusive_scan(const GroupT& group, T&& value, Op&& op) -> decltype(op(value, value)) {
+auto exclusive_scan(const GroupT& group, T&& value, Op&& op, CUEMU_SCAN_SITE) -> decltype(op(value, value)) {
     details::check_scan<GroupT, T, Op>();
-    return details::exclusive_from_inclusive(group, details::scan_inclusive(group, value, op));
+    return details::exclusive_from_inclusive(group, details::scan_inclusive(group, value, op, cuemu_file, cuemu_line),
+                                             cuemu_file, cuemu_line);
 }
 template <class GroupT, class T>
-std::decay_t<T> exclusive_scan(const GroupT& group, T&& value) {
-    return exclusive_scan(group, std::forward<T>(value), plus<std::decay_t<T>>());
+std::decay_t<T> exclusive_scan(const GroupT& group, T&& value, CUEMU_SCAN_SITE) {
+    return exclusive_scan(group, std::forward<T>(value), plus<std::decay_t<T>>(), cuemu_file, cuemu_line);
 }
 
 #ifdef CUEMU_CG_SCAN_UPDATE
@@ -148,33 +167,37 @@ template <class A>
 using if_scan_atomic = std::enable_if_t<scan_atomic_of<A>::value, int>;
 
 template <bool Exclusive, class GroupT, class Atomic, class T, class Op>
-std::decay_t<T> checked_scan_update(const GroupT& group, Atomic& dst, const T& value, Op& op) {
+std::decay_t<T> checked_scan_update(const GroupT& group, Atomic& dst, const T& value, Op& op, const char* file,
+                                    int line) {
     check_scan<GroupT, T, Op>();
     static_assert(std::is_same_v<typename scan_atomic_of<Atomic>::value_type, std::decay_t<T>>,
                   "cg scan_update: the atomic and the value differ in type");
-    return scan_update<Exclusive>(group, dst, value, op);
+    return scan_update<Exclusive>(group, dst, value, op, file, line);
 }
 }  // namespace details
 
 template <class GroupT, class Atomic, class T, class Op, details::if_scan_atomic<Atomic> = 0>
-auto inclusive_scan_update(const GroupT& group, Atomic&& dst, T&& value, Op&& op) -> decltype(op(value, value)) {
-    return details::checked_scan_update<false>(group, dst, value, op);
+auto inclusive_scan_update(const GroupT& group, Atomic&& dst, T&& value, Op&& op, CUEMU_SCAN_SITE)
+    -> decltype(op(value, value)) {
+    return details::checked_scan_update<false>(group, dst, value, op, cuemu_file, cuemu_line);
 }
 template <class GroupT, class Atomic, class T, details::if_scan_atomic<Atomic> = 0>
-std::decay_t<T> inclusive_scan_update(const GroupT& group, Atomic&& dst, T&& value) {
+std::decay_t<T> inclusive_scan_update(const GroupT& group, Atomic&& dst, T&& value, CUEMU_SCAN_SITE) {
     return inclusive_scan_update(group, dst, std::forward<T>(value),
-                                 plus<typename details::scan_atomic_of<Atomic>::value_type>());
+                                 plus<typename details::scan_atomic_of<Atomic>::value_type>(), cuemu_file, cuemu_line);
 }
 template <class GroupT, class Atomic, class T, class Op, details::if_scan_atomic<Atomic> = 0>
-auto exclusive_scan_update(const GroupT& group, Atomic&& dst, T&& value, Op&& op) -> decltype(op(value, value)) {
-    return details::checked_scan_update<true>(group, dst, value, op);
+auto exclusive_scan_update(const GroupT& group, Atomic&& dst, T&& value, Op&& op, CUEMU_SCAN_SITE)
+    -> decltype(op(value, value)) {
+    return details::checked_scan_update<true>(group, dst, value, op, cuemu_file, cuemu_line);
 }
 template <class GroupT, class Atomic, class T, details::if_scan_atomic<Atomic> = 0>
-std::decay_t<T> exclusive_scan_update(const GroupT& group, Atomic&& dst, T&& value) {
+std::decay_t<T> exclusive_scan_update(const GroupT& group, Atomic&& dst, T&& value, CUEMU_SCAN_SITE) {
     return exclusive_scan_update(group, dst, std::forward<T>(value),
-                                 plus<typename details::scan_atomic_of<Atomic>::value_type>());
+                                 plus<typename details::scan_atomic_of<Atomic>::value_type>(), cuemu_file, cuemu_line);
 }
 #endif
+#undef CUEMU_SCAN_SITE
 
 }  // namespace cooperative_groups
 

@@ -1,0 +1,351 @@
+// test_cg_multi_warp_tiles.cu - cooperative groups' tiles of more than one
+// warp (thread_block_tile<64> to <1024>) on the emulator, checked against
+// what CUDA 13 declares for them: ranks, sizes and meta groups (also in blocks
+// that are not a multiple of the tile), sync() ordering shared memory between
+// the tile's warps, shfl() from one rank, any(), all(), cg::reduce, the scans
+// (their _update forms: test_cg_scan.cu), tiles of such a tile,
+// block_tile_memory with this_thread_block(scratch), and the reports of a tile
+// call some thread never reaches, of a tile the block does not fill, of a
+// scratch too small and of a race a tile's sync() does not prevent (each in a
+// process of its own: tests/emu/CMakeLists.txt). Inputs are fresh random data,
+// outputs are poisoned. The same file compiles with nvcc.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "device_buffer.h"
+#include "stderr_capture.h"
+
+namespace cg = cooperative_groups;
+
+// ---- everything a tile of N threads has ---------------------------------------------
+struct big_tile_record {
+    unsigned rank, size, num_threads, meta_rank, meta_size;
+    unsigned plain_meta_rank, plain_meta_size;  // through a thread_block_tile<N> (no parent type)
+    int shfl;                 // the value of rank src
+    double wide;              // an 8-byte shuffle
+    int shfl_sum;             // every rank's value, one shfl at a time
+    int shared_sum;           // a tree in shared memory, tile.sync() between its steps
+    int reduce_sum, reduce_max;
+    int inclusive_sum, exclusive_max;  // cg::inclusive_scan, cg::exclusive_scan
+    int any_odd, all_odd, all_true, any_none;
+    unsigned warp_rank, warp_meta_rank, warp_meta_size;  // tiled_partition<32>(tile)
+    int warp_sum;                                        // cg::reduce over that tile of 32
+    unsigned half_rank, half_meta_rank, half_meta_size;  // tiled_partition<N / 2>(tile), N > 64
+};
+
+template <unsigned N>
+__device__ big_tile_record everything_of(const cg::thread_block& block, const int* in, int src) {
+    __shared__ int stage[1024];
+    cg::thread_block_tile<N, cg::thread_block> tile = cg::tiled_partition<N>(block);
+    cg::thread_block_tile<N> plain = tile;
+    const unsigned t = block.thread_rank();
+    const int v = in[t];
+    big_tile_record rec;
+    rec.rank = tile.thread_rank();
+    rec.size = tile.size();
+    rec.num_threads = tile.num_threads();
+    rec.meta_rank = tile.meta_group_rank();
+    rec.meta_size = tile.meta_group_size();
+    rec.plain_meta_rank = plain.meta_group_rank();
+    rec.plain_meta_size = plain.meta_group_size();
+    rec.shfl = tile.shfl(v, src);
+    rec.wide = tile.shfl(static_cast<double>(v) * 0.5, (src + 1) % N);
+    int sum = 0;
+    for (unsigned r = 0; r < N; ++r) sum += tile.shfl(v, r);
+    rec.shfl_sum = sum;
+    // A tree over the tile's part of `stage`: each step reads what another
+    // warp of the tile wrote in the step before.
+    stage[t] = v;
+    for (unsigned half = N / 2; half > 0; half /= 2) {
+        tile.sync();
+        if (rec.rank < half) stage[t] += stage[t + half];
+    }
+    tile.sync();
+    rec.shared_sum = stage[t - rec.rank];
+    rec.reduce_sum = cg::reduce(tile, v, cg::plus<int>());
+    rec.reduce_max = cg::reduce(tile, v, cg::greater<int>());
+    rec.inclusive_sum = cg::inclusive_scan(tile, v);
+    rec.exclusive_max = cg::exclusive_scan(tile, v, cg::greater<int>());
+    rec.any_odd = tile.any(v & 1);
+    rec.all_odd = tile.all(v & 1);
+    rec.all_true = tile.all(1);
+    rec.any_none = tile.any(0);
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(tile);
+    rec.warp_rank = warp.thread_rank();
+    rec.warp_meta_rank = warp.meta_group_rank();
+    rec.warp_meta_size = warp.meta_group_size();
+    rec.warp_sum = cg::reduce(warp, v, cg::plus<int>());
+    if constexpr (N > 64) {
+        cg::thread_block_tile<N / 2> half = cg::tiled_partition<N / 2>(tile);
+        rec.half_rank = half.thread_rank();
+        rec.half_meta_rank = half.meta_group_rank();
+        rec.half_meta_size = half.meta_group_size();
+        half.sync();
+    }
+    return rec;
+}
+
+// with_scratch: the block as nvcc needs it below compute capability 8.0.
+template <unsigned N, bool with_scratch>
+__global__ void big_tile_everything(const int* in, big_tile_record* out, int src) {
+    if constexpr (with_scratch) {
+        __shared__ cg::block_tile_memory<1024> scratch;
+        cg::thread_block block = cg::this_thread_block(scratch);
+        out[block.thread_rank()] = everything_of<N>(block, in, src);
+    } else {
+        cg::thread_block block = cg::this_thread_block();
+        out[block.thread_rank()] = everything_of<N>(block, in, src);
+    }
+}
+
+template <unsigned N, bool with_scratch>
+static void check_big_tiles(int threads) {
+    CAPTURE(N);
+    CAPTURE(threads);
+    CAPTURE(with_scratch);
+    std::vector<int> in = random_ints(threads, -1000, 1000);
+    const int src = std::uniform_int_distribution<int>(0, N - 1)(rng());
+    device_buffer<int> d_in(threads);
+    device_buffer<big_tile_record> d_out(threads);
+    d_in.write(in);
+    big_tile_everything<N, with_scratch><<<1, threads>>>(d_in.ptr, d_out.ptr, src);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<big_tile_record> out = d_out.read();
+    for (int t = 0; t < threads; ++t) {
+        CAPTURE(t);
+        const int rank = t % N, first = t - rank;
+        const big_tile_record& r = out[t];
+        int sum = 0, max = in[first], odd = 0, warp_sum = 0, prefix = 0, max_below = 0;
+        for (unsigned k = 0; k < N; ++k) {
+            sum += in[first + k];
+            max = std::max(max, in[first + k]);
+            odd += in[first + k] & 1;
+            if (static_cast<int>(k) <= rank) prefix += in[first + k];
+            if (static_cast<int>(k) < rank) max_below = k == 0 ? in[first] : std::max(max_below, in[first + k]);
+        }
+        for (int k = 0; k < 32; ++k) warp_sum += in[t - t % 32 + k];
+        CHECK(r.rank == static_cast<unsigned>(rank));
+        CHECK(r.size == N);
+        CHECK(r.num_threads == N);
+        CHECK(r.meta_rank == static_cast<unsigned>(t / N));
+        CHECK(r.meta_size == (threads + N - 1) / N);
+        CHECK(r.plain_meta_rank == r.meta_rank);
+        CHECK(r.plain_meta_size == r.meta_size);
+        CHECK(r.shfl == in[first + src]);
+        CHECK(r.wide == in[first + (src + 1) % N] * 0.5);
+        CHECK(r.shfl_sum == sum);
+        CHECK(r.shared_sum == sum);
+        CHECK(r.reduce_sum == sum);
+        CHECK(r.reduce_max == max);
+        CHECK(r.inclusive_sum == prefix);
+        CHECK(r.exclusive_max == max_below);  // rank 0: int{}
+        CHECK(r.any_odd == (odd > 0));
+        CHECK(r.all_odd == (odd == static_cast<int>(N)));
+        CHECK(r.all_true == 1);
+        CHECK(r.any_none == 0);
+        CHECK(r.warp_rank == static_cast<unsigned>(rank % 32));
+        CHECK(r.warp_meta_rank == static_cast<unsigned>(rank / 32));
+        CHECK(r.warp_meta_size == N / 32);
+        CHECK(r.warp_sum == warp_sum);
+        if (N > 64) {
+            CHECK(r.half_rank == static_cast<unsigned>(rank % (N / 2)));
+            CHECK(r.half_meta_rank == static_cast<unsigned>(rank / (N / 2)));
+            CHECK(r.half_meta_size == 2u);
+        }
+    }
+}
+
+TEST_CASE("thread_block_tile<64> and <256>: ranks, meta groups, shfl, votes, reduce, sync") {
+    check_big_tiles<64, false>(192);
+    check_big_tiles<64, true>(64);
+    check_big_tiles<256, false>(512);
+    check_big_tiles<256, true>(256);
+}
+
+TEST_CASE("thread_block_tile<128>, <512> and <1024>") {
+    check_big_tiles<128, true>(384);
+    check_big_tiles<512, false>(1024);
+    check_big_tiles<1024, true>(1024);
+}
+
+
+// ---- ranks in blocks that are not a multiple of the tile -----------------------------
+struct rank_record {
+    unsigned rank, meta_rank, meta_size, warp_rank, warp_meta_rank, warp_meta_size;
+};
+
+template <unsigned N>
+__global__ void big_tile_ranks(rank_record* out) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(tile);
+    rank_record rec;
+    rec.rank = tile.thread_rank();
+    rec.meta_rank = tile.meta_group_rank();
+    rec.meta_size = tile.meta_group_size();
+    rec.warp_rank = warp.thread_rank();
+    rec.warp_meta_rank = warp.meta_group_rank();
+    rec.warp_meta_size = warp.meta_group_size();
+    out[block.thread_rank()] = rec;
+}
+
+template <unsigned N>
+static void check_ranks(dim3 block) {
+    const int threads = static_cast<int>(block.x * block.y * block.z);
+    CAPTURE(N);
+    CAPTURE(threads);
+    device_buffer<rank_record> d_out(threads);
+    big_tile_ranks<N><<<1, block>>>(d_out.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    std::vector<rank_record> out = d_out.read();
+    for (int t = 0; t < threads; ++t) {
+        CAPTURE(t);
+        const rank_record& r = out[t];
+        CHECK(r.rank == static_cast<unsigned>(t % N));
+        CHECK(r.meta_rank == static_cast<unsigned>(t / N));
+        CHECK(r.meta_size == (threads + N - 1) / N);
+        CHECK(r.warp_rank == static_cast<unsigned>(t % 32));
+        CHECK(r.warp_meta_rank == static_cast<unsigned>(t % N / 32));
+        CHECK(r.warp_meta_size == N / 32);
+    }
+}
+
+TEST_CASE("multi-warp tiles: ranks and meta ranks in blocks of odd sizes") {
+    check_ranks<64>(dim3(100));           // a last tile of 36 threads
+    check_ranks<128>(dim3(10, 7, 3));     // 210 threads, x fastest
+    check_ranks<256>(dim3(13, 31));       // 403 threads
+}
+
+// ---- what is reported ----------------------------------------------------------------
+static bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+static std::string at(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
+
+// Thread 40 leaves before the tile's sync(); the 63 others of its tile wait there.
+__global__ void tile_sync_after_return(int* data) {
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cg::this_thread_block());
+    if (tile.thread_rank() == 40) return;
+    data[threadIdx.x] = 1;
+    tile.sync();
+    data[threadIdx.x] += data[threadIdx.x ^ 1];
+}
+static const int tile_sync_line = __LINE__ - 3;
+
+// Each ends with a sticky error: the buffer is never freed.
+TEST_CASE("tile-sync-not-reached") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 64 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    const int launch_line = __LINE__ + 1;
+    tile_sync_after_return<<<1, 64>>>(d);
+    std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: thread_block_tile<64>::sync() not reached by every thread of the tile in kernel "
+                           "'tile_sync_after_return' (launched at " + at(launch_line) + ")"));
+    CHECK(contains(report, "thread (0,0,0) waits in thread_block_tile<64>::sync() at " + at(tile_sync_line) +
+                               " (its tile: threads (0,0,0) to (63,0,0)), but thread (40,0,0) has exited "
+                               "without reaching it"));
+    CHECK(contains(report, "waiting there: 63 threads: (0,0,0) to (39,0,0), (41,0,0) to (63,0,0)"));
+    CHECK(contains(report, "exited:        1 thread: (40,0,0)"));
+    CHECK(contains(report, "cudaErrorLaunchFailure (\"unspecified launch failure\")"));
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+    CHECK(cudaGetLastError() == cudaErrorLaunchFailure);  // sticky
+}
+
+// Thread 70 waits at a __syncthreads() that the tile's other threads, waiting
+// in its shfl(), never reach.
+__global__ void tile_shfl_against_block_sync(int* data) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(block);
+    if (block.thread_rank() == 70) block.sync();
+    data[block.thread_rank()] = tile.shfl(static_cast<int>(block.thread_rank()), 0);
+}
+static const int block_sync_line = __LINE__ - 3, tile_shfl_line = __LINE__ - 2;
+
+TEST_CASE("tile-shfl-against-syncthreads") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 128 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    tile_shfl_against_block_sync<<<1, 128>>>(d);
+    std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: thread_block_tile<64>::shfl() not reached by every thread of the tile"));
+    CHECK(contains(report, "thread (64,0,0) waits in thread_block_tile<64>::shfl() at " + at(tile_shfl_line) +
+                               " (its tile: threads (64,0,0) to (127,0,0)), but thread (70,0,0) waits at the "
+                               "__syncthreads() at " + at(block_sync_line)));
+    CHECK(contains(report, "elsewhere:     1 thread: (70,0,0)"));
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+// A block of 100 threads has one whole tile of 64; the second lacks 28 threads.
+__global__ void tile_sync_in_partial_tile(int* data) {
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cg::this_thread_block());
+    tile.sync();
+    data[threadIdx.x] = static_cast<int>(tile.thread_rank());
+}
+static const int partial_tile_sync_line = __LINE__ - 3;
+
+TEST_CASE("tile-not-filled") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 100 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    tile_sync_in_partial_tile<<<1, 100>>>(d);
+    std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: a multi-warp tile's call in a tile the block does not fill"));
+    CHECK(contains(report, "thread (64,0,0) called it at " + at(partial_tile_sync_line)));
+    CHECK(contains(report, "the block has 100 threads, so its thread_block_tile<64> of thread ranks 64 to 127 "
+                           "lacks the last 28 of them"));
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+// A scratch for blocks of up to 64 threads, in a block of 128.
+__global__ void scratch_too_small(int* data) {
+    __shared__ cg::block_tile_memory<64> scratch;
+    cg::thread_block block = cg::this_thread_block(scratch);
+    data[block.thread_rank()] = static_cast<int>(cg::tiled_partition<64>(block).thread_rank());
+}
+static const int scratch_line = __LINE__ - 3;
+
+TEST_CASE("scratch-too-small") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 128 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    scratch_too_small<<<1, 128>>>(d);
+    std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: this_thread_block(scratch) in a block larger than the scratch's MaxBlockSize"));
+    CHECK(contains(report, "thread (0,0,0) called it at " + at(scratch_line)));
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+// A tile's sync() orders the tile's threads only: the second tile reads what
+// the first one wrote before its own sync(), with nothing between for the
+// second tile (it needed block.sync()).
+__global__ void tile_sync_is_not_block_sync(int* out) {
+    __shared__ int stage[128];
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<64> tile = cg::tiled_partition<64>(block);
+    const unsigned t = block.thread_rank();
+    stage[t] = static_cast<int>(t);
+    tile.sync();
+    if (tile.meta_group_rank() == 1) out[t] = stage[t ^ 64];
+}
+static const int other_tile_write_line = __LINE__ - 4, other_tile_read_line = __LINE__ - 2;
+
+// In forward order the tile's last thread to arrive at its sync() goes on first.
+TEST_CASE("race-across-tiles") {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 128 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    tile_sync_is_not_block_sync<<<1, 128>>>(d);
+    std::string report = capture.finish();
+    CHECK(contains(report, "cuemu: race on shared memory"));
+    CHECK(contains(report, "write by thread (63,0,0) at " + at(other_tile_write_line)));
+    CHECK(contains(report, "read  by thread (127,0,0) at " + at(other_tile_read_line)));
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
