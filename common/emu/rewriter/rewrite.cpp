@@ -69,12 +69,8 @@ std::size_t template_args_start(const Source& src, std::size_t close) {
         if (src[i].in_directive != src[close].in_directive) return npos;
         if (src.is_punct(i, ')')) {
             // Skip a parenthesised group: (a > b) must not count as a '>'.
-            int parens = 0;
-            for (;; --i) {
-                if (src.is_punct(i, ')')) ++parens;
-                if (src.is_punct(i, '(') && --parens == 0) break;
-                if (i == 0) return npos;
-            }
+            i = src.matching_open_back(i, '(', ')', DirectiveEdge::crossed);
+            if (i == npos) return npos;
         } else if (src.is_punct(i, '>')) {
             ++depth;
         } else if (src.is_punct(i, '<')) {
@@ -99,17 +95,6 @@ bool track_bracket(char c, std::vector<char>& open) {
     return true;
 }
 
-// Walks back from a closing bracket at `close` to the one that opens it.
-std::size_t matching_open_back(const Source& src, std::size_t close, char opening, char closing) {
-    int depth = 0;
-    for (std::size_t i = close + 1; i-- > 0;) {
-        if (src.is_punct(i, closing)) ++depth;
-        if (src.is_punct(i, opening) && --depth == 0) return i;
-        if (src[i].in_directive != src[close].in_directive) return npos;
-    }
-    return npos;
-}
-
 Parsed<Launch> parse_configuration(const Source& src, Launch launch);
 
 // Finds the whole launch whose <<< starts at `open`. No value and no error:
@@ -130,7 +115,7 @@ Parsed<Launch> parse_launch(const Source& src, std::size_t open) {
     }
     launch.callee_end = i + 1;
     if (src.is_punct(i, ')')) {  // (*kernel_pointer)<<<...>>>
-        launch.callee_begin = matching_open_back(src, i, '(', ')');
+        launch.callee_begin = src.matching_open_back(i, '(', ')', DirectiveEdge::stops);
         if (launch.callee_begin == npos) {
             result.error = "kernel launch: the parentheses before '<<<' are not balanced";
             return result;
@@ -138,7 +123,8 @@ Parsed<Launch> parse_launch(const Source& src, std::size_t open) {
         // f(x)<<<...>>> would launch what a call returns: not a kernel's name.
         const std::size_t before = src.prev_code(launch.callee_begin);
         // ...unless that ')' closes 'if (...)' or the like.
-        const std::size_t group_open = src.is_punct(before, ')') ? matching_open_back(src, before, '(', ')') : npos;
+        const std::size_t group_open =
+            src.is_punct(before, ')') ? src.matching_open_back(before, '(', ')', DirectiveEdge::stops) : npos;
         const std::size_t before_group = group_open == npos ? npos : src.prev_code(group_open);
         const bool after_control = before_group != npos &&
                                    (src.is_ident(before_group, "if") || src.is_ident(before_group, "while") ||
@@ -154,7 +140,7 @@ Parsed<Launch> parse_launch(const Source& src, std::size_t open) {
         return parse_configuration(src, launch);
     }
     if (src.is_punct(i, ']')) {  // kernels[k]<<<...>>>
-        const std::size_t bracket = matching_open_back(src, i, '[', ']');
+        const std::size_t bracket = src.matching_open_back(i, '[', ']', DirectiveEdge::stops);
         i = bracket == npos ? npos : src.prev_code(bracket);
     }
     if (i != npos && src.is_punct(i, '>')) {

@@ -44,52 +44,30 @@ public:
     bool id(std::size_t i) const { return i != npos && s.is_ident(i); }
     bool id(std::size_t i, const char* w) const { return i != npos && s.is_ident(i, w); }
 
-    // One past the ')', ']' or '}' closing the group opened at i.
+    // Source's matching, leaving the call alone where brackets do not pair.
     std::size_t group_end(std::size_t i) const {
-        int depth = 0;
-        for (std::size_t t = i; t < s.size(); t = nx(t + 1)) {
-            if (is(t, '(') || is(t, '[') || is(t, '{')) ++depth;
-            if ((is(t, ')') || is(t, ']') || is(t, '}')) && --depth == 0) return t + 1;
-        }
-        throw NotInlined{"brackets that do not pair"};
+        const std::size_t end = s.group_end(i);
+        if (end == npos) throw NotInlined{"brackets that do not pair"};
+        return end;
     }
     // A token after which a statement starts; the rewriter's note of a
     // __shared__ variable's size, CUEMU_STATIC_SHARED(...), ends one too.
     bool boundary(std::size_t t) const {
         if (t == npos || is(t, ';') || is(t, '{') || is(t, '}')) return true;
         if (!is(t, ')')) return false;
-        int depth = 0;
-        for (std::size_t u = t; u != npos; u = pv(u)) {
-            if (is(u, ')')) ++depth;
-            if (is(u, '(') && --depth == 0) return id(pv(u), "CUEMU_STATIC_SHARED");
-        }
-        return false;
+        const std::size_t open = s.matching_open_back(t, '(', ')', DirectiveEdge::crossed);
+        return open != npos && id(pv(open), "CUEMU_STATIC_SHARED");
     }
     // Token t is a member's or a qualified name: x.t, p->t, ns::t.
     bool qualified(std::size_t t) const {
         const std::size_t before = pv(t);
         return is(before, '.') || is(before, ':') || (is(before, '>') && before > 0 && is(before - 1, '-'));
     }
-    // The last token of the statement that starts at i: a block, an if (with
-    // its else), a loop, or up to its ';'.
+    // The last token of the statement at i, where a scope that ends with it ends.
     std::size_t statement_last(std::size_t i) const {
-        if (is(i, '{')) return group_end(i) - 1;
-        const bool keyword = id(i, "if") || id(i, "for") || id(i, "while") || id(i, "switch");
-        if (keyword && is(nx(i + 1), '(')) {
-            std::size_t last = statement_last(nx(group_end(nx(i + 1))));
-            if (id(i, "if") && id(nx(last + 1), "else")) last = statement_last(nx(nx(last + 1) + 1));
-            return last;
-        }
-        if (id(i, "do")) {
-            const std::size_t w = nx(statement_last(nx(i + 1)) + 1);
-            if (!id(w, "while") || !is(nx(w + 1), '(')) throw NotInlined{"a do loop without its while"};
-            return nx(group_end(nx(w + 1)));
-        }
-        for (std::size_t t = i; t < s.size(); t = nx(t + 1)) {
-            if (is(t, '(') || is(t, '[') || is(t, '{')) t = group_end(t) - 1;
-            else if (is(t, ';')) return t;
-        }
-        throw NotInlined{"a statement without its end"};
+        const std::size_t end = s.statement_end(i, s.size(), StatementGrammar::basic);
+        if (end == npos) throw NotInlined{"a statement without its end"};
+        return end - 1;
     }
 
     // The code tokens [b, e) split at their top-level commas.
