@@ -196,6 +196,13 @@ std::vector<Token> tokenize(const std::string& s) {
     return tokens;
 }
 
+std::size_t Source::token_at(std::size_t offset) const {
+    // Tokens are never empty, so their starts increase: one can start at `offset`.
+    const auto it = std::lower_bound(tokens_.begin(), tokens_.end(), offset,
+                                     [](const Token& t, std::size_t at) { return t.begin < at; });
+    return it != tokens_.end() && it->begin == offset ? static_cast<std::size_t>(it - tokens_.begin()) : npos;
+}
+
 std::size_t Source::group_end(std::size_t open) const {
     int depth = 0;
     for (std::size_t t = open; t < size(); t = next_code(t + 1)) {

@@ -184,6 +184,8 @@ public:
         return is_ident(prev_code(open), "operator");
     }
 
+    // The token that starts at byte `offset`, or npos.
+    std::size_t token_at(std::size_t offset) const;
     // One past the last token of the directive that starts at i.
     std::size_t directive_end(std::size_t i) const {
         while (i < size() && tokens_[i].in_directive) ++i;

@@ -300,9 +300,7 @@ private:
     // The first call in the kernel's body of a function with barriers whose
     // text is known; npos if none.
     std::size_t next_call(const Text& k) const {
-        std::size_t name = npos;
-        for (std::size_t t = 0; t < k.s.size(); ++t)
-            if (k.s[t].begin == name_offset_) name = t;
+        const std::size_t name = k.s.token_at(name_offset_);
         if (name == npos) return npos;
         std::size_t body = k.nx(k.group_end(k.nx(name + 1)));
         if (!k.is(body, '{')) return npos;
@@ -318,9 +316,7 @@ private:
         const std::string name = callee_name(k, call);
         const DeviceFunctionText& function = callees_.at(name);
         const Text c(function.text);
-        std::size_t callee_name_token = npos;
-        for (std::size_t t = 0; t < c.s.size(); ++t)
-            if (c.s[t].begin == function.name_offset) callee_name_token = t;
+        const std::size_t callee_name_token = c.s.token_at(function.name_offset);
         if (callee_name_token == npos || !c.id(callee_name_token, name.c_str()))
             throw NotInlined{"its definition was not found"};
         const Callee f = read_callee(c, callee_name_token, name);
@@ -480,9 +476,7 @@ MacroWords macro_words(const Source& src) {
 std::string rename_redeclared(const std::string& kernel, std::size_t name_offset, const MacroWords& macros) {
     try {
         const Text k(kernel);
-        std::size_t name = npos;
-        for (std::size_t t = 0; t < k.s.size(); ++t)
-            if (k.s[t].begin == name_offset) name = t;
+        const std::size_t name = k.s.token_at(name_offset);
         if (name == npos || !k.is(k.nx(name + 1), '(')) return kernel;
         const std::size_t params_open = k.nx(name + 1), params_close = k.group_end(params_open) - 1;
         const std::size_t body_open = k.nx(params_close + 1);

@@ -897,9 +897,7 @@ std::string split_kernel(const std::string& kernel, std::size_t name_offset, con
     InlinedKernel inlined = inline_barrier_calls(kernel, name_offset, first_line, callees, barrier_names.names, macros);
     inlined.text = rename_redeclared(inlined.text, name_offset, macros);
     const Source src(inlined.text);
-    std::size_t name_token = npos;
-    for (std::size_t t = 0; t < src.size(); ++t)
-        if (src[t].begin == name_offset) name_token = t;
+    const std::size_t name_token = src.token_at(name_offset);
     if (name_token == npos || !src.is_ident(name_token, name.c_str())) return "";
     try {
         return Splitter(src, barrier_names, first_line, file_literal, inlined).run(name_token, name);
