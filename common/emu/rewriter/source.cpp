@@ -1,4 +1,5 @@
-// source.cpp - the tokenizer behind source.h.
+// source.cpp - the tokenizer behind source.h, and the bracket and
+// statement matching its parsers share.
 #include "source.h"
 
 namespace cuemu_rewrite::internal {
@@ -193,6 +194,73 @@ std::vector<Token> tokenize(const std::string& s) {
         tokens.push_back(token);
     }
     return tokens;
+}
+
+std::size_t Source::token_at(std::size_t offset) const {
+    // Tokens are never empty, so their starts increase: one can start at `offset`.
+    const auto it = std::lower_bound(tokens_.begin(), tokens_.end(), offset,
+                                     [](const Token& t, std::size_t at) { return t.begin < at; });
+    return it != tokens_.end() && it->begin == offset ? static_cast<std::size_t>(it - tokens_.begin()) : npos;
+}
+
+std::size_t Source::group_end(std::size_t open) const {
+    int depth = 0;
+    for (std::size_t t = open; t < size(); t = next_code(t + 1)) {
+        if (is_punct(t, '(') || is_punct(t, '[') || is_punct(t, '{')) ++depth;
+        if ((is_punct(t, ')') || is_punct(t, ']') || is_punct(t, '}')) && --depth == 0) return t + 1;
+    }
+    return npos;
+}
+
+std::size_t Source::matching_open_back(std::size_t close, char opening, char closing, DirectiveEdge edge) const {
+    int depth = 0;
+    for (std::size_t i = close + 1; i-- > 0;) {
+        if (is_punct(i, closing)) ++depth;
+        if (is_punct(i, opening) && --depth == 0) return i;
+        if (edge == DirectiveEdge::stops && tokens_[i].in_directive != tokens_[close].in_directive) return npos;
+    }
+    return npos;
+}
+
+std::size_t Source::statement_end(std::size_t i, std::size_t limit, StatementGrammar grammar) const {
+    const bool full = grammar == StatementGrammar::full;
+    if (full)
+        while (i < limit && tokens_[i].in_directive) i = next_code(directive_end(i));  // #pragma unroll
+    if (is_punct(i, '{')) return group_end(i);
+    const bool is_if = is_ident(i, "if");
+    if (is_if || is_ident(i, "for") || is_ident(i, "while") || is_ident(i, "switch")) {
+        std::size_t open = next_code(i + 1);
+        if (full && is_if && is_ident(open, "constexpr")) open = next_code(open + 1);
+        if (is_punct(open, '(')) {
+            const std::size_t close = group_end(open);
+            if (close == npos) return npos;
+            std::size_t end = statement_end(next_code(close), limit, grammar);
+            if (end != npos && is_if && is_ident(next_code(end), "else"))
+                end = statement_end(next_code(next_code(end) + 1), limit, grammar);
+            return end;
+        }
+        if (full) return npos;
+    } else if (is_ident(i, "do")) {
+        const std::size_t body_end = statement_end(next_code(i + 1), limit, grammar);
+        if (body_end == npos) return npos;
+        const std::size_t w = next_code(body_end);
+        if (!is_ident(w, "while") || !is_punct(next_code(w + 1), '(')) return npos;
+        const std::size_t condition_end = group_end(next_code(w + 1));
+        if (condition_end == npos) return npos;
+        const std::size_t semi = next_code(condition_end);
+        if (full && !is_punct(semi, ';')) return npos;
+        return semi + 1;
+    }
+    for (std::size_t t = i; t < limit; t = next_code(t + 1)) {
+        if (is_punct(t, '(') || is_punct(t, '[') || is_punct(t, '{')) {
+            const std::size_t end = group_end(t);
+            if (end == npos) return npos;
+            t = end - 1;
+        } else if (is_punct(t, ';')) {
+            return t + 1;
+        }
+    }
+    return npos;
 }
 
 }  // namespace cuemu_rewrite::internal

@@ -97,6 +97,23 @@ inline std::string newlines(std::size_t count, bool in_directive) {
     return out;
 }
 
+// Whether a backward bracket match may leave the preprocessor line (or the
+// code outside one) that it starts in.
+enum class DirectiveEdge { stops, crossed };
+
+// How much of the statement grammar Source::statement_end knows.
+enum class StatementGrammar {
+    // A #pragma line before a statement goes with it, `if constexpr` is an
+    // if, and a keyword statement without its '(' (or a do loop without its
+    // ';') is not understood.
+    full,
+    // None of that: a keyword statement without its '(' (`if constexpr`
+    // too) runs to its first ';', and a do loop ends at whatever token
+    // follows its while's ')'. rename_redeclared has always read for loops'
+    // bodies this way; a kernel it renames must come out the same.
+    basic,
+};
+
 // A source text with its tokens, and the small questions the parsers ask.
 // It keeps a reference to the text, which must outlive it.
 class Source {
@@ -166,6 +183,25 @@ public:
     bool follows_operator_keyword(std::size_t open) const {
         return is_ident(prev_code(open), "operator");
     }
+
+    // The token that starts at byte `offset`, or npos.
+    std::size_t token_at(std::size_t offset) const;
+    // One past the last token of the directive that starts at i.
+    std::size_t directive_end(std::size_t i) const {
+        while (i < size() && tokens_[i].in_directive) ++i;
+        return i;
+    }
+
+    // Brackets, for parsers that meet only code the compiler accepts: a
+    // mismatch is npos, for the caller to refuse in its own terms.
+    // One past the ')', ']' or '}' that closes the group opened at i (one
+    // depth for all three kinds: code the compiler accepts pairs them anyway).
+    std::size_t group_end(std::size_t open) const;
+    // The `opening` bracket that pairs with the `closing` one at `close`.
+    std::size_t matching_open_back(std::size_t close, char opening, char closing, DirectiveEdge edge) const;
+    // One past the last token of the statement that starts at i, searched
+    // before `limit`: a block, an if (with its else), a loop, or up to its ';'.
+    std::size_t statement_end(std::size_t i, std::size_t limit, StatementGrammar grammar) const;
 
     // Tokens [begin, end) as one line: every run of whitespace and comments
     // becomes a single space.

@@ -44,52 +44,30 @@ public:
     bool id(std::size_t i) const { return i != npos && s.is_ident(i); }
     bool id(std::size_t i, const char* w) const { return i != npos && s.is_ident(i, w); }
 
-    // One past the ')', ']' or '}' closing the group opened at i.
+    // Source's matching, leaving the call alone where brackets do not pair.
     std::size_t group_end(std::size_t i) const {
-        int depth = 0;
-        for (std::size_t t = i; t < s.size(); t = nx(t + 1)) {
-            if (is(t, '(') || is(t, '[') || is(t, '{')) ++depth;
-            if ((is(t, ')') || is(t, ']') || is(t, '}')) && --depth == 0) return t + 1;
-        }
-        throw NotInlined{"brackets that do not pair"};
+        const std::size_t end = s.group_end(i);
+        if (end == npos) throw NotInlined{"brackets that do not pair"};
+        return end;
     }
     // A token after which a statement starts; the rewriter's note of a
     // __shared__ variable's size, CUEMU_STATIC_SHARED(...), ends one too.
     bool boundary(std::size_t t) const {
         if (t == npos || is(t, ';') || is(t, '{') || is(t, '}')) return true;
         if (!is(t, ')')) return false;
-        int depth = 0;
-        for (std::size_t u = t; u != npos; u = pv(u)) {
-            if (is(u, ')')) ++depth;
-            if (is(u, '(') && --depth == 0) return id(pv(u), "CUEMU_STATIC_SHARED");
-        }
-        return false;
+        const std::size_t open = s.matching_open_back(t, '(', ')', DirectiveEdge::crossed);
+        return open != npos && id(pv(open), "CUEMU_STATIC_SHARED");
     }
     // Token t is a member's or a qualified name: x.t, p->t, ns::t.
     bool qualified(std::size_t t) const {
         const std::size_t before = pv(t);
         return is(before, '.') || is(before, ':') || (is(before, '>') && before > 0 && is(before - 1, '-'));
     }
-    // The last token of the statement that starts at i: a block, an if (with
-    // its else), a loop, or up to its ';'.
+    // The last token of the statement at i, where a scope that ends with it ends.
     std::size_t statement_last(std::size_t i) const {
-        if (is(i, '{')) return group_end(i) - 1;
-        const bool keyword = id(i, "if") || id(i, "for") || id(i, "while") || id(i, "switch");
-        if (keyword && is(nx(i + 1), '(')) {
-            std::size_t last = statement_last(nx(group_end(nx(i + 1))));
-            if (id(i, "if") && id(nx(last + 1), "else")) last = statement_last(nx(nx(last + 1) + 1));
-            return last;
-        }
-        if (id(i, "do")) {
-            const std::size_t w = nx(statement_last(nx(i + 1)) + 1);
-            if (!id(w, "while") || !is(nx(w + 1), '(')) throw NotInlined{"a do loop without its while"};
-            return nx(group_end(nx(w + 1)));
-        }
-        for (std::size_t t = i; t < s.size(); t = nx(t + 1)) {
-            if (is(t, '(') || is(t, '[') || is(t, '{')) t = group_end(t) - 1;
-            else if (is(t, ';')) return t;
-        }
-        throw NotInlined{"a statement without its end"};
+        const std::size_t end = s.statement_end(i, s.size(), StatementGrammar::basic);
+        if (end == npos) throw NotInlined{"a statement without its end"};
+        return end - 1;
     }
 
     // The code tokens [b, e) split at their top-level commas.
@@ -322,9 +300,7 @@ private:
     // The first call in the kernel's body of a function with barriers whose
     // text is known; npos if none.
     std::size_t next_call(const Text& k) const {
-        std::size_t name = npos;
-        for (std::size_t t = 0; t < k.s.size(); ++t)
-            if (k.s[t].begin == name_offset_) name = t;
+        const std::size_t name = k.s.token_at(name_offset_);
         if (name == npos) return npos;
         std::size_t body = k.nx(k.group_end(k.nx(name + 1)));
         if (!k.is(body, '{')) return npos;
@@ -340,9 +316,7 @@ private:
         const std::string name = callee_name(k, call);
         const DeviceFunctionText& function = callees_.at(name);
         const Text c(function.text);
-        std::size_t callee_name_token = npos;
-        for (std::size_t t = 0; t < c.s.size(); ++t)
-            if (c.s[t].begin == function.name_offset) callee_name_token = t;
+        const std::size_t callee_name_token = c.s.token_at(function.name_offset);
         if (callee_name_token == npos || !c.id(callee_name_token, name.c_str()))
             throw NotInlined{"its definition was not found"};
         const Callee f = read_callee(c, callee_name_token, name);
@@ -502,9 +476,7 @@ MacroWords macro_words(const Source& src) {
 std::string rename_redeclared(const std::string& kernel, std::size_t name_offset, const MacroWords& macros) {
     try {
         const Text k(kernel);
-        std::size_t name = npos;
-        for (std::size_t t = 0; t < k.s.size(); ++t)
-            if (k.s[t].begin == name_offset) name = t;
+        const std::size_t name = k.s.token_at(name_offset);
         if (name == npos || !k.is(k.nx(name + 1), '(')) return kernel;
         const std::size_t params_open = k.nx(name + 1), params_close = k.group_end(params_open) - 1;
         const std::size_t body_open = k.nx(params_close + 1);

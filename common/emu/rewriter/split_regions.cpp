@@ -186,14 +186,11 @@ private:
     }
     std::string at_line(std::size_t t) const { return "#line " + std::to_string(line_of(t)) + " " + file_ + "\n"; }
 
-    // One past the ')', ']' or '}' that closes the group opened at i.
+    // Source's matching, refusing a kernel whose brackets or statements it cannot follow.
     std::size_t group_end(std::size_t i) const {
-        int depth = 0;
-        for (std::size_t t = i; t < s_.size(); t = nx(t + 1)) {
-            if (is(t, '(') || is(t, '[') || is(t, '{')) ++depth;
-            if ((is(t, ')') || is(t, ']') || is(t, '}')) && --depth == 0) return t + 1;
-        }
-        throw UNSPLITTABLE;
+        const std::size_t end = s_.group_end(i);
+        if (end == npos) throw UNSPLITTABLE;
+        return end;
     }
 
     // The text of tokens [b, e), with the replacements.
@@ -285,7 +282,7 @@ private:
         for (std::size_t t = nx(b); t < e; t = nx(t + 1)) {
             if (s_[t].in_directive) {  // #pragma unroll and the like: copied with their statement
                 if (!is(t, '#') || !id(nx(t + 1), "pragma")) throw Unsplittable{__LINE__, "#"};
-                t = directive_end(t) - 1;
+                t = s_.directive_end(t) - 1;
                 continue;
             }
             if (is(t, '[')) {  // a lambda's captures
@@ -317,39 +314,10 @@ private:
     }
 
     // ---- statements -----------------------------------------------------------------
-    // One past the last token of the directive that starts at i.
-    std::size_t directive_end(std::size_t i) const {
-        while (i < s_.size() && s_[i].in_directive) ++i;
-        return i;
-    }
     std::size_t statement_end(std::size_t i) const {
-        while (i < body_close_ && s_[i].in_directive) i = nx(directive_end(i));  // #pragma unroll
-        if (is(i, '{')) return group_end(i);
-        if (id(i, "if")) {
-            std::size_t open = nx(i + 1);
-            if (id(open, "constexpr")) open = nx(open + 1);
-            if (!is(open, '(')) throw UNSPLITTABLE;
-            std::size_t end = statement_end(nx(group_end(open)));
-            if (id(nx(end), "else")) end = statement_end(nx(nx(end) + 1));
-            return end;
-        }
-        if (id(i, "for") || id(i, "while") || id(i, "switch")) {
-            const std::size_t open = nx(i + 1);
-            if (!is(open, '(')) throw UNSPLITTABLE;
-            return statement_end(nx(group_end(open)));
-        }
-        if (id(i, "do")) {
-            const std::size_t w = nx(statement_end(nx(i + 1)));
-            if (!id(w, "while") || !is(nx(w + 1), '(')) throw UNSPLITTABLE;
-            const std::size_t semi = nx(group_end(nx(w + 1)));
-            if (!is(semi, ';')) throw UNSPLITTABLE;
-            return semi + 1;
-        }
-        for (std::size_t t = i; t < body_close_; t = nx(t + 1)) {
-            if (is(t, '(') || is(t, '[') || is(t, '{')) t = group_end(t) - 1;
-            else if (is(t, ';')) return t + 1;
-        }
-        throw UNSPLITTABLE;
+        const std::size_t end = s_.statement_end(i, body_close_, StatementGrammar::full);
+        if (end == npos) throw UNSPLITTABLE;
+        return end;
     }
 
     // The __syncthreads of a barrier statement (inside its guard, if any).
@@ -381,7 +349,7 @@ private:
             Statement st;
             st.begin = i;
             // A #pragma before a statement (unroll) goes with it.
-            while (i < e && s_[i].in_directive) i = nx(directive_end(i));
+            while (i < e && s_[i].in_directive) i = nx(s_.directive_end(i));
             if (i >= e) break;
             st.head = i;
             if (id(i, "CUEMU_STATIC_SHARED") && is(nx(i + 1), '(')) {
@@ -929,9 +897,7 @@ std::string split_kernel(const std::string& kernel, std::size_t name_offset, con
     InlinedKernel inlined = inline_barrier_calls(kernel, name_offset, first_line, callees, barrier_names.names, macros);
     inlined.text = rename_redeclared(inlined.text, name_offset, macros);
     const Source src(inlined.text);
-    std::size_t name_token = npos;
-    for (std::size_t t = 0; t < src.size(); ++t)
-        if (src[t].begin == name_offset) name_token = t;
+    const std::size_t name_token = src.token_at(name_offset);
     if (name_token == npos || !src.is_ident(name_token, name.c_str())) return "";
     try {
         return Splitter(src, barrier_names, first_line, file_literal, inlined).run(name_token, name);
