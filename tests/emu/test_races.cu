@@ -561,43 +561,50 @@ TEST_CASE("twin:default-check-samples-repeated-launches") {
     CHECK(instrumented(4) == (setting != "none"));
 }
 
-// Sampled, the first launch of a configuration is looked at in every block,
-// the 2nd, 4th ... in the same few blocks, the grid's far row and column
-// and block 0 among them.
+// Sampled, the first launch of a configuration of up to 64 blocks is looked at
+// in every block; a larger first launch, and the 2nd, 4th ... of any, in the
+// same few blocks each time, the grid's far row and column and block 0 among
+// them.
 TEST_CASE("twin:default-check-samples-blocks-of-later-launches") {
     const char* check = std::getenv("CUEMU_CHECK");
     const char* launches = std::getenv("CUEMU_RACE_LAUNCHES");
     const std::string setting = check ? check : "", which = launches ? launches : "";
     const bool every = which == "all" || (setting == "race" && which != "sampled");
-    const dim3 grid(16, 5);
-    const int blocks = 16 * 5;
-    device_buffer<int> called(blocks);
-    auto looked_at = [&] {
-        block_calls_a_hook<<<grid, kBlock>>>(called.ptr);
-        REQUIRE(cudaGetLastError() == cudaSuccess);
-        return called.read();
-    };
     INFO("CUEMU_CHECK=" << setting << " CUEMU_RACE_LAUNCHES=" << which);
-    const std::vector<int> all(blocks, 1), none(blocks, 0);
-    const std::vector<int> first = looked_at(), second = looked_at(), third = looked_at(), fourth = looked_at();
-    if (setting == "none") {
-        CHECK(first == none);
-        CHECK(second == none);
-        return;
+    for (const dim3 grid : {dim3(8, 5), dim3(16, 8)}) {
+        const int wide = static_cast<int>(grid.x), high = static_cast<int>(grid.y), blocks = wide * high;
+        CAPTURE(blocks);
+        device_buffer<int> called(blocks);
+        auto looked_at = [&] {
+            block_calls_a_hook<<<grid, kBlock>>>(called.ptr);
+            REQUIRE(cudaGetLastError() == cudaSuccess);
+            return called.read();
+        };
+        const std::vector<int> all(blocks, 1), none(blocks, 0);
+        const std::vector<int> first = looked_at(), second = looked_at(), third = looked_at(), fourth = looked_at();
+        if (setting == "none") {
+            CHECK(first == none);
+            CHECK(second == none);
+            continue;
+        }
+        if (every) {
+            CHECK(first == all);
+            CHECK(second == all);
+            CHECK(third == all);
+            continue;
+        }
+        if (blocks <= 64)
+            CHECK(first == all);
+        else
+            CHECK(first == second);
+        CHECK(third == none);
+        CHECK(fourth == second);  // the same blocks each time
+        const int sampled = static_cast<int>(std::count(second.begin(), second.end(), 1));
+        CHECK(sampled < blocks / 2);
+        CHECK(second[0] == 1);
+        for (int x = 0; x < wide; ++x) CHECK(second[(high - 1) * wide + x] == 1);  // the last row
+        for (int y = 0; y < high; ++y) CHECK(second[y * wide + wide - 1] == 1);  // the last column
+        CHECK(sampled > wide + high);  // and some from inside the grid
     }
-    CHECK(first == all);
-    if (every) {
-        CHECK(second == all);
-        CHECK(third == all);
-        return;
-    }
-    CHECK(third == none);
-    CHECK(fourth == second);  // the same blocks each time
-    const int sampled = static_cast<int>(std::count(second.begin(), second.end(), 1));
-    CHECK(sampled < blocks / 2);
-    CHECK(second[0] == 1);
-    for (int x = 0; x < 16; ++x) CHECK(second[4 * 16 + x] == 1);  // the last row
-    for (int y = 0; y < 5; ++y) CHECK(second[y * 16 + 15] == 1);  // the last column
-    CHECK(sampled > 16 + 5);  // and some from inside the grid
 }
 #endif

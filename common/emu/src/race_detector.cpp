@@ -548,12 +548,13 @@ namespace {
 // CUEMU_RACE_LAUNCHES=all), every block of every launch. By default (the check
 // not named in CUEMU_CHECK), and with CUEMU_RACE_LAUNCHES=sampled, the
 // launches of a kernel in one configuration (grid, block, dynamic shared
-// memory) are sampled: the 1st is looked at in every block; the 2nd, 4th, 8th,
-// 16th ... in some blocks (race_samples_block); the others in none. What is
-// not looked at runs the kernel's uninstrumented twin (or its split version)
-// where it has one. A training loop that launches one kernel thousands of
-// times pays for the check about a dozen times, mostly in a few blocks, and
-// every size the program runs has a look at all of its first launch. A race
+// memory) are sampled: the 1st is looked at in every block (in some blocks,
+// as below, where the grid has more than every_block_up_to); the 2nd, 4th,
+// 8th, 16th ... in some blocks (race_samples_block); the others in none. What
+// is not looked at runs the kernel's uninstrumented twin (or its split
+// version) where it has one. A training loop that launches one kernel
+// thousands of times pays for the check about a dozen times, mostly in a few
+// blocks, and every size the program runs has a look at its first launch. A race
 // that shows only where nothing looked (a launch's own data that the launches
 // looked at did not have) goes unreported (README, "Races in shared
 // memory"); CUEMU_CHECK=race checks everything unless
@@ -572,6 +573,11 @@ bool every_launch_checked() {
     return every;
 }
 
+// A first launch of up to this many blocks is looked at in every block; a
+// larger one in the sampled blocks (race_samples_block), which still include
+// every block at the grid's far edges.
+constexpr std::uint64_t every_block_up_to = 64;
+
 race_blocks checks_this_launch(const launch_site& site, const launch_config& config) {
     if (every_launch_checked()) return race_blocks::every;
     char key[96];
@@ -582,7 +588,10 @@ race_blocks checks_this_launch(const launch_site& site, const launch_config& con
     std::lock_guard<std::mutex> lock(mutex);
     const unsigned launched_before = launches[std::string(site.kernel ? site.kernel : "") + key]++;
     const unsigned count = launched_before + 1;  // this one's place, from 1
-    if (count == 1) return race_blocks::every;
+    if (count == 1) {
+        const std::uint64_t blocks = std::uint64_t{config.grid.x} * config.grid.y * config.grid.z;
+        return blocks <= every_block_up_to ? race_blocks::every : race_blocks::sampled;
+    }
     return (count & (count - 1)) == 0 ? race_blocks::sampled : race_blocks::none;
 }
 }  // namespace
