@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "device_buffer.h"
+#include "stderr_capture.h"
 
 #if __has_include(<cuda/atomic>)
 #include <cuda/atomic>
@@ -304,5 +305,33 @@ TEST_CASE("cg scan_update: each group's total goes into an atomic once") {
     int last_max = 0;
     REQUIRE(cudaMemcpyFromSymbol(&last_max, running_max, sizeof(int)) == cudaSuccess);
     CHECK(last_max == *std::max_element(small.begin(), small.end()));
+}
+#endif
+
+#ifdef CUEMU
+// ---- a report names the scan's line ------------------------------------------------
+// Lane 5 waits at a __syncthreads while the others scan: the warp function
+// under the scan can never finish, and the report names the kernel's line of
+// the scan, not the header's.
+__global__ void scan_against_a_barrier(int* out) {
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+    if (threadIdx.x == 5) {
+        __syncthreads();
+        return;
+    }
+    out[threadIdx.x] = cg::inclusive_scan(warp, 1);
+}
+constexpr int scan_against_a_barrier_line = __LINE__ - 2;
+
+TEST_CASE("report: a scan names its own line") {
+    int* out = nullptr;  // not freed: the report leaves a sticky error
+    REQUIRE(cudaMalloc(&out, 32 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    scan_against_a_barrier<<<1, 32>>>(out);
+    const std::string text = capture.finish();
+    INFO(text);
+    CHECK(text.find("deadlock between a warp function and __syncthreads()") != std::string::npos);
+    CHECK(text.find("test_cg_scan.cu:" + std::to_string(scan_against_a_barrier_line)) != std::string::npos);
+    CHECK(text.find("scan.h:") == std::string::npos);
 }
 #endif

@@ -60,7 +60,7 @@ std::decay_t<T> scan_inclusive(const GroupT& group, const T& value, Op& op, cons
         std::decay_t<T> partial = value;
         const unsigned size = group.size(), rank = group.thread_rank();
         for (unsigned distance = 1; distance < size; distance *= 2) {
-            const std::decay_t<T> below = group.shfl_up(partial, distance);
+            const std::decay_t<T> below = group.shfl_up(partial, distance, file, line);
             if (rank >= distance) partial = op(partial, below);
         }
         return partial;
@@ -74,7 +74,7 @@ T exclusive_from_inclusive(const GroupT& group, const T& inclusive, const char* 
     if constexpr (is_multi_warp_tile<GroupT>::value)
         below = group_access::multi_warp_value_below(group, inclusive, "cg::exclusive_scan()", file, line);
     else
-        below = group.shfl_up(inclusive, 1);
+        below = group.shfl_up(inclusive, 1, file, line);
     return group.thread_rank() == 0 ? T{} : below;
 }
 
@@ -112,10 +112,7 @@ std::decay_t<T> scan_update(const GroupT& group, Atomic& dst, const T& value, Op
     const unsigned last = group.size() - 1;
     value_t old{};
     if (group.thread_rank() == last) old = atomic_fold(dst, inclusive, op);
-    if constexpr (is_multi_warp_tile<GroupT>::value)
-        old = group.shfl(old, last, file, line);
-    else
-        old = group.shfl(old, last);
+    old = group.shfl(old, last, file, line);
     if constexpr (Exclusive) {
         return op(old, exclusive_from_inclusive(group, inclusive, file, line));
     } else {
