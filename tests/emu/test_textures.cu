@@ -11,6 +11,7 @@
 #include <surface_types.h>
 #include <texture_types.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -127,7 +128,14 @@ bool close_to(float got, float want) {
     return std::fabs(got - want) <= 1e-5f + 1e-5f * std::fabs(want);
 }
 
-// ---- the CPU's texture fetch, written from the Programming Guide's appendix -----------
+// ---- the CPU's texture fetch: the Programming Guide's appendix, with what an H200 -----
+// showed where the guide leaves things open (docs/gpu-runs/2026-11-30-h200.md):
+// normalized coordinates are kept in fixed point with 21 fractional bits; the
+// filtering weights are whole 256ths; a 2D fetch's four weights are the two
+// marginals and the corner ab rounded (the rest follows); a 1D texture is read
+// at y = 0 of a 2D one, half way to the row below (the border colour there in
+// border mode); in clamp mode the coordinate is clamped to the edge texels'
+// centres before it is split.
 // One channel of a texture of width x height float values (height 1 for 1D).
 struct cpu_texture {
     std::vector<float> texels;
@@ -137,6 +145,7 @@ struct cpu_texture {
     bool linear_filter;
     float border;
     bool weights_in_nine_bits = true;  // false: the float-weight computation, for contrast
+    bool one_dimensional = false;      // a 1D CUDA array, not a 2D texture one row high
 
     float at(int i, int j) const {
         if (!index_inside(i, width, mode[0]) || !index_inside(j, height, mode[1])) return border;
@@ -162,31 +171,59 @@ struct cpu_texture {
             default: return i < 0 ? 0 : (i >= size ? size - 1 : i);
         }
     }
-    // A normalized coordinate scaled to texels, wrapped or mirrored first.
-    float scaled(float u, int size, cudaTextureAddressMode m) const {
+    // A coordinate in texels: normalized ones through 21-bit fixed point,
+    // wrapped or mirrored there.
+    double scaled(float u, int size, cudaTextureAddressMode m) const {
         if (!normalized_coords) return u;
-        if (m == cudaAddressModeWrap) u = u - std::floor(u);
-        if (m == cudaAddressModeMirror) {
-            float whole = std::floor(u);
-            u = (static_cast<long long>(whole) % 2 != 0) ? 1.0f - (u - whole) : u - whole;
-        }
-        return u * size;
+        const long long one = 1ll << 21;
+        long long q = static_cast<long long>(std::floor(static_cast<double>(u) * one));
+        const long long period = static_cast<long long>(std::floor(static_cast<double>(q) / one));
+        if (m == cudaAddressModeWrap) q -= period * one;
+        if (m == cudaAddressModeMirror) q = period % 2 != 0 ? one - (q - period * one) : q - period * one;
+        return static_cast<double>(q) * size / one;
     }
-    float weight(float fraction) const {
-        return weights_in_nine_bits ? std::round(fraction * 256.0f) / 256.0f : fraction;
+    // The texel below x - 0.5 and the weight of the one above, in 256ths.
+    void split(double x, int size, cudaTextureAddressMode m, int* low, int* weight) const {
+        if (effective(m) == cudaAddressModeClamp) x = std::min(std::max(x, 0.5), size - 0.5);
+        const double shifted = x - 0.5;
+        *low = static_cast<int>(std::floor(shifted));
+        *weight = static_cast<int>(std::floor((shifted - *low) * 256.0 + 0.5));
+        if (*weight == 256) {
+            ++*low;
+            *weight = 0;
+        }
     }
     float fetch(float u, float v) const {
-        float x = scaled(u, width, mode[0]);
-        float y = height > 1 || normalized_coords ? scaled(v, height, mode[1]) : v;
+        const double x = scaled(u, width, mode[0]);
+        const double y = scaled(v, height, mode[1]);
         if (!linear_filter)
             return at(static_cast<int>(std::floor(x)), static_cast<int>(std::floor(y)));
-        float xb = x - 0.5f, yb = height > 1 ? y - 0.5f : 0.0f;
-        int i = static_cast<int>(std::floor(xb)), j = static_cast<int>(std::floor(yb));
-        float a = weight(xb - std::floor(xb)), b = height > 1 ? weight(yb - std::floor(yb)) : 0.0f;
-        float low = (1 - a) * at(i, j) + a * at(i + 1, j);
-        if (height == 1) return low;
-        float high = (1 - a) * at(i, j + 1) + a * at(i + 1, j + 1);
-        return (1 - b) * low + b * high;
+        if (!weights_in_nine_bits) {  // plain float weights, which no GPU uses
+            const double xb = x - 0.5, yb = y - 0.5;
+            const int i = static_cast<int>(std::floor(xb)), j = static_cast<int>(std::floor(yb));
+            const double a = xb - i, b = height > 1 ? yb - j : 0.0;
+            const int row = height > 1 ? j : 0;
+            const double low = (1 - a) * at(i, row) + a * at(i + 1, row);
+            if (height == 1) return static_cast<float>(low);
+            return static_cast<float>((1 - b) * low + b * ((1 - a) * at(i, j + 1) + a * at(i + 1, j + 1)));
+        }
+        int i, a, j = 0, b = 0;
+        split(x, width, mode[0], &i, &a);
+        if (one_dimensional) {
+            j = -1;
+            b = 128;
+        } else {
+            split(y, height, mode[1], &j, &b);
+        }
+        const int w11 = (a * b + 128) / 256;
+        const double w[4] = {256.0 - a - b + w11, double(a - w11), double(b - w11), double(w11)};
+        auto row_texel = [&](int ii, int jj) {
+            if (one_dimensional) return jj < 0 && mode[1] == cudaAddressModeBorder ? border : at(ii, 0);
+            return at(ii, jj);
+        };
+        const double sum = w[0] * row_texel(i, j) + w[1] * row_texel(i + 1, j) +
+                           w[2] * row_texel(i, j + 1) + w[3] * row_texel(i + 1, j + 1);
+        return static_cast<float>(sum / 256.0);
     }
 };
 
@@ -584,6 +621,7 @@ TEST_CASE("cuda-arrays-and-their-textures") {
             std::vector<float> out = to_host(d_out, at.size());
             cpu_texture cpu{texels, n, 1, {cudaAddressModeBorder, cudaAddressModeBorder}, false,
                             filter == cudaFilterModeLinear, 3.5f};
+            cpu.one_dimensional = true;
             int wrong = 0;
             for (size_t i = 0; i < at.size(); ++i)
                 if (!close_to(out[i], cpu.fetch(at[i], 0.5f))) ++wrong;
@@ -597,11 +635,15 @@ TEST_CASE("cuda-arrays-and-their-textures") {
 }
 
 // ---- 3D arrays: cudaMemcpy3D in and out, tex3D ----------------------------------------
-// The CPU's 3D fetch, from the 2D one's addressing and weights along each axis.
+// The CPU's 3D fetch, from the 2D one's addressing and weights along each axis,
+// combined as an H200 combines them: x and z paired first by the 2D rule, each
+// of those four weights split between the two y neighbours (the lower one
+// rounded). In about 3% of fetches the GPU's weights differ by 1/256 from
+// this (common/emu/README.md, "Textures and surfaces").
 float cpu_fetch_3d(const std::vector<float>& texels, const int size[3], const cpu_texture& axis,
                    float u, float v, float w) {
-    const float at[3] = {axis.scaled(u, size[0], axis.mode[0]), axis.scaled(v, size[1], axis.mode[0]),
-                         axis.scaled(w, size[2], axis.mode[0])};
+    const double at[3] = {axis.scaled(u, size[0], axis.mode[0]), axis.scaled(v, size[1], axis.mode[0]),
+                          axis.scaled(w, size[2], axis.mode[0])};
     auto texel = [&](int i, int j, int k) {
         if (!axis.index_inside(i, size[0], axis.mode[0]) ||
             !axis.index_inside(j, size[1], axis.mode[0]) ||
@@ -615,20 +657,18 @@ float cpu_fetch_3d(const std::vector<float>& texels, const int size[3], const cp
     if (!axis.linear_filter)
         return texel(static_cast<int>(std::floor(at[0])), static_cast<int>(std::floor(at[1])),
                      static_cast<int>(std::floor(at[2])));
-    int low[3];
-    float weight[3];
-    for (int d = 0; d < 3; ++d) {
-        low[d] = static_cast<int>(std::floor(at[d] - 0.5f));
-        weight[d] = axis.weight(at[d] - 0.5f - std::floor(at[d] - 0.5f));
+    int low[3], weight[3];
+    for (int d = 0; d < 3; ++d) axis.split(at[d], size[d], axis.mode[0], &low[d], &weight[d]);
+    const int a = weight[0], b = weight[1], c = weight[2];
+    const int xz = (a * c + 128) / 256;
+    const int paired[4] = {256 - a - c + xz, a - xz, c - xz, xz};
+    double sum = 0.0;
+    for (int pair = 0; pair < 4; ++pair) {
+        const int below = (paired[pair] * (256 - b) + 128) / 256;
+        const int i = low[0] + (pair & 1), k = low[2] + (pair >> 1);
+        sum += below * double(texel(i, low[1], k)) + (paired[pair] - below) * double(texel(i, low[1] + 1, k));
     }
-    float sum = 0.0f;
-    for (int corner = 0; corner < 8; ++corner) {
-        float product = 1.0f;
-        for (int d = 0; d < 3; ++d) product *= (corner >> d & 1) ? weight[d] : 1.0f - weight[d];
-        sum += product * texel(low[0] + (corner & 1), low[1] + (corner >> 1 & 1),
-                               low[2] + (corner >> 2 & 1));
-    }
-    return sum;
+    return static_cast<float>(sum / 256.0);
 }
 
 TEST_CASE("3d-arrays-and-tex3D") {
@@ -694,7 +734,13 @@ TEST_CASE("3d-arrays-and-tex3D") {
             for (int i = 0; i < samples; ++i)
                 if (!close_to(out[i], cpu_fetch_3d(texels, size, axis, at[i].x, at[i].y, at[i].z)))
                     ++wrong;
+#ifdef CUEMU
             CHECK(wrong == 0);
+#else
+            // An H200's 3D weights differed by 1/256 from the rule above in
+            // about 3% of fetches (63 of 2000 in clamp mode).
+            CHECK(wrong <= samples / 16);
+#endif
             CHECK(cudaDestroyTextureObject(tex) == cudaSuccess);
         });
         cudaFree(d_at);

@@ -3,11 +3,12 @@
 // surf1D/2Dread and write).
 //
 // A fetch follows the CUDA C++ Programming Guide's appendix on texture
-// fetching: coordinates are scaled when normalized; point filtering takes
-// the texel floor(x); linear filtering blends the texels around x - 0.5 with
-// a weight kept, as the texture unit keeps it, in 9-bit fixed point (8 bits
-// of fraction), so the weights are multiples of 1/256. Addresses outside the
-// texture are wrapped, mirrored, clamped or replaced by the border colour.
+// fetching, with the details measured on an H200 where the guide leaves them
+// open (scaled_normalized, split_for_filtering and the weights in fetch):
+// coordinates are scaled when normalized; point filtering takes the texel
+// floor(x); linear filtering blends the texels around x - 0.5 with weights
+// in 256ths. Addresses outside the texture are wrapped, mirrored, clamped or
+// replaced by the border colour.
 // Wrap and mirror exist only for normalized coordinates; with texel
 // coordinates a GPU clamps, and so does the emulator (a zeroed descriptor
 // asks for wrap, so this is common).
@@ -15,6 +16,7 @@
 // Handles count up from 1 and are never reused, so a destroyed object used
 // in a kernel is found out and reported, not read; so is an object whose
 // CUDA array was freed.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -239,22 +241,40 @@ float tame(float v) {
     return v < -1e9f ? -1e9f : (v > 1e9f ? 1e9f : v);
 }
 
-// Wrap and mirror act on a normalized coordinate first, as the Programming
-// Guide describes them: wrap keeps its fraction, mirror reflects every other
-// period. Texel indices that filtering then puts past an edge are wrapped or
-// reflected again by address().
-float fold_normalized(float u, cudaTextureAddressMode mode) {
-    const float whole = std::floor(u);
-    if (mode == cudaAddressModeWrap) return u - whole;
-    if (mode == cudaAddressModeMirror) {
-        const bool odd = std::fmod(whole, 2.0f) != 0.0f;
-        return odd ? 1.0f - (u - whole) : u - whole;
+// A normalized coordinate as a texel coordinate. Measured on an H200
+// (docs/gpu-runs/2026-11-30-h200.md, tests/emu/texture_fetch_dump.cu): the
+// texture unit keeps the normalized coordinate in fixed point with 21
+// fractional bits (truncated), wraps or mirrors it there, and scales the
+// result by the size exactly. Wrap keeps the fraction; mirror reflects every
+// other period. Texel indices that filtering then puts past an edge are
+// wrapped or reflected again by address().
+double scaled_normalized(float u, long long size, cudaTextureAddressMode mode) {
+    constexpr long long one = 1ll << 21;
+    long long q = static_cast<long long>(std::floor(static_cast<double>(u) * one));
+    if (mode == cudaAddressModeWrap) {
+        q = ((q % one) + one) % one;
+    } else if (mode == cudaAddressModeMirror) {
+        const long long period = q >= 0 ? q / one : -((-q + one - 1) / one);
+        const long long rest = q - period * one;
+        q = (period % 2 != 0) ? one - rest : rest;
     }
-    return u;
+    return static_cast<double>(q) * static_cast<double>(size) / static_cast<double>(one);
 }
 
-// The fraction of a filtered coordinate as the hardware keeps it: 8 bits.
-float nine_bit_weight(float fraction) { return std::round(fraction * 256.0f) / 256.0f; }
+// Linear filtering's split of a texel coordinate: the texel below x - 0.5 and
+// the weight of the one above, in 256ths (rounded to nearest, halves up), as
+// the texture unit keeps it: 9-bit fixed point, 8 bits of fraction.
+void split_for_filtering(double x, long long* low, int* weight) {
+    const double shifted = x - 0.5;
+    long long i = static_cast<long long>(std::floor(shifted));
+    int a = static_cast<int>(std::floor((shifted - static_cast<double>(i)) * 256.0 + 0.5));
+    if (a == 256) {
+        ++i;
+        a = 0;
+    }
+    *low = i;
+    *weight = a;
+}
 
 // The T of the fetch's template, from the signature the header recorded.
 void result_type_of(const texel::fetch_site& site, char* out, std::size_t size) {
@@ -369,13 +389,13 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
         read_texel(t, index, 0, 0, out);
         return;
     }
-    float at[3] = {x, y, z};
+    const float given[3] = {x, y, z};
     const long long sizes[3] = {t.source.width, t.source.height, t.source.depth};
-    for (int d = 0; d < 3; ++d) {
-        at[d] = tame(d < dimensions ? at[d] : 0.5f);
-        if (t.description.normalizedCoords && d < dimensions)
-            at[d] = fold_normalized(at[d], t.description.addressMode[d]) *
-                    static_cast<float>(sizes[d]);
+    const cudaTextureAddressMode* modes = t.description.addressMode;
+    double at[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < dimensions; ++d) {
+        const float v = tame(given[d]);
+        at[d] = t.description.normalizedCoords ? scaled_normalized(v, sizes[d], modes[d]) : v;
     }
     if (t.description.filterMode == cudaFilterModePoint) {
         texel_at(t, static_cast<long long>(std::floor(at[0])),
@@ -383,29 +403,69 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
                  static_cast<long long>(std::floor(at[2])), out);
         return;
     }
-    // Linear filtering: the 2, 4 or 8 texels around at - 0.5, weighted.
+    // Linear filtering: the 2, 4 or 8 texels around at - 0.5, weighted in
+    // 256ths; the sum is kept exactly and rounded once to float.
+    // In clamp mode the coordinate itself is clamped to the texel centres at
+    // the edges first: the same texels either way, but in 3D the rounding of
+    // the weights depends on it (measured on an H200).
     long long low[3] = {0, 0, 0};
-    float weight[3] = {0.0f, 0.0f, 0.0f};
+    int weight[3] = {0, 0, 0};
     for (int d = 0; d < dimensions; ++d) {
-        const float shifted = at[d] - 0.5f;
-        low[d] = static_cast<long long>(std::floor(shifted));
-        weight[d] = nine_bit_weight(shifted - std::floor(shifted));
+        const bool clamps = modes[d] == cudaAddressModeClamp ||
+                            (!t.description.normalizedCoords && modes[d] != cudaAddressModeBorder);
+        if (clamps) at[d] = std::min(std::max(at[d], 0.5), static_cast<double>(sizes[d]) - 0.5);
+        split_for_filtering(at[d], &low[d], &weight[d]);
     }
-    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (int corner = 0; corner < (1 << dimensions); ++corner) {
-        float w = 1.0f;
-        long long index[3];
-        for (int d = 0; d < 3; ++d) {
-            const bool high = (corner >> d) & 1;
-            index[d] = low[d] + (high ? 1 : 0);
-            if (d < dimensions) w *= high ? weight[d] : 1.0f - weight[d];
-        }
-        fetched texel;
-        texel_at(t, index[0], index[1], index[2], &texel);
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    auto add = [&](double w, const fetched& texel) {
         for (int c = 0; c < 4; ++c) sum[c] += w * texel.f[c];
+    };
+    if (dimensions <= 2) {
+        // Measured on an H200: the four weights of a 2D fetch are the two
+        // marginals a and b and the corner ab rounded to 256ths (halves up),
+        // the others what is left: w11 = round(ab/256), w10 = a - w11,
+        // w01 = b - w11, w00 = 256 - a - b + w11. A 1D array is filtered as a
+        // row of a 2D texture read at y = 0, half way between its row and the
+        // row below, which the address mode of y places: the row itself,
+        // except in border mode, where the border colour takes half the weight.
+        const int a = weight[0];
+        const int b = dimensions == 2 ? weight[1] : 128;
+        const int w11 = (a * b + 128) / 256;
+        const int w[4] = {256 - a - b + w11, a - w11, b - w11, w11};
+        for (int corner = 0; corner < 4; ++corner) {
+            const long long i = low[0] + (corner & 1);
+            fetched texel;
+            if (dimensions == 2) {
+                texel_at(t, i, low[1] + (corner >> 1), 0, &texel);
+            } else if (corner < 2 && modes[1] == cudaAddressModeBorder) {
+                border_texel(t, &texel);
+            } else {
+                texel_at(t, i, 0, 0, &texel);
+            }
+            add(w[corner] / 256.0, texel);
+        }
+    } else {
+        // 3D, measured on an H200 (weights read off a texture of one
+        // non-zero texel): x and z are paired first by the 2D rule, then each
+        // of those four weights is split between the two y neighbours, the
+        // lower one getting round(w (256 - b) / 256). This gives the GPU's
+        // weights in 4781 of 4913 measured cases; in the others one pair of
+        // corners differs by 1/256.
+        const int a = weight[0], b = weight[1], c = weight[2];
+        const int xz = (a * c + 128) / 256;
+        const int paired[4] = {256 - a - c + xz, a - xz, c - xz, xz};  // (x, z): 00, 10, 01, 11
+        for (int pair = 0; pair < 4; ++pair) {
+            const int below = (paired[pair] * (256 - b) + 128) / 256;
+            const int split[2] = {below, paired[pair] - below};
+            for (int high_y = 0; high_y < 2; ++high_y) {
+                fetched texel;
+                texel_at(t, low[0] + (pair & 1), low[1] + high_y, low[2] + (pair >> 1), &texel);
+                add(split[high_y] / 256.0, texel);
+            }
+        }
     }
     for (int c = 0; c < 4; ++c) {
-        out->f[c] = sum[c];
+        out->f[c] = static_cast<float>(sum[c]);
         out->i[c] = 0;
     }
     out->is_float = true;
