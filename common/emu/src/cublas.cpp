@@ -269,8 +269,9 @@ cublasStatus_t scalar_result(const call_site& at, cublasHandle_t handle, float* 
 
 // A null result pointer (cublasSdot, cublasSnrm2). In host pointer mode cuBLAS
 // copies the result from the device to it, the copy fails, and the call
-// returns CUBLAS_STATUS_MAPPING_ERROR (measured on an H200); in device pointer
-// mode the emulator refuses it with CUBLAS_STATUS_INVALID_VALUE.
+// returns CUBLAS_STATUS_MAPPING_ERROR (measured on an H200 for cublasSdot;
+// cublasSnrm2 copies its result the same way); in device pointer mode the
+// emulator refuses it with CUBLAS_STATUS_INVALID_VALUE.
 cublasStatus_t check_result_pointer(cublasHandle_t handle, const call_site& at, const float* result) {
     if (result) return CUBLAS_STATUS_SUCCESS;
     if (handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE) return explain_null_scalar(at, "result");
