@@ -15,6 +15,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <random>
@@ -339,7 +341,10 @@ TEST_CASE("cublasGetVersion, cublasGetProperty and CUBLAS_API_H_") {
     CHECK(cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS);
     CHECK(cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS);
     CHECK(major * 10000 + minor * 100 + patch == CUBLAS_VERSION);
-    CHECK(cublasGetVersion(nullptr, &version) == CUBLAS_STATUS_NOT_INITIALIZED);
+    // No handle needed: cuBLAS 13 gives the version for a null one (measured on an H200).
+    version = 0;
+    CHECK(cublasGetVersion(nullptr, &version) == CUBLAS_STATUS_SUCCESS);
+    CHECK(version == CUBLAS_VERSION);
 }
 
 TEST_CASE("Sgemv: both orientations, increments, beta = 0 with a poisoned y") {
@@ -488,9 +493,9 @@ TEST_CASE("argument checks: cuBLAS's statuses, and a line saying which argument"
           CUBLAS_STATUS_INVALID_VALUE);
     CHECK(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, d, 2, 4, d, 2, 4, &one,
                                     d, 2, 4, -1) == CUBLAS_STATUS_INVALID_VALUE);
-    CHECK(cublasSgemv(h, CUBLAS_OP_N, 8, 8, &one, d, 8, d, 0, &one, d, 1) == CUBLAS_STATUS_INVALID_VALUE);
     CHECK(cublasSgemv(h, CUBLAS_OP_T, 8, 4, &one, d, 7, d, 1, &one, d, 1) == CUBLAS_STATUS_INVALID_VALUE);
-    CHECK(cublasSdot(h, 4, d, 1, d, 1, nullptr) == CUBLAS_STATUS_INVALID_VALUE);
+    // A null result in host pointer mode: cuBLAS's copy of the result fails (measured on an H200).
+    CHECK(cublasSdot(h, 4, d, 1, d, 1, nullptr) == CUBLAS_STATUS_MAPPING_ERROR);
     CHECK(cublasSetPointerMode(h, static_cast<cublasPointerMode_t>(7)) == CUBLAS_STATUS_INVALID_VALUE);
     std::string report = capture.finish();
     CHECK(report.find("cuemu: cublasSgemm at " + std::string(__FILE__) + ":" + std::to_string(bad_ld_line) +
@@ -500,12 +505,33 @@ TEST_CASE("argument checks: cuBLAS's statuses, and a line saying which argument"
     CHECK(report.find("lda = 3 is smaller than the 4 rows of A as stored (k, as A is transposed)") !=
           std::string::npos);
     CHECK(report.find("returns CUBLAS_STATUS_INVALID_VALUE") != std::string::npos);
-    // A destroyed handle is no handle.
+#ifdef CUEMU
+    CHECK(report.find("result is a null pointer: cuBLAS copies the result there from the device") !=
+          std::string::npos);
+#endif
+    // incx = 0: cuBLAS takes it (measured on an H200), and x is x[0] repeated.
+    std::vector<float> a_x_y(8 * 8 + 1 + 8);
+    for (int j = 0; j < 8; ++j)
+        for (int i = 0; i < 8; ++i) a_x_y[i + 8 * j] = float(i + 2 * j);
+    a_x_y[64] = 3;  // x[0]
+    for (int i = 0; i < 8; ++i) a_x_y[65 + i] = float(i);
+    REQUIRE(cudaMemcpy(d, a_x_y.data(), a_x_y.size() * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    const float half_beta = 0.5f;
+    CHECK(cublasSgemv(h, CUBLAS_OP_N, 8, 8, &one, d, 8, d + 64, 0, &half_beta, d + 65, 1) ==
+          CUBLAS_STATUS_SUCCESS);
+    std::vector<float> y(8);
+    REQUIRE(cudaMemcpy(y.data(), d + 65, sizeof(float) * 8, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int i = 0; i < 8; ++i) CHECK(y[i] == 3.0f * (8 * i + 56) + 0.5f * i);  // sum over j of (i + 2j) * 3
+    // A destroyed handle is no handle. Undefined in cuBLAS: an H200's libcublas
+    // read the freed handle and answered CUBLAS_STATUS_NOT_SUPPORTED; the
+    // emulator says what happened.
     REQUIRE(cublasDestroy(h) == CUBLAS_STATUS_SUCCESS);
+#ifdef CUEMU
     stderr_capture capture2;
     CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, d, 8, d, 8, &one, d, 8) ==
           CUBLAS_STATUS_NOT_INITIALIZED);
     CHECK(capture2.finish().find("not a live cuBLAS handle") != std::string::npos);
+#endif
     CHECK(cudaFree(d) == cudaSuccess);
 }
 
@@ -678,17 +704,51 @@ std::vector<T> random_elements(size_t n) {
     return v;
 }
 
+// How a compute type may round float A and B before multiplying them (the
+// _FAST_ kinds allow half, bfloat16 or TF32): each input a may become any
+// value within delta |a| + eta of it. delta is the widest the kind allows
+// (TF32 cut short rather than rounded: 2^-10), eta the absolute error of
+// half's subnormals. `emulated` is the rounding the emulator documents
+// (to nearest even, to half, bfloat16 or TF32); null for the exact kinds.
+struct input_rounding {
+    double delta = 0, eta = 0;
+    float (*emulated)(float) = nullptr;
+};
+float to_half_rn(float x) { return __half2float(__float2half(x)); }
+float to_bfloat16_rn(float x) { return __bfloat162float(__float2bfloat16(x)); }
+float to_tf32_rn(float x) {  // 10 stored mantissa bits, float's exponent; x is finite here
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    bits += 0xfffu + ((bits >> 13) & 1u);  // half the dropped part, ties to the even side
+    bits &= ~0x1fffu;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+}
+input_rounding rounding_of(cublasComputeType_t compute) {
+    switch (compute) {
+        case CUBLAS_COMPUTE_32F_FAST_16F: return {std::ldexp(1.0, -10), std::ldexp(1.0, -25), to_half_rn};
+        case CUBLAS_COMPUTE_32F_FAST_16BF: return {std::ldexp(1.0, -8), 0, to_bfloat16_rn};
+        case CUBLAS_COMPUTE_32F_FAST_TF32: return {std::ldexp(1.0, -10), 0, to_tf32_rn};
+        default: return {};
+    }
+}
+
 // C = alpha op(A) op(B) + beta C through cublasGemmEx, A and B of type AB, C
 // of type CT, sums of type S (float or double, as alpha and beta), against
 // the product of the same stored values in double. Each element may be off by
 // the sums' rounding, 2 (k + 4) u_S of its magnitude |alpha| sum |a b| +
 // |beta c| (any order, both ways), plus one rounding of C to its own type:
 // a wrong element, a wrong transpose or a conversion that does not round to
-// nearest (off by up to a whole step of half) is outside it. The padding rows
-// (NaN) must stay NaN; beta = 0 poisons all of C, which must not be read.
+// nearest (off by up to a whole step of half) is outside it. A _FAST_ kind
+// adds what rounding the inputs may change each product (and the magnitude
+// grows with it); the emulator's result must also be the product of the
+// inputs rounded as it documents, within the sums' bound, which it is not
+// when it skips that rounding. The padding rows (NaN) must stay NaN; beta = 0
+// poisons all of C, which must not be read.
 template <class AB, class CT, class S>
 void check_gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                    S alpha, S beta, cublasComputeType_t compute, int pad) {
+    const input_rounding rounding = rounding_of(compute);
     CAPTURE(op_text(ta));
     CAPTURE(op_text(tb));
     CAPTURE(beta);
@@ -724,18 +784,29 @@ void check_gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
                 REQUIRE(std::isnan(result));
                 continue;
             }
-            double sum = 0, magnitude = 0;
+            double sum = 0, magnitude = 0, input_error = 0, rounded_sum = 0;
             for (int p = 0; p < k; ++p) {
-                const double product = value(A, ta, lda, i, p) * value(B, tb, ldb, p, j);
-                sum += product;
-                magnitude += std::fabs(product);
+                const double a = value(A, ta, lda, i, p), b = value(B, tb, ldb, p, j);
+                sum += a * b;
+                // The most |a b| may become once a and b are rounded.
+                const double widest = (std::fabs(a) * (1 + rounding.delta) + rounding.eta) *
+                                      (std::fabs(b) * (1 + rounding.delta) + rounding.eta);
+                magnitude += widest;
+                input_error += widest - std::fabs(a * b);
+                if (rounding.emulated)
+                    rounded_sum += double(rounding.emulated(float(a))) * rounding.emulated(float(b));
             }
             const double old_c = beta == S(0) ? 0.0 : element_traits<CT>::read(C[at]);
             const double exact = double(alpha) * sum + double(beta) * old_c;
             magnitude = std::fabs(double(alpha)) * magnitude + std::fabs(double(beta) * old_c);
-            const double bound = 2.0 * (k + 4) * sum_roundoff * magnitude +
+            const double sums_bound = 2.0 * (k + 4) * sum_roundoff * magnitude;
+            const double bound = sums_bound + std::fabs(double(alpha)) * input_error +
                                  element_traits<CT>::roundoff * std::fabs(exact) * (1 + 1e-6);
             REQUIRE(std::fabs(result - exact) <= bound);
+#ifdef CUEMU
+            if (rounding.emulated)
+                REQUIRE(std::fabs(result - (double(alpha) * rounded_sum + double(beta) * old_c)) <= sums_bound);
+#endif
         }
     }
 }
@@ -764,8 +835,10 @@ TEST_CASE("GemmEx: bfloat16 A and B, float C; and all bfloat16") {
     check_gemm_ex_all_ops<__nv_bfloat16, float, float>(CUBLAS_COMPUTE_32F);
     check_gemm_ex_all_ops<__nv_bfloat16, __nv_bfloat16, float>(CUBLAS_COMPUTE_32F_PEDANTIC);
 }
-// The FAST kinds let a GPU round float inputs to half, bfloat16 or TF32; the
-// emulator computes in float for all of them, within float's bound.
+// The FAST kinds let a GPU round float inputs to half, bfloat16 or TF32, and
+// an H200 does: with CUBLAS_COMPUTE_32F_FAST_16F it was off by seven times
+// float's bound. The bound adds what that rounding may do; the emulator
+// rounds as the kind says (check_gemm_ex).
 TEST_CASE("GemmEx: all float, with CUBLAS_COMPUTE_32F and its FAST kinds; all double") {
     for (cublasComputeType_t compute : {CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_16F,
                                         CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_COMPUTE_32F_FAST_TF32}) {
@@ -773,6 +846,80 @@ TEST_CASE("GemmEx: all float, with CUBLAS_COMPUTE_32F and its FAST kinds; all do
         check_gemm_ex_all_ops<float, float, float>(compute);
     }
     check_gemm_ex_all_ops<double, double, double>(CUBLAS_COMPUTE_64F);
+}
+
+namespace {
+// Half A, B and C with half sums (CUBLAS_COMPUTE_16F, alpha and beta half),
+// against the product of the same stored values in double. Every step of a
+// GPU's half sums may round (or cut short), so each element may be off by
+// 2 (k + 4) u_16 of its magnitude |alpha| sum |a b| + |beta c|, u_16 = 2^-11;
+// float sums rounded once at the end are inside that too. The emulator's
+// result must also be exactly its documented order: s = fma(a, b, s) in half
+// for p = 0 .. k-1, then alpha * s in half, then fma(beta, c, that) in half
+// (the double sums below hold each step exactly, rounded once by
+// __double2half).
+void check_half_sums(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                     float alpha_value, float beta_value, int pad) {
+    CAPTURE(op_text(ta));
+    CAPTURE(op_text(tb));
+    CAPTURE(beta_value);
+    const __half alpha = __float2half(alpha_value), beta = __float2half(beta_value);
+    const int rows_a = ta == CUBLAS_OP_N ? m : k, cols_a = ta == CUBLAS_OP_N ? k : m;
+    const int rows_b = tb == CUBLAS_OP_N ? k : n, cols_b = tb == CUBLAS_OP_N ? n : k;
+    const int lda = rows_a + pad, ldb = rows_b + pad, ldc = m + pad;
+    std::vector<__half> A = random_elements<__half>(size_t(lda) * cols_a);
+    std::vector<__half> B = random_elements<__half>(size_t(ldb) * cols_b);
+    std::vector<__half> C = random_elements<__half>(size_t(ldc) * n);
+    for (int j = 0; j < n; ++j)
+        for (int i = m; i < ldc; ++i) C[i + size_t(j) * ldc] = __float2half(nan_f);
+    if (beta_value == 0.0f)
+        for (__half& c : C) c = __float2half(nan_f);
+    device_buffer<__half> dA(A.size()), dB(B.size()), dC(C.size());
+    dA.write(A);
+    dB.write(B);
+    dC.write(C);
+    REQUIRE(cublasGemmEx(h, ta, tb, m, n, k, &alpha, dA.ptr, CUDA_R_16F, lda, dB.ptr, CUDA_R_16F, ldb, &beta,
+                         dC.ptr, CUDA_R_16F, ldc, CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS);
+    const std::vector<__half> got = dC.read();
+    auto in_half = [](double v) { return double(__half2float(__double2half(v))); };
+    const double a_s = __half2float(alpha), b_s = __half2float(beta), u16 = std::ldexp(1.0, -11);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < ldc; ++i) {
+            CAPTURE(i);
+            CAPTURE(j);
+            const size_t at = i + size_t(j) * ldc;
+            const double result = __half2float(got[at]);
+            if (i >= m) {
+                REQUIRE(std::isnan(result));
+                continue;
+            }
+            double sum = 0, magnitude = 0, steps = 0;
+            for (int p = 0; p < k; ++p) {
+                const double product = double(__half2float(op_at(A, ta, lda, i, p))) *
+                                       __half2float(op_at(B, tb, ldb, p, j));
+                sum += product;
+                magnitude += std::fabs(product);
+                steps = in_half(product + steps);
+            }
+            const double old_c = beta_value == 0.0f ? 0.0 : __half2float(C[at]);
+            const double exact = a_s * sum + b_s * old_c;
+            magnitude = std::fabs(a_s) * magnitude + std::fabs(b_s * old_c);
+            REQUIRE(std::fabs(result - exact) <= 2.0 * (k + 4) * u16 * magnitude);
+#ifdef CUEMU
+            const double scaled = in_half(a_s * steps);
+            REQUIRE(result == (beta_value == 0.0f ? scaled : in_half(b_s * old_c + scaled)));
+#endif
+        }
+}
+}  // namespace
+
+TEST_CASE("GemmEx: half A, B and C with half sums (CUBLAS_COMPUTE_16F), every transpose") {
+    handle_guard g;
+    for (cublasOperation_t ta : plain_and_transposed)
+        for (cublasOperation_t tb : plain_and_transposed) {
+            check_half_sums(g.h, ta, tb, 17, 33, 65, 1.5f, -0.75f, 3);
+            check_half_sums(g.h, ta, tb, 17, 33, 65, -0.5f, 0.0f, 2);
+        }
 }
 
 // Three products, strides beyond each matrix: each must be its own.
@@ -808,8 +955,8 @@ TEST_CASE("GemmStridedBatchedEx: half inputs, float C, each matrix of the batch"
 
 // cuBLAS refuses a combination of types it does not support with
 // CUBLAS_STATUS_NOT_SUPPORTED; the emulator also says which and why, and
-// refuses the same way the combinations cuBLAS has and it does not (half
-// sums), saying so.
+// refuses the same way the combinations cuBLAS has and it does not (8-bit
+// integers), saying so.
 TEST_CASE("GemmEx: unsupported combinations, arguments, math modes") {
     handle_guard g;
     device_buffer<float> d(256);
@@ -828,10 +975,17 @@ TEST_CASE("GemmEx: unsupported combinations, arguments, math modes") {
     const __half half_one = __float2half(1.0f);
     CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &half_one, d.ptr, CUDA_R_16F, 4, d.ptr,
                        CUDA_R_16F, 4, &half_one, d.ptr, CUDA_R_16F, 4, CUBLAS_COMPUTE_16F,
+                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS);  // half sums: done
+#ifdef CUEMU  // cuBLAS computes this one; the emulator does not
+    const int int8_line = __LINE__ + 1;
+    CHECK(cublasGemmEx(g.h, CUBLAS_OP_T, CUBLAS_OP_N, 4, 4, 4, &one, d.ptr, CUDA_R_8I, 4, d.ptr, CUDA_R_8I, 4,
+                       &one, d.ptr, CUDA_R_32I, 4, CUBLAS_COMPUTE_32I,
                        CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED);
+#endif
+    // Not a cublasGemmAlgo_t: INVALID_VALUE (measured on an H200).
     CHECK(cublasGemmEx(g.h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, d.ptr, CUDA_R_16F, 4, d.ptr,
                        CUDA_R_16F, 4, &one, d.ptr, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F,
-                       static_cast<cublasGemmAlgo_t>(50)) == CUBLAS_STATUS_NOT_SUPPORTED);
+                       static_cast<cublasGemmAlgo_t>(50)) == CUBLAS_STATUS_INVALID_VALUE);
     CHECK(cublasGemmEx(g.h, CUBLAS_OP_T, CUBLAS_OP_N, 4, 4, 8, &one, d.ptr, CUDA_R_16F, 4, d.ptr,
                        CUDA_R_16F, 8, &one, d.ptr, CUDA_R_32F, 4, CUBLAS_COMPUTE_32F,
                        CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_INVALID_VALUE);  // A is 8 x 4: lda >= 8
@@ -841,8 +995,9 @@ TEST_CASE("GemmEx: unsupported combinations, arguments, math modes") {
                       ": Atype CUDA_R_16F, Btype CUDA_R_16BF, Ctype CUDA_R_32F with CUBLAS_COMPUTE_32F is "
                       "not a combination cuBLAS supports") != std::string::npos);
     CHECK(report.find("Ctype CUDA_R_16BF with CUBLAS_COMPUTE_32F is not a combination") != std::string::npos);
-    CHECK(report.find("with CUBLAS_COMPUTE_16F is a combination cuBLAS has and the emulator does not") !=
-          std::string::npos);
+    CHECK(report.find("cuemu: cublasGemmEx at " + std::string(__FILE__) + ":" + std::to_string(int8_line) +
+                      ": Atype CUDA_R_8I, Btype CUDA_R_8I, Ctype CUDA_R_32I with CUBLAS_COMPUTE_32I is a "
+                      "combination cuBLAS has and the emulator does not") != std::string::npos);
     CHECK(report.find("algo = 50 is not a cublasGemmAlgo_t") != std::string::npos);
     CHECK(report.find("lda = 4 is smaller than the 8 rows of A as stored") != std::string::npos);
 #else
@@ -870,7 +1025,11 @@ TEST_CASE("GemmEx: unsupported combinations, arguments, math modes") {
     REQUIRE(cublasSetMathMode(g.h, CUBLAS_TF32_TENSOR_OP_MATH) == CUBLAS_STATUS_SUCCESS);
     REQUIRE(cublasGetMathMode(g.h, &mode) == CUBLAS_STATUS_SUCCESS);
     CHECK(mode == CUBLAS_TF32_TENSOR_OP_MATH);
-    CHECK(cublasSetMathMode(g.h, static_cast<cublasMath_t>(5)) == CUBLAS_STATUS_INVALID_VALUE);
+    // The modes are bits that combine: 5 is CUBLAS_TENSOR_OP_MATH |
+    // CUBLAS_FP32_EMULATED_BF16X9_MATH, which cuBLAS takes (measured on an H200).
+    CHECK(cublasSetMathMode(g.h, static_cast<cublasMath_t>(5)) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasGetMathMode(g.h, &mode) == CUBLAS_STATUS_SUCCESS);
+    CHECK(mode == static_cast<cublasMath_t>(5));
     CHECK(cublasGetMathMode(g.h, nullptr) == CUBLAS_STATUS_INVALID_VALUE);
 }
 

@@ -227,8 +227,8 @@ cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t trans
 
 // Mixed precision (src/cublas_gemm_ex.cpp): A, B and C of the types named, the
 // sums of computeType; alpha and beta are float for the CUBLAS_COMPUTE_32F
-// kinds, double for CUBLAS_COMPUTE_64F. The combinations cuBLAS supports for
-// real numbers are done, except half sums (CUBLAS_COMPUTE_16F) and integers;
+// kinds, double for CUBLAS_COMPUTE_64F, half for CUBLAS_COMPUTE_16F. The
+// combinations cuBLAS supports for real numbers are done, except integers;
 // any other is CUBLAS_STATUS_NOT_SUPPORTED with a line saying why.
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                             cublasOperation_t transb, int m, int n, int k, const void* alpha,

@@ -17,13 +17,20 @@
 //     CUBLAS_STATUS_EXECUTION_FAILED, which is what cuBLAS answers when its own
 //     kernel cannot be launched.
 //   - Scalar results (cublasSdot, cublasSnrm2) in host pointer mode: the call
-//     waits for its work, as cuBLAS does, and writes the result on the host.
+//     waits for its work, as cuBLAS does, and writes the result on the host. A
+//     null result pointer there is CUBLAS_STATUS_MAPPING_ERROR, the status of
+//     cuBLAS's failed copy of the result (measured on an H200).
+//   - cublasSgemv takes incx = 0, as cuBLAS does (measured on an H200): every
+//     element of x is then x[0]. incy = 0 is refused with a line: every
+//     element of y would be written at one address, which on a GPU is a race
+//     between the threads that write them.
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "cublas_internal.h"
 #include "internal.h"
@@ -260,6 +267,20 @@ cublasStatus_t scalar_result(const call_site& at, cublasHandle_t handle, float* 
     return CUBLAS_STATUS_SUCCESS;
 }
 
+// A null result pointer (cublasSdot, cublasSnrm2). In host pointer mode cuBLAS
+// copies the result from the device to it, the copy fails, and the call
+// returns CUBLAS_STATUS_MAPPING_ERROR (measured on an H200 for cublasSdot;
+// cublasSnrm2 copies its result the same way); in device pointer mode the
+// emulator refuses it with CUBLAS_STATUS_INVALID_VALUE.
+cublasStatus_t check_result_pointer(cublasHandle_t handle, const call_site& at, const float* result) {
+    if (result) return CUBLAS_STATUS_SUCCESS;
+    if (handle->pointer_mode == CUBLAS_POINTER_MODE_DEVICE) return explain_null_scalar(at, "result");
+    return explain_status(at,
+                          "result is a null pointer: cuBLAS copies the result there from the "
+                          "device, and that copy fails",
+                          CUBLAS_STATUS_MAPPING_ERROR);
+}
+
 // Elements a vector of n entries with increment inc spans (BLAS: a negative
 // increment walks the same elements backwards).
 long long abs_ll(int v) { return v < 0 ? -static_cast<long long>(v) : v; }
@@ -356,25 +377,22 @@ cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_
     return CUBLAS_STATUS_SUCCESS;
 }
 
-// The mode is kept for cublasGetMathMode and changes nothing here: the
-// emulator never rounds float inputs to TF32, half or bfloat16 (README,
-// "cuBLAS"). A value that is none of cublasMath_t's, with or without the
-// reduced-precision flag, is refused as cuBLAS refuses it.
+// The mode is kept for cublasGetMathMode; only cublasGemmEx's _FAST_ compute
+// types change its arithmetic (cublas_gemm_ex.cpp), never the math mode (README,
+// "cuBLAS"). cublasMath_t's values are bits that combine: cuBLAS 13 takes 5,
+// CUBLAS_TENSOR_OP_MATH | CUBLAS_FP32_EMULATED_BF16X9_MATH (measured on an
+// H200), so every combination of its bits (0 to 31) is taken here. A value
+// with any other bit is refused (not measured on a GPU).
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode, const char* file,
                                  int line) {
     if (cublasStatus_t s = check_handle(handle, {"cublasSetMathMode", file, line})) return s;
-    const int base = mode & ~CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
-    switch (base) {
-        case CUBLAS_DEFAULT_MATH:
-        case CUBLAS_TENSOR_OP_MATH:
-        case CUBLAS_PEDANTIC_MATH:
-        case CUBLAS_TF32_TENSOR_OP_MATH:
-        case CUBLAS_FP32_EMULATED_BF16X9_MATH:
-        case CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH:
-            handle->math_mode = mode;
-            return CUBLAS_STATUS_SUCCESS;
-    }
-    return CUBLAS_STATUS_INVALID_VALUE;
+    constexpr unsigned every_bit = CUBLAS_TENSOR_OP_MATH | CUBLAS_PEDANTIC_MATH |
+                                   CUBLAS_FP32_EMULATED_BF16X9_MATH |
+                                   CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH |
+                                   CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+    if ((static_cast<unsigned>(mode) & ~every_bit) != 0) return CUBLAS_STATUS_INVALID_VALUE;
+    handle->math_mode = mode;
+    return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode, const char* file,
@@ -453,9 +471,8 @@ cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, in
                               int line) {
     const call_site at{"cublasSgemv", file, line};
     if (cublasStatus_t s = check_handle(handle, at)) return s;
-    if (!valid_op(trans) || m < 0 || n < 0 || lda < at_least_1(m) || incx == 0 || incy == 0 || !alpha ||
-        !beta) {
-        explain_invalid_gemv(at, trans, m, n, lda, incx, incy, !alpha || !beta);
+    if (!valid_op(trans) || m < 0 || n < 0 || lda < at_least_1(m) || incy == 0 || !alpha || !beta) {
+        explain_invalid_gemv(at, trans, m, n, lda, incy, !alpha || !beta);
         return CUBLAS_STATUS_INVALID_VALUE;
     }
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
@@ -474,7 +491,11 @@ cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, in
         const long long step = abs_ll(incy);
         if (b == 0.0f)
             for (int i = 0; i < len_y; ++i) y[i * step] = 0.0f;
-        cblas_sgemv(cuemu_cblas_col_major, op, m, n, a, A, lda, x, incx, b, y, incy);
+        // incx = 0: every element of x is x[0] (cuBLAS takes it; BLAS refuses it).
+        std::vector<float> repeated;
+        if (incx == 0) repeated.assign(static_cast<std::size_t>(len_x), x[0]);
+        cblas_sgemv(cuemu_cblas_col_major, op, m, n, a, A, lda, incx == 0 ? repeated.data() : x,
+                    incx == 0 ? 1 : incx, b, y, incy);
         for (int i = 0; i < len_y; ++i) note_device_write(y + i * step, sizeof(float));
         return cudaSuccess;
     });
@@ -523,7 +544,7 @@ cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float* x, int i
                              const float* y, int incy, float* result, const char* file, int line) {
     const call_site at{"cublasSdot", file, line};
     if (cublasStatus_t s = check_handle(handle, at)) return s;
-    if (!result) return explain_null_scalar(at, "result");
+    if (cublasStatus_t s = check_result_pointer(handle, at, result)) return s;
     operand_checks checks(at);
     if (n > 0 && !(checks.vector("x", x, sizeof(float), n, incx) &&
                    checks.vector("y", y, sizeof(float), n, incy)))
@@ -538,7 +559,7 @@ cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float* x, int 
                               float* result, const char* file, int line) {
     const call_site at{"cublasSnrm2", file, line};
     if (cublasStatus_t s = check_handle(handle, at)) return s;
-    if (!result) return explain_null_scalar(at, "result");
+    if (cublasStatus_t s = check_result_pointer(handle, at, result)) return s;
     const bool reads = n > 0 && incx > 0;
     operand_checks checks(at);
     if (reads && !checks.vector("x", x, sizeof(float), n, incx))

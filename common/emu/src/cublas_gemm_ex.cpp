@@ -4,23 +4,37 @@
 // stream like cublasSgemm (cublas.cpp).
 //
 // Decisions:
-//   - The combinations done are cuBLAS's for real numbers with float or double
-//     sums: A and B half (CUDA_R_16F) with C half or float; A and B bfloat16
-//     with C bfloat16 or float; all float; all double. Half sums
-//     (CUBLAS_COMPUTE_16F), 8-bit integers and complex numbers, which cuBLAS
-//     also has, are not emulated: CUBLAS_STATUS_NOT_SUPPORTED and a line
-//     saying so, never another arithmetic in their place.
+//   - The combinations done are cuBLAS's for real numbers: A and B half
+//     (CUDA_R_16F) with C half or float; A and B bfloat16 with C bfloat16 or
+//     float; all float; all double; and all half with half sums
+//     (CUBLAS_COMPUTE_16F, alpha and beta half). 8-bit integers, complex
+//     numbers and the emulated precisions, which cuBLAS also has, are not
+//     emulated: CUBLAS_STATUS_NOT_SUPPORTED and a line saying so, never another
+//     arithmetic in their place.
+//   - Half sums (CUBLAS_COMPUTE_16F, _PEDANTIC): each element is a half
+//     accumulator s, 0 at first, and for p = 0, 1, ..., k - 1 in order
+//     s = fma(a_ip, b_pj, s) in half (the exact a * b + s rounded once to
+//     half, to nearest even); then t = alpha * s rounded to half, and the
+//     result fma(beta, c, t) in half (t when beta is 0: C is not read). A
+//     GPU's order of the k sums is its kernel's, so its result may differ
+//     from this one by the rounding of each step, which the test's bound
+//     allows.
 //   - Half and bfloat16 inputs are widened to float (exactly: every half and
 //     bfloat16 is a float) and multiplied by the system BLAS's sgemm, as a
 //     tensor core multiplies them exactly and sums in float. A half or
 //     bfloat16 C is widened to float for beta * C and the float result rounded
 //     back to nearest even, as a GPU converts its float accumulator.
 //   - CUBLAS_COMPUTE_32F_FAST_16F, _FAST_16BF and _FAST_TF32 allow cuBLAS to
-//     round float inputs to those narrower formats first; the emulator never
-//     does, so its result is the plain float product, more exact than a GPU's
-//     may be (common/emu/README.md says so). The algorithm argument chooses
-//     nothing here either: every value of cublasGemmAlgo_t gives the same
-//     product.
+//     round float A and B to half, bfloat16 or TF32 (10 stored mantissa bits,
+//     float's exponent) before its tensor cores multiply them, and a GPU does
+//     (measured on an H200: CUBLAS_COMPUTE_32F_FAST_16F was off by the
+//     rounding of its inputs to half, seven times float's bound). So the
+//     emulator rounds each element of A and B to that format, to nearest
+//     even (half's range: beyond 65504 it is infinity), and multiplies the
+//     rounded values as float sums; C, alpha and beta are not rounded.
+//   - The algorithm argument chooses nothing: every value of cublasGemmAlgo_t
+//     gives the same product. A value that is none is
+//     CUBLAS_STATUS_INVALID_VALUE (measured on an H200).
 //   - Summation order is the BLAS's: results may differ from a GPU's in the
 //     last bits of float, as any two GEMM kernels' do.
 #include <cstdio>
@@ -80,7 +94,7 @@ bool valid_algo(cublasGemmAlgo_t algo) {
 
 // How the product is computed: sums in float (alpha and beta are float) or in
 // double (alpha and beta double); none when the emulator does not do it.
-enum class sums { none, in_float, in_double };
+enum class sums { none, in_half, in_float, in_double };
 
 bool is_float_compute(cublasComputeType_t t) {
     return t == CUBLAS_COMPUTE_32F || t == CUBLAS_COMPUTE_32F_PEDANTIC;
@@ -88,6 +102,9 @@ bool is_float_compute(cublasComputeType_t t) {
 bool is_fast_float_compute(cublasComputeType_t t) {
     return t == CUBLAS_COMPUTE_32F_FAST_16F || t == CUBLAS_COMPUTE_32F_FAST_16BF ||
            t == CUBLAS_COMPUTE_32F_FAST_TF32;
+}
+bool is_half_compute(cublasComputeType_t t) {
+    return t == CUBLAS_COMPUTE_16F || t == CUBLAS_COMPUTE_16F_PEDANTIC;
 }
 
 sums plan_for(cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_t compute) {
@@ -98,20 +115,19 @@ sums plan_for(cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_
         if (a == CUDA_R_32F && c == CUDA_R_32F) return sums::in_float;
     }
     if (is_fast_float_compute(compute) && a == CUDA_R_32F && c == CUDA_R_32F) return sums::in_float;
+    if (is_half_compute(compute) && a == CUDA_R_16F && c == CUDA_R_16F) return sums::in_half;
     if ((compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC) &&
         a == CUDA_R_64F && c == CUDA_R_64F)
         return sums::in_double;
     return sums::none;
 }
 
-// Combinations cuBLAS has and the emulator does not: half sums, 8-bit
-// integers, complex numbers, the emulated-precision compute types.
+// Combinations cuBLAS has and the emulator does not: 8-bit integers, complex
+// numbers, the emulated-precision compute types.
 bool cublas_has_but_not_emulated(cudaDataType a, cudaDataType b, cudaDataType c,
                                  cublasComputeType_t compute) {
     if (a != b) return false;
-    const bool half_sums = compute == CUBLAS_COMPUTE_16F || compute == CUBLAS_COMPUTE_16F_PEDANTIC;
     const bool int_sums = compute == CUBLAS_COMPUTE_32I || compute == CUBLAS_COMPUTE_32I_PEDANTIC;
-    if (half_sums) return a == CUDA_R_16F && c == CUDA_R_16F;
     if (int_sums) return a == CUDA_R_8I && c == CUDA_R_32I;
     if (is_float_compute(compute) && a == CUDA_R_8I) return c == CUDA_R_32F;
     if (is_float_compute(compute) || is_fast_float_compute(compute))
@@ -144,13 +160,14 @@ void explain_types(const call_site& at, cudaDataType a, cudaDataType b, cudaData
                  "  CUDA_R_16BF with C CUDA_R_16BF or CUDA_R_32F, each with CUBLAS_COMPUTE_32F; "
                  "all CUDA_R_32F with\n"
                  "  CUBLAS_COMPUTE_32F or a _FAST_ kind of it; all CUDA_R_64F with "
-                 "CUBLAS_COMPUTE_64F\n"
+                 "CUBLAS_COMPUTE_64F; all\n"
+                 "  CUDA_R_16F with CUBLAS_COMPUTE_16F\n"
                  "  %s returns CUBLAS_STATUS_NOT_SUPPORTED%s\n",
                  at.call, at.file, at.line, name(data_type_name(a), a, ab, sizeof ab),
                  name(data_type_name(b), b, bb, sizeof bb), name(data_type_name(c), c, cb, sizeof cb),
                  compute_name,
-                 not_emulated ? "is a combination cuBLAS has and the emulator does not (half sums, "
-                                "8-bit integers, complex numbers and emulated precisions are not "
+                 not_emulated ? "is a combination cuBLAS has and the emulator does not (8-bit "
+                                "integers, complex numbers and emulated precisions are not "
                                 "emulated)"
                               : "is not a combination cuBLAS supports",
                  at.call,
@@ -196,17 +213,51 @@ void narrow_into(void* p, cudaDataType t, const std::vector<float>& values, int 
                 values[i + static_cast<std::size_t>(j) * rows], f, cuemu::fp::to_nearest_even));
 }
 
-// One product of the batch with float sums: A and B widened unless float,
-// C widened and narrowed again unless float.
+// TF32: float's exponent, 10 stored mantissa bits.
+constexpr cuemu::fp::format tf32{8, 10, 0x7fffffffu};
+
+// The format a _FAST_ compute type rounds float inputs to; null for the others.
+const cuemu::fp::format* fast_input_format(cublasComputeType_t t) {
+    switch (t) {
+        case CUBLAS_COMPUTE_32F_FAST_16F: return &cuemu::fp::binary16;
+        case CUBLAS_COMPUTE_32F_FAST_16BF: return &cuemu::fp::bfloat16;
+        case CUBLAS_COMPUTE_32F_FAST_TF32: return &tf32;
+        default: return nullptr;
+    }
+}
+
+// A rows x cols float matrix (leading dimension ld), each element rounded to
+// f to nearest even, packed with leading dimension rows.
+std::vector<float> rounded(const void* p, const cuemu::fp::format& f, int rows, int cols, int ld) {
+    const auto* in = static_cast<const float*>(p);
+    std::vector<float> out(static_cast<std::size_t>(rows) * cols);
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i) {
+            const float x = in[i + static_cast<std::size_t>(j) * ld];
+            out[i + static_cast<std::size_t>(j) * rows] = static_cast<float>(
+                cuemu::fp::value_of(cuemu::fp::round_to(x, f, cuemu::fp::to_nearest_even), f));
+        }
+    return out;
+}
+
+// One product of the batch with float sums: A and B widened unless float (or
+// rounded to input_format, for a _FAST_ compute type), C widened and narrowed
+// again unless float.
 void float_product(const gemm_shape& s, float alpha, const void* A, cudaDataType ab_type,
-                   const void* B, float beta, void* C, cudaDataType c_type) {
+                   const void* B, float beta, void* C, cudaDataType c_type,
+                   const cuemu::fp::format* input_format) {
     std::vector<float> a_wide, b_wide, c_wide;
     const float* a = static_cast<const float*>(A);
     const float* b = static_cast<const float*>(B);
     int lda = s.lda, ldb = s.ldb;
-    if (ab_type != CUDA_R_32F && s.k > 0) {
-        a_wide = widen(A, ab_type, s.rows_a(), s.cols_a(), s.lda);
-        b_wide = widen(B, ab_type, s.rows_b(), s.cols_b(), s.ldb);
+    if ((ab_type != CUDA_R_32F || input_format) && s.k > 0) {
+        if (input_format) {
+            a_wide = rounded(A, *input_format, s.rows_a(), s.cols_a(), s.lda);
+            b_wide = rounded(B, *input_format, s.rows_b(), s.cols_b(), s.ldb);
+        } else {
+            a_wide = widen(A, ab_type, s.rows_a(), s.cols_a(), s.lda);
+            b_wide = widen(B, ab_type, s.rows_b(), s.cols_b(), s.ldb);
+        }
         a = a_wide.data();
         b = b_wide.data();
         lda = s.rows_a() > 1 ? s.rows_a() : 1;
@@ -222,6 +273,41 @@ void float_product(const gemm_shape& s, float alpha, const void* A, cudaDataType
     else c_wide.assign(static_cast<std::size_t>(s.m) * s.n, 0.0f);
     blas_gemm(s.transa, s.transb, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, c_wide.data(), s.m);
     narrow_into(C, c_type, c_wide, s.m, s.n, s.ldc);
+}
+
+// One product of the batch with half sums, in the order the top of the file
+// gives; alpha, beta, A, B and C are half bits.
+void half_product(const gemm_shape& s, std::uint16_t alpha, const void* A, const void* B,
+                  std::uint16_t beta, void* C) {
+    namespace fp = cuemu::fp;
+    const auto* a = static_cast<const std::uint16_t*>(A);
+    const auto* b = static_cast<const std::uint16_t*>(B);
+    auto* c = static_cast<std::uint16_t*>(C);
+    auto half = [](double v) {
+        return fp::value_of(fp::round_to(v, fp::binary16, fp::to_nearest_even), fp::binary16);
+    };
+    const double alpha_v = fp::value_of(alpha, fp::binary16);
+    const double beta_v = fp::value_of(beta, fp::binary16);
+    const bool a_plain = s.transa == CUBLAS_OP_N, b_plain = s.transb == CUBLAS_OP_N;
+    for (int j = 0; j < s.n; ++j)
+        for (int i = 0; i < s.m; ++i) {
+            double sum = 0;
+            for (int p = 0; p < s.k; ++p) {
+                const std::size_t at_a = a_plain ? i + static_cast<std::size_t>(p) * s.lda
+                                                 : p + static_cast<std::size_t>(i) * s.lda;
+                const std::size_t at_b = b_plain ? p + static_cast<std::size_t>(j) * s.ldb
+                                                 : j + static_cast<std::size_t>(p) * s.ldb;
+                sum = half(fp::fma_to_odd(fp::value_of(a[at_a], fp::binary16),
+                                          fp::value_of(b[at_b], fp::binary16), sum));
+            }
+            std::uint16_t& out = c[i + static_cast<std::size_t>(j) * s.ldc];
+            const double scaled = half(alpha_v * sum);  // a product of halves: exact in double
+            const double result =
+                beta_v == 0.0 ? scaled
+                              : fp::fma_to_odd(beta_v, fp::value_of(out, fp::binary16), scaled);
+            out = static_cast<std::uint16_t>(
+                fp::round_to(result, fp::binary16, fp::to_nearest_even));
+        }
 }
 
 const void* nth(const void* base, long long stride, std::size_t element, int i) {
@@ -269,10 +355,10 @@ cublasStatus_t gemm_ex(const call_site& at, cublasHandle_t handle, const gemm_sh
     if (!valid_algo(algo)) {
         std::fprintf(stderr,
                      "cuemu: %s at %s:%d: algo = %d is not a cublasGemmAlgo_t (CUBLAS_GEMM_DEFAULT "
-                     "lets cuBLAS choose)\n  %s returns CUBLAS_STATUS_NOT_SUPPORTED, as cuBLAS "
+                     "lets cuBLAS choose)\n  %s returns CUBLAS_STATUS_INVALID_VALUE, as cuBLAS "
                      "does\n",
                      at.call, at.file, at.line, static_cast<int>(algo), at.call);
-        return CUBLAS_STATUS_NOT_SUPPORTED;
+        return CUBLAS_STATUS_INVALID_VALUE;
     }
     if (s.empty()) return CUBLAS_STATUS_SUCCESS;
     const std::size_t ab_size = element_size(Atype), c_size = element_size(Ctype);
@@ -284,10 +370,17 @@ cublasStatus_t gemm_ex(const call_site& at, cublasHandle_t handle, const gemm_sh
                           static_cast<const double*>(a), s.lda, static_cast<const double*>(b),
                           s.ldb, b_scalar, static_cast<double*>(c), s.ldc);
             });
+    if (plan == sums::in_half)  // alpha and beta are half: their bits are passed
+        return queue_products<std::uint16_t>(
+            at, handle, s, alpha, beta, A, B, ab_size, C, c_size,
+            [s](std::uint16_t a_scalar, const void* a, const void* b, std::uint16_t b_scalar,
+                void* c) { half_product(s, a_scalar, a, b, b_scalar, c); });
+    const cuemu::fp::format* input_format = fast_input_format(compute);
     return queue_products<float>(
         at, handle, s, alpha, beta, A, B, ab_size, C, c_size,
-        [s, Atype, Ctype](float a_scalar, const void* a, const void* b, float b_scalar, void* c) {
-            float_product(s, a_scalar, a, Atype, b, b_scalar, c, Ctype);
+        [s, Atype, Ctype, input_format](float a_scalar, const void* a, const void* b,
+                                        float b_scalar, void* c) {
+            float_product(s, a_scalar, a, Atype, b, b_scalar, c, Ctype, input_format);
         });
 }
 

@@ -125,7 +125,9 @@ void explain_invalid_gemm(const call_site& at, cublasOperation_t transa, cublasO
                           int m, int n, int k, int lda, int ldb, int ldc, int batch,
                           bool null_scalar);
 void explain_invalid_gemv(const call_site& at, cublasOperation_t trans, int m, int n, int lda,
-                          int incx, int incy, bool null_scalar);
+                          int incy, bool null_scalar);
+// One line on stderr: why the call returns status, which cuBLAS also returns; status returned.
+cublasStatus_t explain_status(const call_site& at, const std::string& why, cublasStatus_t status);
 // A null alpha or result pointer: explained, and CUBLAS_STATUS_INVALID_VALUE returned.
 cublasStatus_t explain_null_scalar(const call_site& at, const char* name);
 

@@ -27,10 +27,7 @@ const char* op_name(cublasOperation_t op) {
 }
 
 void refuse(const call_site& at, const std::string& why) {
-    std::fprintf(stderr,
-                 "cuemu: %s at %s:%d: %s\n  %s returns CUBLAS_STATUS_INVALID_VALUE, as cuBLAS "
-                 "does\n",
-                 at.call, at.file, at.line, why.c_str(), at.call);
+    explain_status(at, why, CUBLAS_STATUS_INVALID_VALUE);
 }
 
 std::string words(const char* format, long long a, long long b = 0, long long c = 0) {
@@ -162,17 +159,24 @@ void explain_invalid_gemm(const call_site& at, cublasOperation_t transa, cublasO
 }
 
 void explain_invalid_gemv(const call_site& at, cublasOperation_t trans, int m, int n, int lda,
-                          int incx, int incy, bool null_scalar) {
+                          int incy, bool null_scalar) {
     if (!op_name(trans))
         refuse(at, words("trans is %lld: it must be CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C", trans));
     else if (m < 0 || n < 0)
         refuse(at, words("m = %lld, n = %lld: sizes cannot be negative", m, n));
-    else if (incx == 0 || incy == 0)
-        refuse(at, words("incx = %lld, incy = %lld: an increment cannot be 0", incx, incy));
+    else if (incy == 0)
+        refuse(at, "incy = 0: every element of y would be written at one address (on a GPU, a "
+                   "race between the threads that write them)");
     else if (null_scalar)
         refuse(at, "alpha or beta is a null pointer");
     else
         refuse(at, ld_words("lda", lda, "A", m, "m", ""));
+}
+
+cublasStatus_t explain_status(const call_site& at, const std::string& why, cublasStatus_t status) {
+    std::fprintf(stderr, "cuemu: %s at %s:%d: %s\n  %s returns %s, as cuBLAS does\n", at.call, at.file,
+                 at.line, why.c_str(), at.call, cublasGetStatusName(status));
+    return status;
 }
 
 cublasStatus_t explain_null_scalar(const call_site& at, const char* name) {

@@ -31,10 +31,18 @@
 //       DGELU      x * gelu'(aux): the auxiliary matrix is GELU's input saved
 //                  by the forward product;
 //       DGELU_BGRAD  also the bias gradient: for each row of D, the sum over
-//                  its columns of the DGELU result, into BIAS_POINTER;
+//                  its columns of the DGELU result (in float, before D's
+//                  rounding; cuBLASLt does not say which), into BIAS_POINTER;
 //       BGRADA, BGRADB  the bias gradient from A or B: the sum of op(A) over
 //                  k (one element per row of D), or of op(B) over k (one per
 //                  column of D), into BIAS_POINTER; D is the plain product.
+//                  cuBLASLt has these only where the matrix summed is stored
+//                  with k along its columns: BGRADA with TRANSA = CUBLAS_OP_N,
+//                  BGRADB with TRANSB = CUBLAS_OP_T. Its heuristic answers
+//                  CUBLAS_STATUS_NOT_SUPPORTED for the other transposes, for
+//                  every type, size and batch tried (measured on an H200), and
+//                  so do the emulator's heuristic and cublasLtMatmul, with a
+//                  line saying why.
 //     ReLU bit masks (RELU_AUX, DRELU) are refused when the epilogue is set
 //     (cublaslt.cpp).
 //   - Pointer modes: alpha and beta are read at the call (host memory); the
@@ -208,6 +216,20 @@ cublasStatus_t plan(const call_site& at, cublasLtMatmulDesc_t desc, cublasLtMatr
     p->aux = op.aux;
     p->aux_ld = op.aux_ld;
     p->aux_stride = op.aux_batch_stride;
+    if ((op.epilogue == CUBLASLT_EPILOGUE_BGRADA && p->transa != CUBLAS_OP_N) ||
+        (op.epilogue == CUBLASLT_EPILOGUE_BGRADB && p->transb == CUBLAS_OP_N)) {
+        const bool from_a = op.epilogue == CUBLASLT_EPILOGUE_BGRADA;
+        std::snprintf(why, sizeof why,
+                      "%s with %s = %s: cuBLASLt has no kernel for it (its heuristic answers "
+                      "CUBLAS_STATUS_NOT_SUPPORTED on an H200)\n  it sums %s over k only when %s is "
+                      "stored with k along its columns: %s = %s",
+                      epilogue_name(op.epilogue), from_a ? "TRANSA" : "TRANSB",
+                      !from_a ? "CUBLAS_OP_N" : p->transa == CUBLAS_OP_C ? "CUBLAS_OP_C" : "CUBLAS_OP_T",
+                      from_a ? "op(A)" : "op(B)",
+                      from_a ? "A" : "B", from_a ? "TRANSA" : "TRANSB",
+                      from_a ? "CUBLAS_OP_N" : "CUBLAS_OP_T");
+        return say(at, CUBLAS_STATUS_NOT_SUPPORTED, why);
+    }
     if (uses_bias_vector(op.epilogue) && op.bias_type != -1 && op.bias_type != p->cd_type) {
         std::snprintf(why, sizeof why,
                       "BIAS_DATA_TYPE %s with D %s is not emulated: the bias has D's type",
