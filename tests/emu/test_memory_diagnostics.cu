@@ -58,6 +58,18 @@ __global__ void add_one(int* data, int n) {
     if (i < n) data[i] += 1;
 }
 
+// A reference parameter is passed as the address of the caller's object.
+struct tally {
+    int value;
+    int pad[3];
+};
+__global__ void bump_tally(tally& t, int by) { t.value += by; }
+constexpr int bump_tally_line = __LINE__ - 1;
+struct named_tally : tally {
+    char name[8];
+};
+__managed__ tally managed_tally;
+
 __global__ void recursive_sum(float* out, int depth) {
     volatile float local[1 << 16];  // 256 KiB: a CUDA thread's stack holds less
     for (int i = 0; i < (1 << 16); i += 512) local[i] = static_cast<float>(depth + i);
@@ -177,6 +189,66 @@ TEST_CASE("host-pointer-allowed") {
     CHECK(wrong == 0);
     CHECK(cudaFreeHost(pinned) == cudaSuccess);
     CHECK(cudaFree(managed) == cudaSuccess);
+}
+
+// A host object for a reference parameter: the kernel gets the object's
+// address, which a GPU cannot read (an H200 stops the kernel with
+// cudaErrorIllegalAddress); nothing is copied that would hide the bug.
+TEST_CASE("host-object-reference") {
+    tally on_stack{};
+    stderr_capture capture(capture_until::device_idle);
+    const int launch_line = __LINE__ + 1;
+    bump_tally<<<1, 1>>>(on_stack, 3);
+    std::string report = capture.finish();
+    CHECK(has(report, "cuemu: host object used through a reference parameter (read) in kernel "
+                      "'bump_tally' (launched at " + at_line(launch_line) + ")"));
+    CHECK(has(report, "at " + at_line(bump_tally_line) + " in bump_tally"));
+    char pointer[32];
+    std::snprintf(pointer, sizeof pointer, "%p", static_cast<void*>(&on_stack));
+    CHECK(has(report, "parameter 1 of the kernel is a reference: the launch at " +
+                          at_line(launch_line) + " passed the address of\n    the caller's " +
+                          "object, " + pointer + ", and made no copy"));
+    CHECK(has(report, "which a GPU cannot read"));
+    CHECK(report.find("cuemu:") == report.rfind("cuemu:"));
+    CHECK(on_stack.value == 0);
+    check_sticky(cudaErrorIllegalAddress);
+}
+
+// Objects in managed, pinned or registered host memory are reachable from a
+// kernel: a reference to one is the object itself, and the host sees the
+// kernel's writes; a derived object too.
+TEST_CASE("object-reference-allowed") {
+    tally* managed = nullptr;
+    named_tally* derived = nullptr;
+    tally* pinned = nullptr;
+    REQUIRE(cudaMallocManaged(&managed, sizeof(tally)) == cudaSuccess);
+    REQUIRE(cudaMallocManaged(&derived, sizeof(named_tally)) == cudaSuccess);
+    REQUIRE(cudaMallocHost(&pinned, sizeof(tally)) == cudaSuccess);
+    std::vector<tally> registered(1);
+    REQUIRE(cudaHostRegister(registered.data(), sizeof(tally), cudaHostRegisterDefault) ==
+            cudaSuccess);
+    std::mt19937 rng(std::random_device{}());
+    const int start = static_cast<int>(rng() % 1000), by = 1 + static_cast<int>(rng() % 100);
+    managed->value = derived->value = pinned->value = registered[0].value = start;
+    managed_tally.value = start;
+    stderr_capture capture(capture_until::device_idle);
+    bump_tally<<<1, 1>>>(*managed, by);
+    bump_tally<<<1, 1>>>(*derived, by);
+    bump_tally<<<1, 1>>>(*pinned, by);
+    bump_tally<<<1, 1>>>(registered[0], by);
+    bump_tally<<<1, 1>>>(managed_tally, by);
+    std::string report = capture.finish();
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(report.empty());
+    CHECK(managed->value == start + by);
+    CHECK(derived->value == start + by);
+    CHECK(pinned->value == start + by);
+    CHECK(registered[0].value == start + by);
+    CHECK(managed_tally.value == start + by);
+    CHECK(cudaHostUnregister(registered.data()) == cudaSuccess);
+    CHECK(cudaFreeHost(pinned) == cudaSuccess);
+    CHECK(cudaFree(managed) == cudaSuccess);
+    CHECK(cudaFree(derived) == cudaSuccess);
 }
 
 // ---- 4. a device pointer dereferenced on the host -----------------------------------------------

@@ -213,6 +213,11 @@ bool continue_after_fault() {
     return on;
 }
 
+// What a GPU does with a kernel's access to host memory through an argument.
+const char* const host_memory_on_a_gpu =
+    "this usually stops the kernel with cudaErrorIllegalAddress; only on systems\n"
+    "  with HMM or ATS, where a GPU may reach host memory, it may work";
+
 cudaError_t report_fault(const fault_report& r) {
     std::lock_guard<std::mutex> whole_report(report_output_mutex);
     std::fflush(stdout);  // keep the program's own output before the report
@@ -313,6 +318,22 @@ cudaError_t report_fault(const fault_report& r) {
         hint = buf;
         on_a_gpu = "this may stop the kernel with cudaErrorIllegalAddress, or give a silent "
                    "wrong answer";
+    } else if (find_host_alias(r.address, &alias) && alias.reference) {
+        headline = std::string("host object used through a reference parameter (") +
+                   access_word(r.is_write) + ")";
+        char text[1024];  // the file's path may be long
+        std::snprintf(text, sizeof text,
+                      "parameter %d of the kernel is a reference: the launch at %s:%d passed "
+                      "the address of\n    the caller's object, %p, and made no copy; that "
+                      "object is in host memory (the host\n    program's stack or heap), which "
+                      "a GPU cannot read; the kernel used it at byte offset %lld",
+                      alias.argument, alias.site.file, alias.site.line, alias.host_pointer,
+                      alias.offset);
+        detail = text;
+        hint = "put the object where the device reaches it (cudaMallocManaged, a class whose "
+               "operator new\n        uses it, a __managed__ variable), or take the parameter "
+               "by value";
+        on_a_gpu = host_memory_on_a_gpu;
     } else if (find_host_alias(r.address, &alias)) {
         headline = std::string("host pointer dereferenced (") + access_word(r.is_write) + ")";
         std::snprintf(buf, sizeof buf,
@@ -323,8 +344,7 @@ cudaError_t report_fault(const fault_report& r) {
         detail = buf;
         hint = "kernels use device memory: cudaMalloc a device buffer, cudaMemcpy the data "
                "into it, and pass that pointer to the kernel";
-        on_a_gpu = "this usually stops the kernel with cudaErrorIllegalAddress; only on systems\n"
-                   "  with HMM or ATS, where a GPU may reach host memory, it may work";
+        on_a_gpu = host_memory_on_a_gpu;
     } else if (find_allocation(r.address, &alloc)) {
         detail = where_in_buffer(addr, alloc);
         if (alloc.freed) {

@@ -157,6 +157,9 @@ void note_unlisted_device_writes();
 struct host_alias_info {
     const void* host_pointer = nullptr;  // what the program passed
     int argument = 0;                    // 1 for the kernel's first parameter
+    // A reference parameter: host_pointer is the address of the caller's
+    // object, which the reference names (screen_reference_argument).
+    bool reference = false;
     launch_site site{"", "", 0};
     long long offset = 0;  // of the faulting address from the passed pointer
     // A pointer into another device's memory, passed to a kernel launched on

@@ -1,5 +1,6 @@
 // kernel_pointers.cpp - screening the pointers a launch passes to a kernel
-// (screen_pointer_argument, launch.h). Device and managed memory, pinned and
+// (screen_pointer_argument, launch.h), and the addresses it passes for
+// reference parameters (screen_reference_argument). Device and managed memory, pinned and
 // registered host memory and the program's static data pass; any other host
 // pointer, and a pointer into another device's memory without peer access,
 // is swapped for an address in an inaccessible window, so that a kernel that
@@ -74,7 +75,7 @@ thread_local std::vector<std::size_t> unheld_alias_windows;
 // launch holds (caller holds registry_mutex). memory_device: the device whose
 // memory p is (-1 for host memory), launch_device: the launch's device.
 void* alias_locked(void* p, int argument, const launch_site& site, int memory_device,
-                   int launch_device) {
+                   int launch_device, bool reference) {
     std::size_t chosen = alias_windows.size();
     for (std::size_t k = 0; k < alias_windows.size(); ++k) {
         const std::size_t i = (next_alias_window + k) % alias_windows.size();
@@ -103,6 +104,7 @@ void* alias_locked(void* p, int argument, const launch_site& site, int memory_de
     w.alias = w.start + alias_window_size / 2 + within_page;
     w.info.host_pointer = p;
     w.info.argument = argument;
+    w.info.reference = reference;
     w.info.site = site;
     w.info.memory_device = memory_device;
     w.info.launch_device = launch_device;
@@ -146,7 +148,8 @@ using namespace cuemu::detail;
 
 namespace cuemu {
 
-void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
+namespace {
+void* screen_argument_address(void* p, int argument, const launch_site& site, bool reference) {
     if (!p) return p;  // a null pointer is reported as one if it is used
     {
         std::lock_guard<std::mutex> lock(registry_mutex);
@@ -159,7 +162,7 @@ void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
             if (!m || !is_device_only_kind(m->info.how) ||
                 peer_access_enabled(launch_device, m->info.device))
                 return p;
-            return alias_locked(p, argument, site, m->info.device, launch_device);
+            return alias_locked(p, argument, site, m->info.device, launch_device, reference);
         }
         auto it = pinned.upper_bound(static_cast<const char*>(p));
         if (it != pinned.begin()) {
@@ -170,7 +173,18 @@ void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
     if (is_registered_host_memory(p)) return p;  // cudaHostRegister (host_memory.cpp)
     if (is_static_data(p)) return p;
     std::lock_guard<std::mutex> lock(registry_mutex);
-    return alias_locked(p, argument, site, -1, -1);
+    return alias_locked(p, argument, site, -1, -1, reference);
+}
+}  // namespace
+
+void* screen_pointer_argument(void* p, int argument, const launch_site& site) {
+    return screen_argument_address(p, argument, site, false);
+}
+
+// A reference parameter is passed as its object's address, so the object must
+// be where the device reaches, as a pointer's target must.
+void* screen_reference_argument(void* p, int argument, const launch_site& site) {
+    return screen_argument_address(p, argument, site, true);
 }
 
 }  // namespace cuemu

@@ -8,8 +8,15 @@
 //     destroys the copy (cudaFree in the destructor) after the launch call;
 //     the caller's Record is untouched.
 //   - by reference: the kernel works on the caller's Record itself.
-//   - a derived label for a `const Label&` parameter; the copy the launch
-//     makes of it is freed on the host, once the kernel is done.
+//   - a derived label (a NamedLabel, allocated through operator new too) for
+//     a `const Label&` and a `Label&` parameter. A reference parameter is
+//     passed as the address of the caller's object: no copy is made, the
+//     kernel's writes land in the object itself, and the object must live
+//     where the GPU reaches it (managed memory here).
+// With --host-object the program makes the classic mistake instead: a
+// NamedLabel on the host's stack for the `const Label&` parameter. The GPU
+// cannot read the host's stack, so the kernel stops with an illegal memory
+// access and the program exits 1.
 // Prints a line before the launches, which must not be lost whatever happens.
 // Exits 0 only when every check holds.
 #include <cstdio>
@@ -111,7 +118,13 @@ __global__ void countUpper(const Label& l, int* count) {
     *count = n;
 }
 
-int main() {
+__global__ void lowerFirst(Label& l) {
+    char* c = l.chars();
+    if (l.length() > 0 && c[0] >= 'A' && c[0] <= 'Z') c[0] += 'a' - 'A';
+}
+
+int main(int argc, char** argv) {
+    const bool hostObject = argc > 1 && strcmp(argv[1], "--host-object") == 0;
     srand((unsigned)time(NULL));
     const int key = 1000 + rand() % 9000;
     char word[16];
@@ -163,20 +176,39 @@ int main() {
     }
 
     {
-        NamedLabel named(shouted);
+        NamedLabel* named = new NamedLabel(shouted);  // managed memory, as a Label
         const int copies = copiesMade, freed = buffersFreed;
-        countUpper<<<1, 1>>>(named, seenKey);
+        countUpper<<<1, 1>>>(*named, seenKey);
         CUDA_OK(cudaGetLastError());
         CUDA_OK(cudaDeviceSynchronize());
         if (*seenKey != 12) {
             printf("  const reference: the kernel counted %d capitals, expected 12\n", *seenKey);
             failures++;
         }
-        if (copiesMade - copies != buffersFreed - freed) {
-            printf("  const reference: %d copies made, %d buffers freed\n", copiesMade - copies,
-                   buffersFreed - freed);
+        lowerFirst<<<1, 1>>>(*named);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaDeviceSynchronize());
+        if (named->chars()[0] != word[0] || strcmp(named->chars() + 1, shouted + 1) != 0) {
+            printf("  reference: the label is '%s', expected '%c%s'\n", named->chars(), word[0],
+                   shouted + 1);
             failures++;
         }
+        // References pass the object itself: neither launch copied it.
+        if (copiesMade != copies || buffersFreed != freed) {
+            printf("  references: %d copies made, %d buffers freed, expected none\n",
+                   copiesMade - copies, buffersFreed - freed);
+            failures++;
+        }
+        delete named;
+    }
+
+    if (hostObject) {
+        NamedLabel onStack(shouted);  // host memory: a GPU cannot read it
+        countUpper<<<1, 1>>>(onStack, seenKey);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaDeviceSynchronize());  // an illegal memory access
+        printf("  host object: the kernel read a host stack object\n");
+        failures++;
     }
 
     delete rec;

@@ -23,11 +23,15 @@
 //
 // A reference parameter (`__global__ void k(Record& r)`, as in the managed
 // memory examples) is passed as the address of the caller's object, as nvcc
-// passes it: the kernel works on the object itself, and no copy is made.
+// passes it: the kernel works on the object itself, and no copy is made. The
+// address is screened as a pointer argument is: an object in host memory
+// faults where the kernel uses it, as on a GPU.
 //
 // The kernel_ref lambda gives the kernel's address when the argument types,
 // decayed, are exactly its parameter types (overloads and templates resolve
-// as for a call), or when they are with lvalues taken as references. Otherwise (a float* passed for a const float*, an int for
+// as for a call), or when they are with lvalues taken as references, or (for
+// a kernel with a reference parameter) as launch_by_signature below.
+// Otherwise (a float* passed for a const float*, an int for
 // a size_t) the first lambda calls the kernel as C++ would: right for every
 // trivially copyable argument, which is all a mismatch can involve in
 // practice; only then a parameter's copy constructor and destructor run for
@@ -92,6 +96,9 @@ void enqueue_launch(const launch_site& site, const launch_config& config,
 // window, so a kernel that dereferences it faults and the report names the
 // argument (kernel_pointers.cpp). argument counts from 1.
 void* screen_pointer_argument(void* p, int argument, const launch_site& site);
+// The same for a reference parameter's address (the caller's object): the
+// report of a fault then speaks of the object the reference names.
+void* screen_reference_argument(void* p, int argument, const launch_site& site);
 
 template <class T>
 void screen_argument(T&, int, const launch_site&) {}
@@ -194,7 +201,9 @@ void fill_param_bytes(param_bytes<P>& b, const void* source) {
 template <class P>
 void screen_param_bytes(param_bytes<P>& b, int argument, const launch_site& site) {
     if constexpr (std::is_reference_v<P>) {
-        screen_argument(b.address, argument, site);
+        using object = std::remove_reference_t<P>;
+        void* raw = const_cast<void*>(static_cast<const volatile void*>(b.address));
+        b.address = static_cast<object*>(screen_reference_argument(raw, argument, site));
     } else if constexpr (std::is_pointer_v<P>) {
         P p;
         std::memcpy(&p, &b, sizeof p);
@@ -458,6 +467,48 @@ using class_as_const_reference_t =
 template <class A>
 using lvalue_as_reference_t = std::conditional_t<std::is_lvalue_reference_v<A>, A, std::decay_t<A>>;
 
+// A kernel with a reference parameter whose arguments are none of the types
+// above (a derived object for a `const Base&`, a float* for a const float*
+// beside it): asked for as this class, the resolver deduces the kernel's own
+// parameter types P from its address (a kernel that is neither overloaded nor
+// a template deduced at the launch), and the launch makes the host copies of
+// the by-value parameters from the arguments A and passes each reference as
+// the address of the object it binds to, as nvcc's stub does: no copy.
+template <class... A>
+struct launch_by_signature {
+    using erased_kernel = void (*)();
+    void (*run)(const launch_site&, const launch_config&, erased_kernel, void* const*) = nullptr;
+    erased_kernel kernel = nullptr;
+
+    template <class... P, std::enable_if_t<sizeof...(P) == sizeof...(A) &&
+                                                (std::is_reference_v<P> || ...) &&
+                                                std::is_constructible_v<std::tuple<P...>, A...>,
+                                            int> = 0>
+    launch_by_signature(void (*k)(P...))
+        : run(&run_as<P...>), kernel(reinterpret_cast<erased_kernel>(k)) {}
+
+    template <class... P>
+    static void run_as(const launch_site& site, const launch_config& config, erased_kernel k,
+                       void* const* args) {
+        run_as_indexed<P...>(site, config, reinterpret_cast<void (*)(P...)>(k), args,
+                             std::index_sequence_for<A...>{});
+    }
+    template <class... P, std::size_t... I>
+    static void run_as_indexed(const launch_site& site, const launch_config& config,
+                               void (*k)(P...), void* const* args, std::index_sequence<I...>) {
+        launch_with_host_copies(
+            site, config, k,
+            std::forward<A>(*static_cast<std::remove_reference_t<A>*>(args[I]))...);
+    }
+    // a: the launch's own arguments, alive until the launch returns.
+    template <class... Same>
+    void operator()(const launch_site& site, const launch_config& config, Same&&... a) const {
+        void* args[sizeof...(A) + 1] = {
+            const_cast<void*>(static_cast<const volatile void*>(std::addressof(a)))...};
+        run(site, config, kernel, args);
+    }
+};
+
 template <class Body, class Resolver, class... Args>
 void launch_resolved(const launch_site& site, const launch_config& config, Body body,
                      kernel_ref<Resolver> ref, Args&&... args);
@@ -479,6 +530,7 @@ void launch_resolved(const launch_site& site, const launch_config& config, Body 
     using class_reference_pointer = void (*)(class_as_reference_t<Args&&>...);
     using const_class_reference_pointer = void (*)(class_as_const_reference_t<Args&&>...);
     using lvalue_reference_pointer = void (*)(lvalue_as_reference_t<Args&&>...);
+    using by_signature = launch_by_signature<Args&&...>;
     constexpr bool by_value = std::is_invocable_r_v<pointer, Resolver, kernel_pointer_request<pointer>>;
     // Where every argument is trivial_for_calls, its bytes are its value, and
     // calling the kernel as C++ does (below) is the same as calling it with
@@ -513,6 +565,9 @@ void launch_resolved(const launch_site& site, const launch_config& config, Body 
         launch_with_host_copies(site, config,
                                 ref.resolve(kernel_pointer_request<lvalue_reference_pointer>{}),
                                 std::forward<Args>(args)...);
+    } else if constexpr (std::is_invocable_r_v<by_signature, Resolver,
+                                               kernel_pointer_request<by_signature>>) {
+        ref.resolve(kernel_pointer_request<by_signature>{})(site, config, std::forward<Args>(args)...);
     } else {
         launch(site, config, body, std::forward<Args>(args)...);
     }
