@@ -134,7 +134,7 @@ curandStatus_t generate(const char* call, curandGenerator_t g, void* out, std::s
     if (is_quasi(g->type) && n % g->dimensions != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
     if (what == distribution::poisson && !(mean > 0 && mean <= 400000)) return CURAND_STATUS_OUT_OF_RANGE;
     const cuemu::curand_host::request r{g->type,     g->ordering, g->seed, g->offset,
-                                        g->dimensions, what,        mean,    stddev};
+                                        g->dimensions, what,        mean,    stddev, !g->on_host};
     g->offset = cuemu::curand_host::offset_after(r, n);
     if (n == 0) return CURAND_STATUS_SUCCESS;
     if (g->on_host) {

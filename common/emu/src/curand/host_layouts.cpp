@@ -376,9 +376,11 @@ void fill_twister_by_kind(const request& r, dealt_states& d, void* out, std::siz
     case distribution::normal_double:
     case distribution::log_normal_double: {
         const bool log = r.what == distribution::log_normal_double;
-        // MTGP32's double normals are its float normals, widened (measured:
-        // all of 2^20); its double log-normals are not.
-        const bool widened = mtgp32 && !log;
+        // MTGP32's double normals from a host generator are its float
+        // normals, widened (measured against libcurand: all of 2^20); its
+        // double log-normals are not, and neither are a device generator's
+        // double normals (measured on an H200, tests/emu/curand_device_dump.cu).
+        const bool widened = mtgp32 && !log && !r.on_device;
         return fill_twister<Generators>(r, d, static_cast<double*>(out), n, [&](unsigned x) {
             const double z = widened ? -quasi_normal(x) : -quasi_normal_double(x);
             const double v = mean_d + stddev_d * z;

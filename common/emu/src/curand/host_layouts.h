@@ -65,6 +65,7 @@ struct request {
     unsigned int dimensions;    // Sobol only
     distribution what;
     double mean, stddev;  // normal and log-normal; lambda for Poisson in mean
+    bool on_device = false;  // made by curandCreateGenerator (not ...Host)
 };
 
 // A generator's persistent XORWOW, MRG32k3a, MT19937 or MTGP32 states; empty until
