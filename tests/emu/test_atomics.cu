@@ -283,7 +283,7 @@ TEST_CASE("__expf's error grows with |x|; expf's does not") {
 
 // Intrinsics are device functions on a GPU, so they are called in a kernel.
 struct misc_results {
-    float fdiv_huge, fdiv_inf_huge, fdiv, fdiv_exact, sat_neg, sat_big, sat_nan, sat_mid, rsqrt4, fma;
+    float fdiv_huge, fdiv_inf_huge, fdiv, fdiv_exact, sat_neg, sat_neg_zero, sat_big, sat_nan, sat_mid, rsqrt4, fma;
     unsigned min_mixed;
     long max_long;
     double min_float_double;
@@ -298,6 +298,7 @@ __global__ void misc_intrinsics(misc_results* r, float seven, float three) {
     r->fdiv = __fdividef(seven, three);
     r->fdiv_exact = seven / three;
     r->sat_neg = __saturatef(-0.5f);
+    r->sat_neg_zero = __saturatef(-0.0f);
     r->sat_big = __saturatef(1.5f);
     r->sat_nan = __saturatef(NAN);
     r->sat_mid = __saturatef(0.25f);
@@ -326,6 +327,7 @@ TEST_CASE("fast division, saturation, min/max overloads and bit functions") {
     CHECK(std::isnan(x.fdiv_inf_huge));
     CHECK(std::fabs(x.fdiv - x.fdiv_exact) <= 2.5e-7f);  // within 2 ulp of 7/3
     CHECK(x.sat_neg == 0.0f);
+    CHECK(!std::signbit(x.sat_neg_zero));  // +0, as an H200 gives
     CHECK(x.sat_big == 1.0f);
     CHECK(x.sat_nan == 0.0f);
     CHECK(x.sat_mid == 0.25f);

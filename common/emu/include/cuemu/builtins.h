@@ -447,7 +447,8 @@ CUEMU_DEVICE_INLINE float __fdividef(float x, float y) {
     if (__builtin_fabsf(y) > big && __builtin_isfinite(y)) return __builtin_isinf(x) ? NAN : 0.0f;
     return x * (1.0f / y);
 }
-CUEMU_DEVICE_INLINE float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f)); }
+// -0 saturates to +0, as on an H200 (tests/emu/device_math_dump.cu).
+CUEMU_DEVICE_INLINE float __saturatef(float x) { return x <= 0.0f ? 0.0f : (x > 1.0f ? 1.0f : (x == x ? x : 0.0f)); }
 CUEMU_DEVICE_INLINE float rsqrtf(float x) { return 1.0f / __builtin_sqrtf(x); }
 CUEMU_DEVICE_INLINE double rsqrt(double x) { return 1.0 / __builtin_sqrt(x); }
 CUEMU_DEVICE_INLINE float __frsqrt_rn(float x) { return 1.0f / __builtin_sqrtf(x); }
