@@ -356,9 +356,10 @@ TEST_CASE("__float_to_tf32 rounds to 10 fraction bits, ties away from zero") {
     }
 }
 
-// Where this emulator puts a tile's elements: x[i] of lane l is element
-// 32 * i + l, row by row (the order is unspecified on a GPU: this checks the
-// emulator's documented one). Each lane writes its lane number and index into its share.
+// Where a lane's elements lie in the tile: unspecified by CUDA, but programs
+// rely on it (an epilogue that needs each x[i]'s row and column), so the
+// emulator does as an H200 does (docs/gpu-runs/2026-11-30-h200-wmma-layout.txt).
+// Each lane writes its lane number and index into its share.
 __global__ void mark_shares(float* out) {
     wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
     for (int i = 0; i < acc.num_elements; ++i) acc.x[i] = float(threadIdx.x % 32 * 100 + i);
@@ -378,7 +379,15 @@ TEST_CASE("each lane holds num_elements of the tile, as CUDA counts them") {
     mark_shares<<<1, 32>>>(out.ptr);
     REQUIRE(cudaGetLastError() == cudaSuccess);
     const auto got = out.read();
-    for (int e = 0; e < 256; ++e) CHECK(got[e] == float(e % 32 * 100 + e / 32));
+    // 16 x 16, measured on an H200: lane l holds rows l / 4 and l / 4 + 8, in
+    // each the columns 2 * (l % 4) and the next, and those plus 8; x[i] is row
+    // l / 4 + 8 * (i / 2 % 2), column 2 * (l % 4) + i % 2 + 8 * (i / 4).
+    for (int row = 0; row < 16; ++row)
+        for (int col = 0; col < 16; ++col) {
+            const int lane = 4 * (row % 8) + col % 8 / 2, i = col % 2 + 2 * (row / 8) + 4 * (col / 8);
+            INFO("row " << row << ", column " << col);
+            CHECK(got[row * 16 + col] == float(lane * 100 + i));
+        }
 }
 
 // ---- misuse: each case stops its launch with a sticky error, so each runs in a

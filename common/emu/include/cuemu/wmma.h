@@ -8,10 +8,11 @@
 // other fragment is a static_assert naming what is emulated.
 //
 // Each lane holds its own share of a tile, num_elements values, as on a GPU
-// (the counts are CUDA 13's). Which elements a lane holds is unspecified on a
-// GPU; here x[i] of lane l is element (32 * i + l) mod (rows * cols) of the
-// tile counted row by row, whatever the memory layout. Where a GPU's fragment
-// holds every element more than once (__half A and B), so does this one.
+// (the counts are CUDA 13's). Which element of the tile x[i] of a lane is, is
+// unspecified by CUDA; here it is what an H200 with CUDA 13.0 does (measured
+// with tests/emu/wmma_layout_dump.cu), whatever the memory layout: see
+// place_of below. Where a GPU's fragment holds every element more than once
+// (__half A and B), so does this one.
 //
 // Rounding, the model: products of the inputs are exact (they are in float
 // for __half, bf16 and tf32), and each output element is accumulated in float
@@ -158,7 +159,7 @@ class fragment
 };
 
 // Not warp-wide: each lane fills its own share (every lane normally passes
-// the same value, since which elements a lane holds is unspecified).
+// the same value, since which elements a lane holds is unspecified by CUDA).
 template <typename Use, int m, int n, int k, typename T, typename Layout>
 inline void fill_fragment(fragment<Use, m, n, k, T, Layout>& f,
                           const typename fragment<Use, m, n, k, T, Layout>::storage_element_type& v) {
@@ -180,6 +181,41 @@ template <> struct type_tag<wm::precision::tf32> { static constexpr std::uint64_
 template <int m, int n, int k, class T>
 constexpr std::uint64_t shape_tag() { return (((std::uint64_t(m) * 64 + n) * 64 + k) << 8) | type_tag<T>::value; }
 
+// Where x[i] of lane `lane` lies in its fragment's tile (matrix_a: m x k,
+// matrix_b: k x n, accumulator: m x n), as an H200 (sm_90, CUDA 13.0) has it,
+// measured on 2026-11-30; the memory layout does not change it. The lanes
+// come in 8 groups of 4: g = lane / 4 and t = lane % 4. Bit j of i is bj.
+// Most fragments pair neighbours: x[2j] and x[2j + 1] are one row's two
+// neighbouring columns (or one column's two neighbouring rows), at 2t and
+// 2t + 1, while g picks the row (column); the higher bits of i step by 8
+// (16) rows or columns, in an order that differs between the kinds. Where
+// num_elements is more than the tile holds per lane, the tile repeats: the
+// `% m` and `% n` below send those x[i] back to the same elements.
+struct place {
+    int row, col;
+};
+template <class Use, int m, int n, int k>
+CUEMU_WMMA_UNWATCHED constexpr place place_of(unsigned lane, int i) {
+    const int g = static_cast<int>(lane % 32) / 4, t = static_cast<int>(lane % 4);
+    const int b0 = i & 1, b1 = (i >> 1) & 1, b2 = (i >> 2) & 1, b3 = (i >> 3) & 1;
+    if (std::is_same<Use, wm::matrix_a>::value) {
+        if (k == 4) return {g, t};                           // double 8 x 4: one element, row g, column t
+        if (k == 8) return {g + 8 * b0, t + 4 * b1};         // tf32 16 x 8: rows g, g+8; columns t, t+4
+        if (m == 8) return {g, 2 * t + b0 + 8 * b1};         // 8 x 16: x[0..3], four times
+        return {(g + 8 * b1 + 16 * b3) % m, 2 * t + b0 + 8 * b2};  // 16 x 16 (x[0..7] twice), 32 x 16
+    }
+    if (std::is_same<Use, wm::matrix_b>::value) {
+        if (k == 4) return {t, g};                           // double 4 x 8: row t, column g
+        if (k == 8) return {t + 4 * b0, g + 8 * b1};         // tf32 8 x 16: rows t, t+4; columns g, g+8
+        if (n == 32) return {2 * t + b0 + 8 * b2, g + 8 * b1 + 16 * b3};  // 16 x 32: A of 32 x 16, transposed
+        return {2 * t + b0 + 8 * b1, (g + 8 * b2) % n};      // 16 x 16 (x[0..7] twice), 16 x 8 (x[0..3] 4 times)
+    }
+    if (k == 4) return {g, 2 * t + b0};                      // double 8 x 8
+    if (m == 32) return {g + 8 * (i / 2), 2 * t + b0};       // 32 x 8: rows g, g+8, g+16, g+24
+    if (m == 8) return {2 * t + b0, g + 8 * (i / 2)};        // 8 x 32: the 32 x 8 one, transposed
+    return {g + 8 * b1, 2 * t + b0 + 8 * b2};                // 16 x 16 (m16n16k16 and m16n16k8)
+}
+
 // Where element (row, col) lies in memory.
 inline std::size_t offset_of(int row, int col, unsigned ldm, bool row_major) {
     return row_major ? std::size_t(row) * ldm + col : std::size_t(col) * ldm + row;
@@ -187,14 +223,13 @@ inline std::size_t offset_of(int row, int col, unsigned ldm, bool row_major) {
 
 enum class call : std::uint64_t { load = 1, store = 2, mma = 3 };
 
-// Loads this lane's share of a tile of `rows` x `cols` elements.
-template <class Frag, class Memory>
-inline void load_share(Frag& f, int rows, int cols, const Memory* p, unsigned ldm, bool row_major) {
+// Loads this lane's share of the fragment's tile.
+template <class Use, int m, int n, int k, class T, class Layout, class Memory>
+inline void load_share(wm::fragment<Use, m, n, k, T, Layout>& f, const Memory* p, unsigned ldm, bool row_major) {
     const unsigned lane = lane_index();
-    const int tile = rows * cols;
-    for (int i = 0; i < Frag::num_elements; ++i) {
-        const int e = (32 * i + static_cast<int>(lane)) % tile;
-        f.x[i] = p[offset_of(e / cols, e % cols, ldm, row_major)];
+    for (int i = 0; i < f.num_elements; ++i) {
+        const place at = place_of<Use, m, n, k>(lane, i);
+        f.x[i] = p[offset_of(at.row, at.col, ldm, row_major)];
     }
 }
 
@@ -213,8 +248,7 @@ inline void load_input(wm::fragment<Use, m, n, k, T, Layout>& f, const Memory* p
     const std::uint64_t what = mix(mix(std::uint64_t(call::load), shape_tag<m, n, k, T>()),
                                    std::is_same<Use, wm::matrix_a>::value ? 1 : 2);
     meet_for_memory("load_matrix_sync", what, p, ldm, row_major, sizeof(Memory), file, line);
-    using tile = tile_of<Use, m, n, k>;
-    load_share(f, tile::rows, tile::cols, p, ldm, row_major);
+    load_share(f, p, ldm, row_major);
 }
 
 }  // namespace wmma_detail
@@ -239,7 +273,7 @@ inline void load_matrix_sync(fragment<accumulator, m, n, k, T>& c, const ::cuemu
     const bool row_major = layout == mem_row_major;
     const std::uint64_t what = d::mix(std::uint64_t(d::call::load), d::shape_tag<m, n, k, T>());
     d::meet_for_memory("load_matrix_sync", what, p, ldm, row_major, sizeof(T), cuemu_file, cuemu_line);
-    d::load_share(c, m, n, p, ldm, row_major);
+    d::load_share(c, p, ldm, row_major);
 }
 
 template <int m, int n, int k, typename T>
@@ -250,9 +284,9 @@ inline void store_matrix_sync(::cuemu::wmma_detail::identity<T>* p, const fragme
     const std::uint64_t what = d::mix(std::uint64_t(d::call::store), d::shape_tag<m, n, k, T>());
     d::meet_for_memory("store_matrix_sync", what, p, ldm, row_major, sizeof(T), cuemu_file, cuemu_line);
     const unsigned lane = d::lane_index();
-    for (int i = 0; i < c.num_elements; ++i) {
-        const int e = 32 * i + static_cast<int>(lane);  // an accumulator holds its tile once
-        p[d::offset_of(e / n, e % n, ldm, row_major)] = c.x[i];
+    for (int i = 0; i < c.num_elements; ++i) {  // an accumulator holds its tile once
+        const d::place at = d::place_of<accumulator, m, n, k>(lane, i);
+        p[d::offset_of(at.row, at.col, ldm, row_major)] = c.x[i];
     }
 }
 

@@ -81,16 +81,20 @@ inline float result_as(float v, float*) { return v; }
 inline __half result_as(float v, __half*) { return __float2half(v); }
 inline double result_as(double v, double*) { return v; }
 
-// Puts this lane's distinct elements of a rows x cols tile in the scratch
-// area, row by row, or column by column with `by_columns` (so that a lane's
-// dot products read both A and B contiguously). A __half fragment holds each
-// element twice or more; the first copy is the one used. Neither the fragment
-// nor the area is device memory, so the race check is not told of them.
-template <class TIn, class Sum, class Frag>
-CUEMU_WMMA_UNWATCHED inline void publish(const Frag& f, int rows, int cols, bool by_columns, Sum* area, unsigned lane) {
+// Puts this lane's distinct elements of its fragment's tile (rows x cols,
+// each where place_of says) in the scratch area, row by row, or column by
+// column with `by_columns` (so that a lane's dot products read both A and B
+// contiguously). A __half fragment holds each element twice or more; the
+// first x[i] that holds it (the first rows * cols / 32) is the one used.
+// Neither the fragment nor the area is device memory, so the race check is
+// not told of them.
+template <class Use, int m, int n, int k, class TIn, class Layout, class Sum>
+CUEMU_WMMA_UNWATCHED inline void publish(const wm::fragment<Use, m, n, k, TIn, Layout>& f, bool by_columns, Sum* area,
+                                         unsigned lane) {
+    constexpr int rows = tile_of<Use, m, n, k>::rows, cols = tile_of<Use, m, n, k>::cols;
     for (int i = 0; i < rows * cols / 32; ++i) {
-        const int e = 32 * i + static_cast<int>(lane);
-        const int at = by_columns ? (e % cols) * rows + e / cols : e;
+        const place e = place_of<Use, m, n, k>(lane, i);
+        const int at = by_columns ? e.col * rows + e.row : e.row * cols + e.col;
         area[at] = static_cast<Sum>(input_reader<TIn>::read(f.x[i]));
     }
 }
@@ -99,15 +103,15 @@ CUEMU_WMMA_UNWATCHED inline void publish(const Frag& f, int rows, int cols, bool
 // side by side so that they do not wait for each other's additions. The
 // scratch area is the warp's own, not device memory: the race check has
 // nothing to watch here.
-template <class Sum, int count>
-CUEMU_WMMA_UNWATCHED inline void multiply_share(const Sum* a_rows, const Sum* b_columns, int n, int k, unsigned lane,
+template <int m, int n, int k, class Sum, int count>
+CUEMU_WMMA_UNWATCHED inline void multiply_share(const Sum* a_rows, const Sum* b_columns, unsigned lane,
                                                 Sum (&sum)[count]) {
     const Sum* a_row[count];
     const Sum* b_column[count];
-    for (int i = 0; i < count; ++i) {
-        const int e = 32 * i + static_cast<int>(lane);  // an accumulator holds its tile once
-        a_row[i] = a_rows + (e / n) * k;
-        b_column[i] = b_columns + (e % n) * k;
+    for (int i = 0; i < count; ++i) {  // an accumulator holds its tile once
+        const place e = place_of<wm::accumulator, m, n, k>(lane, i);
+        a_row[i] = a_rows + e.row * k;
+        b_column[i] = b_columns + e.col * k;
     }
     for (int kk = 0; kk < k; ++kk)
         for (int i = 0; i < count; ++i) sum[i] = accumulate(sum[i], a_row[i][kk], b_column[i][kk]);
@@ -134,8 +138,8 @@ inline void mma_sync(fragment<accumulator, m, n, k, TD>& d, const fragment<matri
     const unsigned lane = w::lane_index();
     sum_type* a_rows = static_cast<sum_type*>(w::warp_scratch(w::warp_index()));  // m x k
     sum_type* b_columns = a_rows + w::scratch_elements / 2;                        // k x n, by columns
-    w::publish<TIn>(a, m, k, false, a_rows, lane);
-    w::publish<TIn>(b, k, n, true, b_columns, lane);
+    w::publish(a, false, a_rows, lane);
+    w::publish(b, true, b_columns, lane);
     const std::uint64_t agreement =
         w::mix(w::mix(w::mix(std::uint64_t(w::call::mma), w::shape_tag<m, n, k, TIn>()), w::type_tag<TD>::value),
                w::type_tag<TC>::value);
@@ -143,7 +147,7 @@ inline void mma_sync(fragment<accumulator, m, n, k, TD>& d, const fragment<matri
 
     sum_type share[count];
     for (int i = 0; i < count; ++i) share[i] = w::exact_float(c.x[i]);
-    w::multiply_share(a_rows, b_columns, n, k, lane, share);
+    w::multiply_share<m, n, k>(a_rows, b_columns, lane, share);
     w::leave_together(cuemu_file, cuemu_line);
     for (int i = 0; i < d.num_elements; ++i) d.x[i] = w::result_as(share[i], static_cast<TD*>(nullptr));
 }
