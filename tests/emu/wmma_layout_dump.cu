@@ -17,17 +17,9 @@
 #include <type_traits>
 #include <vector>
 
-using namespace nvcuda;
+#include "gpu_dump.h"
 
-#define CHECK(call)                                                                   \
-    do {                                                                              \
-        cudaError_t err_ = (call);                                                    \
-        if (err_ != cudaSuccess) {                                                    \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,        \
-                         cudaGetErrorString(err_));                                   \
-            std::exit(1);                                                             \
-        }                                                                             \
-    } while (0)
+using namespace nvcuda;
 
 constexpr int kMaxElements = 64;  // no fragment here holds more per lane
 
