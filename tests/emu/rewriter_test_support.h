@@ -128,6 +128,7 @@ inline const char* const kEmulatorStub = R"(// as in a source built with the ins
 #define __shared__ static thread_local
 #define __align__(n) alignas(n)
 #define CUEMU_KNOWN_KERNEL(name)  // the registry (cuemu/kernel_registry.h) is not needed here
+#define CUEMU_KNOWN_TEMPLATE_KERNEL(name, ...) (void)&name<__VA_ARGS__>;  // names the instantiation
 // Only that the sizeof resolves where the line is placed.
 #define CUEMU_STATIC_SHARED(name, part, bytes) static_assert((bytes) > 0 && part >= 0, "");
 struct dim3 {

@@ -200,7 +200,7 @@ TEST_CASE("peer-access-rules") {
     CHECK(cudaDeviceCanAccessPeer(&can, -1, 0) == cudaErrorInvalidDevice);
     REQUIRE(cudaSetDevice(0) == cudaSuccess);
     CHECK(cudaDeviceEnablePeerAccess(1, 1) == cudaErrorInvalidValue);
-    CHECK(cudaDeviceEnablePeerAccess(0, 0) == cudaErrorInvalidDevice);
+    CHECK(cudaDeviceEnablePeerAccess(0, 0) == cudaErrorPeerAccessUnsupported);  // as on an H200
     CHECK(cudaDeviceEnablePeerAccess(n, 0) == cudaErrorInvalidDevice);
     CHECK(cudaDeviceDisablePeerAccess(1) == cudaErrorPeerAccessNotEnabled);
     CHECK(cudaDeviceEnablePeerAccess(1, 0) == cudaSuccess);
@@ -626,9 +626,11 @@ TEST_CASE("single-device") {
     CHECK(cudaDeviceCanAccessPeer(&can, 0, 0) == cudaSuccess);
     CHECK(can == 0);
     CHECK(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaErrorInvalidDevice);
-    CHECK(cudaDeviceEnablePeerAccess(0, 0) == cudaErrorInvalidDevice);
+    // A device is not its own peer (measured on an H200, CUDA 13.0).
+    CHECK(cudaDeviceEnablePeerAccess(0, 0) == cudaErrorPeerAccessUnsupported);
     CHECK(cudaDeviceEnablePeerAccess(1, 0) == cudaErrorInvalidDevice);
-    CHECK(cudaDeviceDisablePeerAccess(0) == cudaErrorInvalidDevice);
+    CHECK(cudaDeviceEnablePeerAccess(1, 1) == cudaErrorInvalidDevice);  // the device before the flags
+    CHECK(cudaDeviceDisablePeerAccess(0) == cudaErrorPeerAccessNotEnabled);
     CHECK(cudaSetDevice(1) == cudaErrorInvalidDevice);
     int* d = nullptr;
     REQUIRE(cudaMalloc(&d, 64) == cudaSuccess);

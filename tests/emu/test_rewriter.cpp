@@ -160,7 +160,7 @@ TEST_CASE("extern __shared__ becomes a pointer into the emulator's dynamic share
           "    unsigned char* smem = reinterpret_cast<unsigned char*>(::cuemu::dynamic_shared_memory());\n"
           "}\n");
     CHECK(body("template <class T> __global__ void k() { extern __shared__ T buf[]; }") ==
-          "template <class T> __global__ void k() { T* buf = "
+          "template <class T> __global__ void k() { CUEMU_KNOWN_TEMPLATE_KERNEL(k, T) T* buf = "
           "reinterpret_cast<T*>(::cuemu::dynamic_shared_memory()); }");
     CHECK(body("void k() { extern __shared__ float alignas(8) data[]; }") ==
           "void k() { float* data = reinterpret_cast<float*>(::cuemu::dynamic_shared_memory()); }");
@@ -636,13 +636,33 @@ TEST_CASE("a __device__ function's twin is what the twins below it call") {
     CHECK(contains(shadowed, "__cuemu_fast_k(float* p, float (*twice)(float)) { p[0] = twice(p[1]); }"));
 }
 
+TEST_CASE("a template kernel names its own instantiation for the registry of kernel addresses") {
+    const char* note = "CUEMU_KNOWN_TEMPLATE_KERNEL";
+    CHECK(contains(body("template <class... Ts>\n__global__ void k(Ts... a) {}\n"),
+                   "{ CUEMU_KNOWN_TEMPLATE_KERNEL(k, Ts...)}"));
+    CHECK(contains(body("template <typename T = int, int N = (3 > 2), class U = std::pair<int, int>>\n"
+                        "__global__ void k(T* p) {}\n"),
+                   "CUEMU_KNOWN_TEMPLATE_KERNEL(k, T, N, U)"));
+    CHECK(contains(body("template <std::integral T>\n__global__ void k(T* p) {}\n"),
+                   "CUEMU_KNOWN_TEMPLATE_KERNEL(k, T)"));
+    // A parameter without a name cannot be passed on: not registered.
+    CHECK_FALSE(contains(body("template <class>\n__global__ void k(int* p) {}\n"), note));
+    CHECK_FALSE(contains(body("template <std::size_t>\n__global__ void k(int* p) {}\n"), note));
+    CHECK_FALSE(contains(body("template <unsigned int, class T>\n__global__ void k(T* p) {}\n"), note));
+    CHECK_FALSE(contains(body("__global__ void k(int* p) {}\n"), note));  // CUEMU_KNOWN_KERNEL's
+}
+
 TEST_CASE("a template kernel's twin is a template, named with the launch's arguments") {
     const std::string out = body_with_twins(
         "template <typename T, int N>\n__global__ void k(T* p) { p[N] = 1; }\n"
         "void run(float* p) { k<float, 3><<<1, 1>>>(p); k<<<1, 1>>>(p); }\n");
     CHECK(contains(out, "template <typename T, int N>\n__global__ void __attribute__((no_sanitize(\"thread\"))) "
-                        "__cuemu_fast_k(T* p) { p[N] = 1; }"));
-    CHECK_FALSE(contains(out, "CUEMU_KNOWN_KERNEL(k)"));  // a template has no address of its own
+                        "__cuemu_fast_k(T* p) { CUEMU_KNOWN_TEMPLATE_KERNEL(k, T, N) p[N] = 1; }"));
+    // Each instantiation registers its address from inside the kernel's body
+    // (cuemu/kernel_registry.h): a template has no address of its own.
+    CHECK(contains(out, "template <typename T, int N>\n__global__ void k(T* p) { CUEMU_KNOWN_TEMPLATE_KERNEL(k, T, N) "
+                        "p[N] = 1; }"));
+    CHECK_FALSE(contains(out, "CUEMU_KNOWN_KERNEL(k)"));
     CHECK(contains(out, ", CUEMU_FAST_BODY((__cuemu_fast_k<float, 3>)), p)"));
     CHECK(contains(out, ", CUEMU_FAST_BODY(__cuemu_fast_k), p)"));  // deduced, as for the kernel
     // Launched before its definition: a template-id of no declared twin would not compile.

@@ -259,9 +259,70 @@ private:
             if (definitions[src_.spelling(twin.name)] != 1) continue;
             twins_[twin.copy_begin] = twin;
             if (twin.is_device) continue;
-            if (twin.is_template) template_twins_[src_.spelling(twin.name)] = twin.close;
-            else note_static_shared(twin);  // a template's address needs its arguments
+            if (twin.is_template) {
+                template_twins_[src_.spelling(twin.name)] = twin.close;
+                note_template_kernel(twin);
+            } else {
+                note_static_shared(twin);  // a template's address needs its arguments
+            }
         }
+    }
+
+    // A template kernel's body starts with CUEMU_KNOWN_TEMPLATE_KERNEL(name,
+    // its own template arguments) (cuemu/kernel_registry.h): each
+    // instantiation the program makes registers its address, so that
+    // cudaLaunchKernel((void*)kernel<T>, ...) and a graph's kernel node find
+    // it as they find a plain kernel. Not where a template parameter has no
+    // name to pass on.
+    void note_template_kernel(const Twin& twin) {
+        const std::string arguments = own_template_arguments(twin.copy_begin);
+        if (!arguments.empty())
+            after_[twin.open] = " CUEMU_KNOWN_TEMPLATE_KERNEL(" + src_.spelling(twin.name) + ", " + arguments + ")";
+    }
+
+    // The arguments that name a template's own instantiation inside it ("T, N,
+    // Ts..."), from its head `template <...>` at `head`: each parameter's name,
+    // a pack's expanded; "" when a parameter has none (template <class>,
+    // template <std::size_t>) or the head is not read to its end.
+    std::string own_template_arguments(std::size_t head) const {
+        const std::size_t open = src_.next_code(head + 1);
+        if (!src_.is_punct(open, '<')) return "";
+        static const std::set<std::string> not_names = {"class", "typename", "int", "unsigned", "signed",
+                                                        "long", "short", "char", "bool", "auto", "template"};
+        std::string arguments, name;
+        int words = 0;  // identifiers of the parameter at its own level, before any default
+        bool pack = false, in_default = false, qualified = false;
+        int depth = 0, angles = 0;  // brackets, and template argument lists outside them
+        for (std::size_t t = src_.next_code(open + 1); t < src_.size(); t = src_.next_code(t + 1)) {
+            if (src_[t].in_directive) return "";
+            const bool end = depth == 0 && angles == 0 && src_.is_punct(t, '>');
+            if (end || (depth == 0 && angles == 0 && src_.is_punct(t, ','))) {
+                if (words < 2 || qualified || not_names.count(name)) return "";  // no name
+                arguments += (arguments.empty() ? "" : ", ") + name + (pack ? "..." : "");
+                words = 0;
+                pack = in_default = qualified = false;
+                if (end) return arguments;
+                continue;
+            }
+            if (src_.is_punct(t, '(') || src_.is_punct(t, '[') || src_.is_punct(t, '{'))
+                ++depth;
+            else if (src_.is_punct(t, ')') || src_.is_punct(t, ']') || src_.is_punct(t, '}'))
+                --depth;
+            else if (depth == 0 && src_.is_punct(t, '<'))
+                ++angles;
+            else if (depth == 0 && src_.is_punct(t, '>'))
+                --angles;
+            else if (depth == 0 && angles == 0 && src_.is_punct(t, '='))
+                in_default = true;
+            if (in_default || depth != 0 || angles != 0) continue;
+            if (src_.is_punct(t, '.')) pack = true;
+            if (src_.is_ident(t)) {
+                ++words;
+                name = src_.spelling(t);
+                qualified = src_.is_punct(src_.prev_code(t), ':');
+            }
+        }
+        return "";
     }
 
     // Each __shared__ declaration of a twinned kernel's own body that counts

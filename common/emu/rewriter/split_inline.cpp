@@ -51,12 +51,13 @@ public:
         return end;
     }
     // A token after which a statement starts; the rewriter's note of a
-    // __shared__ variable's size, CUEMU_STATIC_SHARED(...), ends one too.
+    // __shared__ variable's size, CUEMU_STATIC_SHARED(...), or of a template
+    // kernel's address, CUEMU_KNOWN_TEMPLATE_KERNEL(...), ends one too.
     bool boundary(std::size_t t) const {
         if (t == npos || is(t, ';') || is(t, '{') || is(t, '}')) return true;
         if (!is(t, ')')) return false;
         const std::size_t open = s.matching_open_back(t, '(', ')', DirectiveEdge::crossed);
-        return open != npos && id(pv(open), "CUEMU_STATIC_SHARED");
+        return open != npos && (id(pv(open), "CUEMU_STATIC_SHARED") || id(pv(open), "CUEMU_KNOWN_TEMPLATE_KERNEL"));
     }
     // Token t is a member's or a qualified name: x.t, p->t, ns::t.
     bool qualified(std::size_t t) const {

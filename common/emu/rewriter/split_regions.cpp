@@ -174,6 +174,11 @@ private:
     std::size_t nx(std::size_t i) const { return s_.next_code(i); }
     bool is(std::size_t i, char c) const { return s_.is_punct(i, c); }
     bool id(std::size_t i, const char* w) const { return s_.is_ident(i, w); }
+    // The rewriter's notes in a kernel's body (cuemu/kernel_registry.h): a
+    // __shared__ variable's size, a template kernel's address.
+    bool is_rewriter_note(std::size_t i) const {
+        return (id(i, "CUEMU_STATIC_SHARED") || id(i, "CUEMU_KNOWN_TEMPLATE_KERNEL")) && is(nx(i + 1), '(');
+    }
     // Adjacent tokens (no space between): the tokenizer splits "+=" in two.
     bool pair(std::size_t i, char a, char b) const {
         return is(i, a) && i + 1 < s_.size() && is(i + 1, b);
@@ -290,7 +295,7 @@ private:
                 if (is(n, '&') || is(n, '=') || is(n, ']') || id(n, "this")) throw UNSPLITTABLE;
             }
             if (!s_.is_ident(t)) continue;
-            if (id(t, "CUEMU_STATIC_SHARED") && is(nx(t + 1), '(')) {  // names the kernel itself
+            if (is_rewriter_note(t)) {  // names the kernel itself
                 t = group_end(nx(t + 1)) - 1;
                 continue;
             }
@@ -352,8 +357,8 @@ private:
             while (i < e && s_[i].in_directive) i = nx(s_.directive_end(i));
             if (i >= e) break;
             st.head = i;
-            if (id(i, "CUEMU_STATIC_SHARED") && is(nx(i + 1), '(')) {
-                st.kind = Statement::Kind::dropped;  // the twin and the kernel note the size
+            if (is_rewriter_note(i)) {
+                st.kind = Statement::Kind::dropped;  // the twin and the kernel note the size or address
                 st.end = group_end(nx(i + 1));
             } else {
                 st.end = statement_end(i);

@@ -79,6 +79,21 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case name: *value = static_cast<int>(answer); return cudaSuccess;
 #include "cuemu/device_attributes.inc"
 #undef CUEMU_DEVICE_ATTRIBUTE
+        // Numbers that only the driver's CUdevice_attribute names, which the
+        // runtime answers too (measured on an H200, CUDA 13.0): features the
+        // emulator does not have, so 0.
+        case static_cast<cudaDeviceAttr>(44):   // texture gather (deprecated)
+        case static_cast<cudaDeviceAttr>(102):  // virtual memory management (cuMemCreate, cuMemMap)
+        case static_cast<cudaDeviceAttr>(103):  // memory shared as a POSIX file descriptor
+        case static_cast<cudaDeviceAttr>(104):  // ... as a Win32 handle
+        case static_cast<cudaDeviceAttr>(105):  // ... as a Win32 KMT handle
+        case static_cast<cudaDeviceAttr>(107):  // compressed memory
+        case static_cast<cudaDeviceAttr>(110):  // GPUDirect RDMA with virtual memory management
+        case static_cast<cudaDeviceAttr>(136):  // decompression algorithms (a bit mask)
+        case static_cast<cudaDeviceAttr>(137):  // the longest decompression
+        case static_cast<cudaDeviceAttr>(146):  // host memory shared through dma_buf
+            *value = 0;
+            return cudaSuccess;
         default: return record(cudaErrorInvalidValue);
     }
 }
@@ -133,6 +148,24 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
 
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
     if (!value) return record(cudaErrorInvalidValue);
+    // Limits that only the driver's CUlimit names, read as an H200 answers
+    // them (CUDA 13.0): 7, CU_LIMIT_SHMEM_SIZE (the shared memory a kernel
+    // may use: the block's opt-in maximum), 8, CU_LIMIT_CIG_ENABLED (0: no
+    // context shared with graphics); 9 is cudaErrorUnsupportedLimit, as a
+    // limit not in the table; a number past the driver's last is no limit.
+    if (static_cast<int>(limit) == 7) {
+        int shared = 0;
+        if (cudaError_t e = cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                                   current_device()))
+            return e;
+        *value = static_cast<size_t>(shared);
+        return cudaSuccess;
+    }
+    if (static_cast<int>(limit) == 8) {
+        *value = 0;
+        return cudaSuccess;
+    }
+    if (static_cast<int>(limit) < 0 || static_cast<int>(limit) >= 10) return record(cudaErrorInvalidValue);
     std::lock_guard<std::mutex> lock(settings_mutex);
     auto it = limits.find(limit);
     if (it == limits.end()) return record(cudaErrorUnsupportedLimit);

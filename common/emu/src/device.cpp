@@ -110,7 +110,9 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
 // The current device only; other devices' work goes on.
 cudaError_t cudaDeviceSynchronize() {
     if (cudaError_t e = capture_check_device_wait()) return record(e);  // graph_capture.cpp
-    return synchronize_device();
+    const cudaError_t e = synchronize_device();
+    release_pool_memory();  // memory_pools.cpp
+    return e;
 }
 
 // Waits for the device, then frees every allocation: a pointer kept across the

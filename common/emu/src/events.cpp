@@ -90,7 +90,9 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (!found) return record(cudaErrorInvalidResourceHandle);
     device_queue& q = *found;
     if (cudaError_t e = capture_check_event_wait(event)) return record(e);  // graph_capture.cpp
-    return q.wait(record_seq(q, event), "cudaEventSynchronize");
+    const cudaError_t e = q.wait(record_seq(q, event), "cudaEventSynchronize");
+    release_pool_memory();  // memory_pools.cpp
+    return e;
 }
 
 // cudaErrorNotReady is returned, not recorded (see cudaStreamQuery).

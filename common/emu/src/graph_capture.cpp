@@ -63,6 +63,10 @@ struct captured_event {
 // All guarded by graph_mutex().
 std::unordered_map<cudaStream_t, stream_capture> capturing;
 std::unordered_map<cudaEvent_t, captured_event> captured_events;
+// Events whose last record was in a capture that has ended: cudaEventQuery
+// and cudaEventSynchronize refuse them until they are recorded again.
+std::unordered_set<cudaEvent_t> events_of_ended_captures;
+std::atomic<int> ended_capture_events{0};  // its size, read without the lock
 unsigned long long last_capture_id = 0;
 // How many streams capture: enqueue() looks no further while it is 0.
 std::atomic<int> capturing_count{0};
@@ -130,8 +134,15 @@ void end_capture_locked(const std::shared_ptr<capture_sequence>& sequence) {
             ++it;
         }
     }
-    for (auto it = captured_events.begin(); it != captured_events.end();)
-        it = it->second.sequence == sequence ? captured_events.erase(it) : std::next(it);
+    for (auto it = captured_events.begin(); it != captured_events.end();) {
+        if (it->second.sequence != sequence) {
+            ++it;
+            continue;
+        }
+        events_of_ended_captures.insert(it->first);
+        it = captured_events.erase(it);
+    }
+    ended_capture_events.store(static_cast<int>(events_of_ended_captures.size()), std::memory_order_release);
     sequence->graph->being_captured = false;
 }
 
@@ -238,20 +249,29 @@ cudaError_t capture_check_unsafe_call() {
     return unsafe_call_prohibited_locked() ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
 }
 
+// cudaMemcpy is work on the legacy stream, and no more: while only
+// non-blocking streams capture it runs, in every capture mode and from every
+// thread, and the captures go on (measured on an H200, CUDA 13.0).
 cudaError_t capture_check_synchronous_call() {
     if (capturing_count.load(std::memory_order_acquire) == 0) return cudaSuccess;
     std::lock_guard<std::mutex> lock(graph_mutex());
-    if (legacy_use_conflicts_locked()) return cudaErrorStreamCaptureImplicit;
-    return unsafe_call_prohibited_locked() ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+    return legacy_use_conflicts_locked() ? cudaErrorStreamCaptureImplicit : cudaSuccess;
 }
 
 // Every captured event is forgotten when its capture ends: with no capture
 // going on, none is left.
 bool no_capture() { return capturing_count.load(std::memory_order_acquire) == 0; }
 
+// An event recorded again (or destroyed) is no longer one of an ended capture.
+void forget_ended_capture_event_locked(cudaEvent_t event) {
+    if (events_of_ended_captures.erase(event))
+        ended_capture_events.store(static_cast<int>(events_of_ended_captures.size()), std::memory_order_release);
+}
+
 bool capture_event_record(cudaEvent_t event, cudaStream_t stream, cudaError_t* error) {
-    if (no_capture()) return false;
+    if (no_capture() && ended_capture_events.load(std::memory_order_acquire) == 0) return false;
     std::lock_guard<std::mutex> lock(graph_mutex());
+    forget_ended_capture_event_locked(event);
     stream_capture* capture = capture_of_locked(stream);
     if (!capture) {
         captured_events.erase(event);
@@ -303,8 +323,11 @@ bool capture_stream_wait_event(cudaStream_t stream, cudaEvent_t event, cudaError
 }
 
 cudaError_t capture_check_event_wait(cudaEvent_t event) {
-    if (capturing_count.load(std::memory_order_acquire) == 0) return cudaSuccess;
+    if (no_capture() && ended_capture_events.load(std::memory_order_acquire) == 0) return cudaSuccess;
     std::lock_guard<std::mutex> lock(graph_mutex());
+    // Recorded in a capture that has ended: not an event of any work (measured
+    // on an H200, CUDA 13.0: cudaEventSynchronize gives cudaErrorInvalidValue).
+    if (events_of_ended_captures.count(event)) return cudaErrorInvalidValue;
     auto recorded = captured_events.find(event);
     if (recorded == captured_events.end()) return cudaSuccess;
     invalidate_locked(*recorded->second.sequence);
@@ -355,8 +378,9 @@ void capture_forget_stream(cudaStream_t stream) {
 }
 
 void capture_forget_event(cudaEvent_t event) {
-    if (no_capture()) return;
+    if (no_capture() && ended_capture_events.load(std::memory_order_acquire) == 0) return;
     std::lock_guard<std::mutex> lock(graph_mutex());
+    forget_ended_capture_event_locked(event);
     captured_events.erase(event);
 }
 
@@ -442,11 +466,13 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
         invalidate_locked(*sequence);
         return record(cudaErrorStreamCaptureUnmatched);
     }
-    if (sequence->mode != cudaStreamCaptureModeRelaxed &&
-        sequence->thread != std::this_thread::get_id())
-        return record(cudaErrorStreamCaptureWrongThread);
     cudaError_t result = cudaSuccess;
-    if (sequence->invalidated)
+    // From another thread than the one that began it (not relaxed mode):
+    // refused, and the capture ends with no graph all the same (measured on an
+    // H200, CUDA 13.0: a second cudaStreamEndCapture gives cudaErrorIllegalState).
+    if (sequence->mode != cudaStreamCaptureModeRelaxed && sequence->thread != std::this_thread::get_id())
+        result = cudaErrorStreamCaptureWrongThread;
+    else if (sequence->invalidated)
         result = cudaErrorStreamCaptureInvalidated;
     else if (!all_joined_locked(*sequence, *capture))
         result = cudaErrorStreamCaptureUnjoined;

@@ -122,15 +122,21 @@ cudaError_t cuemu::detail::instantiate_checked(cudaGraphExec_t* pGraphExec, cuda
     if (!graph_standalone_locked(graph, "cudaGraphInstantiate")) return record(cudaErrorInvalidValue);
     if (cudaError_t e = check_conditionals_locked(graph, result, error_node)) return record(e);
     // Graphs with memory or conditional nodes may have one executable graph at a time.
-    const bool one_instance = has_memory_nodes_locked(graph) || has_conditional_nodes_locked(graph);
+    const bool memory_nodes = has_memory_nodes_locked(graph);
+    const bool one_instance = memory_nodes || has_conditional_nodes_locked(graph);
     if (one_instance && graph->instance) {
         std::fprintf(stderr, "cuemu: cudaGraphInstantiate: this graph has memory allocation, free or "
                              "conditional nodes and an executable graph made from it still exists: "
                              "CUDA allows one at a time (cudaGraphExecDestroy the other first)\n");
-        return record(cudaErrorInvalidValue);
+        // Memory nodes: cudaErrorNotSupported, measured on an H200 (CUDA 13.0).
+        return record(memory_nodes ? cudaErrorNotSupported : cudaErrorInvalidValue);
     }
     auto exec = std::make_unique<CUgraphExec_st>();
     if (!build_steps_locked(graph, &exec->steps)) {
+        // CUDA gives only the code; cudaGraphAddDependencies took the edge.
+        std::fprintf(stderr, "cuemu: cudaGraphInstantiate refused: the graph's dependencies (or a child "
+                             "graph's or conditional body's) form a cycle, so no node can run first: "
+                             "remove the edge that closes it (cudaGraphRemoveDependencies)\n");
         *result = cudaGraphInstantiateInvalidStructure;
         return record(cudaErrorInvalidValue);
     }
@@ -182,15 +188,6 @@ cudaError_t queue_steps(std::vector<CUgraphExec_st::step>& steps, cudaStream_t s
     return cudaSuccess;
 }
 
-bool has_kind_locked(const std::vector<CUgraphExec_st::step>& steps, bool memory) {
-    for (const CUgraphExec_st::step& s : steps) {
-        const bool event = s.type == cudaGraphNodeTypeEventRecord || s.type == cudaGraphNodeTypeWaitEvent ||
-                           s.type == cudaGraphNodeTypeConditional;
-        if ((memory ? s.allocation != nullptr : event) || has_kind_locked(s.inner, memory)) return true;
-    }
-    return false;
-}
-
 }  // namespace
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
@@ -198,29 +195,19 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     std::vector<CUgraphExec_st::step> steps;
     cudaStream_t previous;
     cudaEvent_t finished;
-    bool memory_or_event_nodes;
     {
         std::lock_guard<std::mutex> lock(graph_mutex());
         if (!graphExec || !live_execs.count(graphExec)) return record(cudaErrorInvalidValue);
         steps = graphExec->steps;
         previous = graphExec->last_stream;
-        memory_or_event_nodes = has_kind_locked(steps, true) || has_kind_locked(steps, false);
     }
     if (!is_stream_of_current_device(stream)) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = capture_check_stream_work(stream)) return record(e);
-    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-    cudaStreamIsCapturing(stream, &capturing);
-    if (capturing == cudaStreamCaptureStatusActive) {
-        if (memory_or_event_nodes) {
-            std::fprintf(stderr, "cuemu: cudaGraphLaunch into a stream capture of a graph with "
-                                 "memory, event or conditional nodes is not emulated\n");
-            return record(cudaErrorNotSupported);
-        }
-        // Launched into a capture, the graph's work becomes nodes of the
-        // captured graph, in this order; that graph's launches are what
-        // must run one after another.
-        return record(queue_steps(steps, stream));
-    }
+    // A capturing stream refuses it and the capture is invalidated (measured
+    // on an H200, CUDA 13.0: cudaErrorStreamCaptureUnsupported). A graph goes
+    // into a capture as a child graph node (cudaStreamGetCaptureInfo, then
+    // cudaGraphAddChildGraphNode and cudaStreamUpdateCaptureDependencies).
+    if (cudaError_t e = capture_check_stream_wait(stream)) return record(e);
     std::vector<device_work> auto_free;
     std::vector<conditional_state*> defaults;
     {

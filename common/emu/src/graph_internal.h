@@ -46,7 +46,8 @@ struct graph_allocation {
     // The host's view (graph_mutex): a launch allocated it and no free was asked for since.
     bool unfreed = false;
     // The device's view (stats_mutex): the alloc node ran and no free since;
-    // the memory counts as the graphs' reserve until trimmed.
+    // resident: it holds memory the graphs count as used, from the first time
+    // its alloc node ran until a trim finds it not mapped.
     bool mapped = false;
     bool resident = false;
     ~graph_allocation();

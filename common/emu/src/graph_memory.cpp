@@ -40,8 +40,27 @@ using namespace cuemu::detail;
 
 namespace {
 
+// The device's graph memory, as CUDA counts it (measured on an H200, CUDA
+// 13.0): physical memory in 32 MiB steps, which an allocation keeps from
+// the first time its alloc node runs (its free node does not give it back:
+// the graph holds it for the next launch) until cudaDeviceGraphMemTrim finds
+// it free; an allocation gone (graphs and executable graphs destroyed) still
+// holds it until then. Used is what allocations hold, rounded up to the step;
+// reserved is what the device keeps for graphs, used or not, until a trim.
+constexpr std::uint64_t graph_memory_step = std::uint64_t(32) << 20;
+
 struct graph_memory_counts {
+    std::uint64_t held = 0;  // bytes of the allocations that hold memory (resident)
+    std::uint64_t orphaned = 0;  // of those, allocations gone: the next trim frees them
     std::uint64_t used = 0, used_high = 0, reserved = 0, reserved_high = 0;
+    // After `held` changed: used follows it; reserved grows with it, and
+    // shrinks only at a trim.
+    void update(bool trimmed) {
+        used = (held + graph_memory_step - 1) / graph_memory_step * graph_memory_step;
+        reserved = trimmed ? used : std::max(reserved, used);
+        used_high = std::max(used_high, used);
+        reserved_high = std::max(reserved_high, reserved);
+    }
 };
 
 // Never destroyed: an allocation may outlive static destruction's order.
@@ -73,15 +92,11 @@ void set_mapped(graph_allocation& a, bool mapped, free_site site = {}) {
         std::lock_guard<std::mutex> lock(stats_mutex);
         if (a.mapped == mapped) return;
         a.mapped = mapped;
-        graph_memory_counts& c = counts[a.device];
-        if (mapped) {
-            c.used += a.size;
-            if (!a.resident) c.reserved += a.size;
+        if (mapped && !a.resident) {
             a.resident = true;
-            c.used_high = std::max(c.used_high, c.used);
-            c.reserved_high = std::max(c.reserved_high, c.reserved);
-        } else {
-            c.used -= a.size;
+            graph_memory_counts& c = counts[a.device];
+            c.held += a.size;
+            c.update(false);
         }
     }
     set_graph_memory_mapped(a.ptr, mapped, site.by, site.file, site.line);
@@ -190,9 +205,7 @@ cuemu::detail::graph_allocation::~graph_allocation() {
     }
     {
         std::lock_guard<std::mutex> lock(stats_mutex);
-        graph_memory_counts& c = counts[device];
-        if (mapped) c.used -= size;
-        if (resident) c.reserved -= size;
+        if (resident) counts[device].orphaned += size;  // held until a trim
     }
     release_device_memory(ptr, "the end of its graph (every graph, node and executable graph that "
                                "named it destroyed, and freed)", nullptr, 0);
@@ -398,7 +411,8 @@ cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) 
                             [&](const graph_allocation& a) { *static_cast<void**>(dptr_out) = a.ptr; });
 }
 
-// The graphs' reserve gives back what no allocation holds now.
+// The graphs' reserve gives back what no allocation needs now: memory of
+// allocations not between their alloc node and their free.
 cudaError_t cudaDeviceGraphMemTrim(int device) {
     if (!is_valid_device(device)) return record(cudaErrorInvalidDevice);
     std::vector<std::shared_ptr<graph_allocation>> all;
@@ -409,11 +423,15 @@ cudaError_t cudaDeviceGraphMemTrim(int device) {
     }
     {
         std::lock_guard<std::mutex> lock(stats_mutex);
+        graph_memory_counts& c = counts[device];
+        c.held -= c.orphaned;
+        c.orphaned = 0;
         for (auto& a : all)
             if (a->device == device && a->resident && !a->mapped) {
                 a->resident = false;
-                counts[device].reserved -= a->size;
+                c.held -= a->size;
             }
+        c.update(true);
     }
     return cudaSuccess;  // `all` lets go outside the locks
 }

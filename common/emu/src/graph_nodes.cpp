@@ -295,9 +295,9 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t 
     if (!is_live_graph_locked(graph) || !is_live_graph_locked(childGraph) || childGraph == graph ||
         !dependencies_valid_locked(graph, pDependencies, numDependencies, &deps))
         return record(cudaErrorInvalidValue);
-    if (!graph_memory_allows_locked(childGraph, "cudaGraphAddChildGraphNode") ||
-        !graph_standalone_locked(childGraph, "cudaGraphAddChildGraphNode"))
-        return record(cudaErrorInvalidValue);
+    if (!graph_memory_allows_locked(childGraph, "cudaGraphAddChildGraphNode"))
+        return record(cudaErrorNotSupported);
+    if (!graph_standalone_locked(childGraph, "cudaGraphAddChildGraphNode")) return record(cudaErrorInvalidValue);
     if (has_conditional_nodes_locked(childGraph)) {
         std::fprintf(stderr, "cuemu: cudaGraphAddChildGraphNode: a graph with conditional nodes cannot "
                              "be a child graph\n");
@@ -329,14 +329,14 @@ cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cud
     if (!s || s->type != cudaGraphNodeTypeGraph || !is_live_graph_locked(childGraph))
         return record(cudaErrorInvalidValue);
     if (!graph_memory_allows_locked(childGraph, "cudaGraphExecChildGraphNodeSetParams"))
-        return record(cudaErrorInvalidValue);
+        return record(cudaErrorNotSupported);
     CUgraphExec_st::step fresh{};
     fresh.type = cudaGraphNodeTypeGraph;
     fresh.after = s->after;
     if (!build_steps_locked(childGraph, &fresh.inner) || !same_shape(*s, fresh)) {
         std::fprintf(stderr, "cuemu: cudaGraphExecChildGraphNodeSetParams refused: the new graph's "
                              "nodes, node types or edges differ from the child graph's\n");
-        return record(cudaErrorInvalidValue);
+        return record(cudaErrorGraphExecUpdateFailure);  // as cudaGraphExecUpdate
     }
     update_step(*s, std::move(fresh), s->updated_from ? s->updated_from : s->node);
     return cudaSuccess;
@@ -359,7 +359,7 @@ cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t
         if (std::find(deps.begin(), deps.end(), from[i]) == deps.end()) return record(cudaErrorInvalidValue);
     }
     if (numDependencies && !graph_memory_allows_locked(graph, "cudaGraphRemoveDependencies"))
-        return record(cudaErrorInvalidValue);
+        return record(cudaErrorNotSupported);
     for (size_t i = 0; i < numDependencies; ++i) {
         auto& deps = to[i]->dependencies;
         deps.erase(std::remove(deps.begin(), deps.end(), from[i]), deps.end());

@@ -85,6 +85,8 @@ bool is_device_only_kind(const char* how);
 // cudaMallocAsync's and cudaMallocFromPoolAsync's (memory_pools.cpp).
 bool is_stream_ordered_kind(const char* how);
 void forget_stream_ordered_allocation(const void* p);
+// At a synchronization: the pools give back reserved memory above their release thresholds.
+void release_pool_memory();
 // For the stream-ordered allocator (memory_pools.cpp): allocates as cudaMalloc
 // does, recorded as `how`; releases the live allocation that starts at p
 // (false when there is none) without waiting for the device; the size of the

@@ -1,6 +1,6 @@
 // kernel_registry.cpp - the kernels known by address (cuemu/kernel_registry.h):
 // filled at static initialization by the rewritten program's
-// CUEMU_KNOWN_KERNEL lines, read when a kernel is named by its void* address
+// CUEMU_KNOWN_KERNEL and CUEMU_KNOWN_TEMPLATE_KERNEL lines, read when a kernel is named by its void* address
 // (a graph's kernel node, cudaLaunchKernel((void*)kernel, ...)).
 #include <cstdio>
 #include <mutex>
@@ -39,18 +39,21 @@ bool find_kernel(const void* address, known_kernel* out) {
     return true;
 }
 
-// cudaLaunchKernel((void*)kernel, ...) and the cooperative form.
+// cudaLaunchKernel((void*)kernel, ...) and the cooperative form. An address
+// that is no kernel (a host function's) is cudaErrorInvalidResourceHandle, as
+// an H200 answers (CUDA 13.0).
 cudaError_t launch_by_address(const char* api, const void* func, const launch_config& config,
                               void** args, const char* file, int line) {
     known_kernel kernel;
     if (!func || !find_kernel(func, &kernel)) {
         std::fprintf(stderr,
-                     "cuemu: %s:%d: %s: %p is no kernel the emulator knows by its address: "
-                     "only kernels defined once, not as templates, at namespace scope of a file "
-                     "built for the emulator are; pass a template kernel's instantiation itself "
-                     "(%s(kernel<T>, ...)), whose type says its parameters\n",
+                     "cuemu: %s:%d: %s: %p is no kernel the emulator knows by its address: a host "
+                     "function's, or a kernel the emulator could not register (kernels defined "
+                     "once at namespace scope of a file built for the emulator are, template "
+                     "instantiations too); pass the kernel itself (%s(kernel, ...)), whose type "
+                     "says its parameters\n",
                      file, line, api, func, api);
-        return detail::record(cudaErrorInvalidDeviceFunction);
+        return detail::record(cudaErrorInvalidResourceHandle);
     }
     return kernel.launch(launch_site{kernel.name, file, line}, config, func, args);
 }

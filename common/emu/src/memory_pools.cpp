@@ -8,10 +8,15 @@
 // the stream may use it, as CUDA promises, and so may anything else, which
 // CUDA does not promise. A free is queued on the stream and done when the
 // stream reaches it; work after it that touches the buffer is reported as a
-// use after free. A pool counts the bytes allocated from it. It keeps nothing
-// for reuse (each free gives the memory back), so its reserved bytes are its
-// used bytes, cudaMemPoolTrimTo has nothing to do, and the release threshold
-// and reuse settings are kept and given back without effect.
+// use after free. A pool counts the bytes allocated from it (used) and, as
+// an H200 does (CUDA 13.0), reserves memory for them in 32 MiB steps: one
+// allocation of 4000 bytes reserves 32 MiB. Freed memory stays reserved until
+// a synchronization (cudaStreamSynchronize, cudaEventSynchronize,
+// cudaDeviceSynchronize) gives back what is above the release threshold, or
+// cudaMemPoolTrimTo does; the counts are all that is kept: the memory itself
+// goes back at each free (nothing is reused), and the reuse settings are kept
+// and given back without effect. cudaFree of stream-ordered memory frees it
+// but leaves the pool's used count as it was, as on an H200 (CUDA 13.0).
 //
 // In a stream capture both become graph memory nodes (graph_memory.cpp),
 // as does cudaFreeAsync of graph memory anywhere. Not here: pools of host or
@@ -37,7 +42,7 @@ struct CUmemPoolHandle_st {
     cudaMemPoolProps props{};
     std::uint64_t release_threshold = 0;
     int reuse[3] = {1, 1, 1};  // FollowEventDependencies, AllowOpportunistic, AllowInternalDependencies
-    std::uint64_t used = 0, used_high = 0;
+    std::uint64_t used = 0, used_high = 0, reserved = 0, reserved_high = 0;
     std::map<const void*, std::size_t> live;     // allocations made from the pool
     cudaMemAccessFlags access[cuemu::detail::max_devices] = {};  // by other devices
 };
@@ -45,6 +50,26 @@ struct CUmemPoolHandle_st {
 using namespace cuemu::detail;
 
 namespace {
+
+constexpr std::uint64_t pool_step = std::uint64_t(32) << 20;  // what a pool reserves at a time
+
+// Bytes rounded up to whole steps (the last whole step for a count that large).
+std::uint64_t whole_steps(std::uint64_t bytes) {
+    if (bytes > UINT64_MAX - pool_step) return UINT64_MAX / pool_step * pool_step;
+    return (bytes + pool_step - 1) / pool_step * pool_step;
+}
+
+// After an allocation: enough reserved for what is used.
+void reserve_for_use(cudaMemPool_t pool) {
+    pool->used_high = std::max(pool->used_high, pool->used);
+    pool->reserved = std::max(pool->reserved, whole_steps(pool->used));
+    pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
+}
+
+// Gives back reserved memory no allocation uses, keeping at most `keep` bytes of it.
+void release_reserved(cudaMemPool_t pool, std::uint64_t keep) {
+    pool->reserved = std::max(whole_steps(pool->used), std::min(pool->reserved, keep));
+}
 
 std::mutex pools_mutex;
 // Never destroyed: a static object's destructor may still free memory.
@@ -123,7 +148,7 @@ cudaError_t allocate_from(cudaMemPool_t pool, void** dev_ptr, size_t size, cudaS
     std::lock_guard<std::mutex> lock(pools_mutex);
     pool->live[*dev_ptr] = size;
     pool->used += size;
-    pool->used_high = std::max(pool->used_high, pool->used);
+    reserve_for_use(pool);
     pool_of[*dev_ptr] = pool;
     return cudaSuccess;
 }
@@ -131,10 +156,26 @@ cudaError_t allocate_from(cudaMemPool_t pool, void** dev_ptr, size_t size, cudaS
 }  // namespace
 
 namespace cuemu::detail {
-// cudaFree of a stream-ordered allocation (memory.cpp): its pool forgets it.
+// cudaFree of a stream-ordered allocation (memory.cpp): its pool forgets it,
+// and its bytes stay in the pool's used count (measured on an H200, CUDA
+// 13.0: 256 bytes freed so stayed counted to the end of the process).
 void forget_stream_ordered_allocation(const void* p) {
     std::lock_guard<std::mutex> lock(pools_mutex);
-    forget_allocation_locked(p);
+    auto it = pool_of.find(p);
+    if (it == pool_of.end()) return;
+    cudaMemPool_t pool = it->second;
+    pool_of.erase(it);
+    pool->live.erase(p);
+    drop_if_finished_locked(pool);
+}
+
+// At a synchronization each pool gives back the reserved memory above its
+// release threshold that no allocation uses.
+void release_pool_memory() {
+    std::lock_guard<std::mutex> lock(pools_mutex);
+    for (cudaMemPool_t pool : created_pools)
+        if (pool->reserved > pool->release_threshold)
+            release_reserved(pool, pool->release_threshold / pool_step * pool_step);
 }
 }  // namespace cuemu::detail
 
@@ -212,6 +253,15 @@ cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
 
 cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props) {
     if (!pool || !props) return record(cudaErrorInvalidValue);
+    if (props->allocType == cudaMemAllocationTypePinned &&
+        (props->location.type == cudaMemLocationTypeHost || props->location.type == cudaMemLocationTypeHostNuma ||
+         props->location.type == cudaMemLocationTypeHostNumaCurrent)) {
+        // CUDA 13 makes them (an H200 did); the emulator's pools are of device memory.
+        std::fprintf(stderr, "cuemu: cudaMemPoolCreate: pools of host memory (location type %d) are not "
+                             "emulated; use cudaMallocHost, or a pool of device memory\n",
+                     static_cast<int>(props->location.type));
+        return record(cudaErrorNotSupported);
+    }
     if (props->allocType != cudaMemAllocationTypePinned ||
         props->location.type != cudaMemLocationTypeDevice || !is_valid_device(props->location.id))
         return record(cudaErrorInvalidValue);
@@ -257,9 +307,12 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
             pool->release_threshold = *static_cast<std::uint64_t*>(value);
             return cudaSuccess;
         case cudaMemPoolAttrReservedMemHigh:
-        case cudaMemPoolAttrUsedMemHigh:  // may only be reset, to 0: the high mark becomes the current use
+        case cudaMemPoolAttrUsedMemHigh:  // may only be reset, to 0: the high mark becomes the current amount
             if (*static_cast<std::uint64_t*>(value) != 0) return record(cudaErrorInvalidValue);
-            pool->used_high = pool->used;
+            if (attr == cudaMemPoolAttrUsedMemHigh)
+                pool->used_high = pool->used;
+            else
+                pool->reserved_high = pool->reserved;
             return cudaSuccess;
         default:
             return record(cudaErrorInvalidValue);  // the current amounts are read-only
@@ -279,11 +332,15 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
         case cudaMemPoolAttrReleaseThreshold:
             *static_cast<std::uint64_t*>(value) = pool->release_threshold;
             return cudaSuccess;
-        case cudaMemPoolAttrReservedMemCurrent:  // nothing is kept beyond what is used
+        case cudaMemPoolAttrReservedMemCurrent:
+            *static_cast<std::uint64_t*>(value) = pool->reserved;
+            return cudaSuccess;
         case cudaMemPoolAttrUsedMemCurrent:
             *static_cast<std::uint64_t*>(value) = pool->used;
             return cudaSuccess;
         case cudaMemPoolAttrReservedMemHigh:
+            *static_cast<std::uint64_t*>(value) = pool->reserved_high;
+            return cudaSuccess;
         case cudaMemPoolAttrUsedMemHigh:
             *static_cast<std::uint64_t*>(value) = pool->used_high;
             return cudaSuccess;
@@ -291,9 +348,12 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
     return record(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
+// Keeps at least minBytesToKeep reserved (in whole steps), and what is used.
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t minBytesToKeep) {
     std::lock_guard<std::mutex> lock(pools_mutex);
-    return is_live_pool_locked(pool) ? cudaSuccess : record(cudaErrorInvalidValue);
+    if (!is_live_pool_locked(pool)) return record(cudaErrorInvalidValue);
+    release_reserved(pool, whole_steps(minBytesToKeep));
+    return cudaSuccess;
 }
 
 // The pool's own device always reads and writes its memory; other devices as set.

@@ -97,12 +97,15 @@ cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attribute, i
 }
 
 // From the current device to peer_device; one-way.
+// As an H200 answers (CUDA 13.0): a peer that is no device first, then the
+// flags; a device is not its own peer (cudaDeviceCanAccessPeer says 0), so
+// access to itself is unsupported, and never enabled to be disabled.
 cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags) {
-    if (flags != cudaPeerAccessDefault) return record(cudaErrorInvalidValue);
     if (cudaError_t e = context_status()) return e;
     const int device = current_device();
-    if (!is_valid_device(peer_device) || peer_device == device)
-        return record(cudaErrorInvalidDevice);
+    if (!is_valid_device(peer_device)) return record(cudaErrorInvalidDevice);
+    if (flags != cudaPeerAccessDefault) return record(cudaErrorInvalidValue);
+    if (peer_device == device) return record(cudaErrorPeerAccessUnsupported);
     if (!set_peer_access(device, peer_device, true))
         return record(cudaErrorPeerAccessAlreadyEnabled);
     return cudaSuccess;
@@ -111,8 +114,8 @@ cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags) {
 cudaError_t cudaDeviceDisablePeerAccess(int peer_device) {
     if (cudaError_t e = context_status()) return e;
     const int device = current_device();
-    if (!is_valid_device(peer_device) || peer_device == device)
-        return record(cudaErrorInvalidDevice);
-    if (!set_peer_access(device, peer_device, false)) return record(cudaErrorPeerAccessNotEnabled);
+    if (!is_valid_device(peer_device)) return record(cudaErrorInvalidDevice);
+    if (peer_device == device || !set_peer_access(device, peer_device, false))
+        return record(cudaErrorPeerAccessNotEnabled);
     return cudaSuccess;
 }

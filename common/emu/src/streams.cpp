@@ -55,7 +55,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CUstream_st* s = q ? q->find(stream) : nullptr;
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = capture_check_stream_wait(stream)) return record(e);  // graph_capture.cpp
-    return q->wait_stream(s, "cudaStreamSynchronize");
+    const cudaError_t e = q->wait_stream(s, "cudaStreamSynchronize");
+    release_pool_memory();  // memory_pools.cpp
+    return e;
 }
 
 // cudaErrorNotReady is not an error, only an answer: it is returned but not

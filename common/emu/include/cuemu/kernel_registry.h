@@ -3,11 +3,13 @@
 // CUDA's C API names a kernel by a void* (cudaKernelNodeParams::func =
 // (void*)kernel). The emulator must know the kernel's parameter types to read
 // its arguments, and a void* has lost them. So cuemu-rewrite follows each
-// plain kernel definition (not a template, defined once at namespace scope:
-// the kernels that get a twin, launch.h) with CUEMU_KNOWN_KERNEL(name), which
-// registers the address with a launcher that knows the types. A kernel the
-// registry does not know (a template's instantiation, a kernel in a library
-// not rewritten) is refused where it is used, with a line saying why.
+// plain kernel definition (defined once at namespace scope: the kernels that
+// get a twin, launch.h) with CUEMU_KNOWN_KERNEL(name), which registers the
+// address with a launcher that knows the types; a template kernel's body
+// starts with CUEMU_KNOWN_TEMPLATE_KERNEL(name, its template arguments),
+// which registers each instantiation the program makes. A kernel the
+// registry does not know (a name defined twice, a kernel in a library not
+// rewritten) is refused where it is used, with a line saying why.
 #ifndef CUEMU_KERNEL_REGISTRY_H
 #define CUEMU_KERNEL_REGISTRY_H
 
@@ -59,6 +61,16 @@ bool note_kernel_address(Resolver resolve, const char* name) {
     return true;
 }
 
+// Instantiated for a class local to a template kernel's body
+// (CUEMU_KNOWN_TEMPLATE_KERNEL), once per instantiation of the kernel: its
+// initialization, at static initialization, registers that instantiation.
+template <class Probe>
+struct known_instantiation {
+    static const bool noted;
+};
+template <class Probe>
+const bool known_instantiation<Probe>::noted = note_kernel_address(Probe::resolver(), Probe::spelling());
+
 // A kernel's __launch_bounds__(max_threads, ...): a launch of more threads a
 // block is refused, as on a GPU, and cudaFuncGetAttributes reports it as the
 // kernel's maxThreadsPerBlock (kernel_facts.cpp).
@@ -101,6 +113,27 @@ const bool static_shared_part<Probe, Part>::noted =
 #define CUEMU_KNOWN_KERNEL(name)                                                           \
     static const bool __cuemu_known_kernel_##name __attribute__((unused)) =                \
         ::cuemu::note_kernel_address(CUEMU_KERNEL_RESOLVER(name), #name);
+
+// At the start of the body of the template kernel `name` (cuemu-rewrite emits
+// it, with the template's own parameters as the arguments: `T, N, Ts...`):
+// each instantiation of the kernel, however the program makes it (its
+// address taken, a launch), is registered, as CUEMU_KNOWN_KERNEL registers a
+// plain kernel. Naming `noted` in a function nobody calls instantiates it, as
+// for CUEMU_STATIC_SHARED below.
+#define CUEMU_KNOWN_TEMPLATE_KERNEL(name, ...)                                             \
+    struct __cuemu_known_template_kernel {                                                 \
+        static const char* spelling() { return #name; }                                    \
+        static auto resolver() {                                                           \
+            return [](auto cuemu_request_)                                                 \
+                       -> decltype(::cuemu::kernel_address_of<decltype(cuemu_request_)>(   \
+                           name<__VA_ARGS__>)) {                                           \
+                return ::cuemu::kernel_address_of<decltype(cuemu_request_)>(name<__VA_ARGS__>); \
+            };                                                                             \
+        }                                                                                  \
+        static bool noted() {                                                              \
+            return ::cuemu::known_instantiation<__cuemu_known_template_kernel>::noted;     \
+        }                                                                                  \
+    };
 
 // Right after a __shared__ declaration in the body of the kernel `name`
 // (cuemu-rewrite emits it, on the declaration's line): `byte_count` is sizeof of

@@ -368,10 +368,11 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(Params...), dim3 gri
 // The C API's form, cudaLaunchKernel((void*)kernel, ...), as NVIDIA's samples
 // write it: the address has lost the kernel's parameter types, so the kernel
 // is found by its address among those cuemu-rewrite registered
-// (kernel_registry.h: every kernel defined once, not as a template, at
-// namespace scope of a file built for the emulator). Any other address
-// returns cudaErrorInvalidDeviceFunction, as a GPU does for an address that is
-// no kernel, with a line saying why (src/kernel_registry.cpp).
+// (kernel_registry.h: every kernel defined once at namespace scope of a file
+// built for the emulator, and each instantiation of such a template). Any
+// other address returns cudaErrorInvalidResourceHandle, as an H200 does for a
+// host function's address (CUDA 13.0), with a line saying why
+// (src/kernel_registry.cpp).
 namespace cuemu {
 cudaError_t launch_by_address(const char* api, const void* func, const launch_config& config,
                               void** args, const char* file, int line);
