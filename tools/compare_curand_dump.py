@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare_curand_dump.py GPU_FILE EMULATOR_PROGRAM [--skip WORD]
+"""compare_curand_dump.py GPU_FILE EMULATOR_PROGRAM [--skip WORD]...
 
 Runs the emulator's build of tests/emu/curand_device_dump.cu and compares its
 output with what an H200 printed (GPU_FILE), line by line. Raw numbers,
@@ -9,9 +9,10 @@ come from the GPU's own sine, cosine, exp and log (common/emu/README.md,
 value), doubles by 1e-12 of it (the printed values are compared; a hash over all may
 differ). Poisson for lambda above 4000 draws from such a normal, so its hash
 may differ while its first values agree. The scrambled Sobol generators are
-not emulated; --skip WORD leaves out the lines naming WORD (mtgp32 where the
-emulator was built without the toolkit's MTGP32 table). Exits non-zero on any
-other difference.
+not emulated; --skip WORD leaves out the lines naming WORD, and the program is
+asked to skip that generator too (mt19937, whose twisters take seconds to start
+here; mtgp32 where the emulator was built without the toolkit's MTGP32 table).
+Exits non-zero on any other difference.
 """
 import struct
 import subprocess
@@ -46,10 +47,12 @@ def values_close(kind, got, want):
 
 
 def main():
-    skip = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--skip" else None
+    rest = sys.argv[3:]
+    skips = [rest[i + 1] for i in range(len(rest) - 1) if rest[i] == "--skip"]
     gpu_lines = [l.rstrip("\n") for l in open(sys.argv[1])
-                 if not l.startswith("#") and not (skip and skip in l)]
-    emulated = subprocess.run([sys.argv[2]], check=True, capture_output=True, text=True).stdout.splitlines()
+                 if not l.startswith("#") and not any(word in l for word in skips)]
+    emulated = subprocess.run([sys.argv[2]] + rest, check=True, capture_output=True,
+                              text=True).stdout.splitlines()
     by_label = {}
     for line in emulated:
         label = line.split(":")[0]
