@@ -322,9 +322,13 @@ TEST_CASE("Set/GetVector and Set/GetMatrix: strided copies, and cuBLAS's statuse
     CHECK(cublasSetMatrix(rows, cols, 4, host.data(), rows - 1, d.ptr, ldb) == CUBLAS_STATUS_MAPPING_ERROR);
     (void)cudaGetLastError();  // the failed copy's error, left for cudaGetLastError as cuBLAS leaves it
     const std::string said = capture.finish();
+#ifdef CUEMU  // the emulator's lines; libcublas on an H200 printed none
     CHECK(said.find("cublasSetMatrix at ") != std::string::npos);
     CHECK(said.find("returns CUBLAS_STATUS_INVALID_VALUE") != std::string::npos);
     CHECK(said.find("returns CUBLAS_STATUS_MAPPING_ERROR") != std::string::npos);
+#else
+    (void)said;
+#endif
 }
 
 TEST_CASE("cublasGetVersion, cublasGetProperty and CUBLAS_API_H_") {
@@ -493,6 +497,7 @@ TEST_CASE("argument checks: cuBLAS's statuses, and a line saying which argument"
     CHECK(cublasSdot(h, 4, d, 1, d, 1, nullptr) == CUBLAS_STATUS_INVALID_VALUE);
     CHECK(cublasSetPointerMode(h, static_cast<cublasPointerMode_t>(7)) == CUBLAS_STATUS_INVALID_VALUE);
     std::string report = capture.finish();
+#ifdef CUEMU  // the emulator's lines; libcublas on an H200 printed none
     CHECK(report.find("cuemu: cublasSgemm at " + std::string(__FILE__) + ":" + std::to_string(bad_ld_line) +
                       ": lda = 7 is smaller than the 8 rows of A as stored") != std::string::npos);
     CHECK(report.find("ldb") == std::string::npos);  // each line names the argument that is wrong
@@ -500,12 +505,20 @@ TEST_CASE("argument checks: cuBLAS's statuses, and a line saying which argument"
     CHECK(report.find("lda = 3 is smaller than the 4 rows of A as stored (k, as A is transposed)") !=
           std::string::npos);
     CHECK(report.find("returns CUBLAS_STATUS_INVALID_VALUE") != std::string::npos);
+#endif
     // A destroyed handle is no handle.
     REQUIRE(cublasDestroy(h) == CUBLAS_STATUS_SUCCESS);
     stderr_capture capture2;
     CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, d, 8, d, 8, &one, d, 8) ==
           CUBLAS_STATUS_NOT_INITIALIZED);
-    CHECK(capture2.finish().find("not a live cuBLAS handle") != std::string::npos);
+    const std::string said = capture2.finish();
+#ifdef CUEMU
+    CHECK(said.find("not a live cuBLAS handle") != std::string::npos);
+#else
+    (void)said;
+    (void)report;
+    (void)bad_ld_line;
+#endif
     CHECK(cudaFree(d) == cudaSuccess);
 }
 

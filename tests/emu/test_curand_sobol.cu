@@ -197,6 +197,8 @@ TEST_CASE("Sobol host-API Poisson: the mean and variance of the law") {
 
 TEST_CASE("Sobol limits: dimensions past Boost's table, the scrambled generators, a device generator") {
     curandGenerator_t g;
+#ifdef CUEMU  // the emulator's limits; libcurand on an H200 took 3668 dimensions and
+              // made both scrambled generators and the scrambled direction vectors
     REQUIRE(curandCreateGeneratorHost(&g, CURAND_RNG_QUASI_DEFAULT) == CURAND_STATUS_SUCCESS);
     CHECK(curandSetQuasiRandomGeneratorDimensions(g, 3667) == CURAND_STATUS_SUCCESS);
     {
@@ -220,6 +222,7 @@ TEST_CASE("Sobol limits: dimensions past Boost's table, the scrambled generators
         CHECK(capture.finish().find("CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6") !=
               std::string::npos);
     }
+#endif
     // A device generator writes device memory in stream order, as the pseudo-random ones do.
     REQUIRE(curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL64) == CURAND_STATUS_SUCCESS);
     REQUIRE(curandSetQuasiRandomGeneratorDimensions(g, 3) == CURAND_STATUS_SUCCESS);

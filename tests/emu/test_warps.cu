@@ -253,7 +253,10 @@ __global__ void reduce_after_early_exit(const float* in, float* out, int n) {
     if (i == 0) *out = v;
 }
 
-TEST_CASE("a shuffle from a lane that exited gives a value that stands out (NaN)") {
+// Emulator-only: CUDA leaves the value undefined; on an H200 the sum was an
+// ordinary number (2.4002).
+TEST_CASE("a shuffle from a lane that exited gives a value that stands out (NaN)" *
+          doctest::test_suite("emulator-only")) {
     std::vector<float> h(32);
     for (float& x : h) x = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng());
     device_buffer<float> d_in(32), d_out(1);
