@@ -312,6 +312,9 @@ static void check_ranks_stops(dim3 block) {
 }
 
 // ---- what is reported ----------------------------------------------------------------
+// Each case below checks the emulator's report of a bug whose outcome CUDA leaves
+// undefined, so all are in the test suite "emulator-only". On an H200 (CUDA 13.0)
+// tile-shfl-against-syncthreads hung and the others' launches ended with cudaSuccess.
 static bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
@@ -328,7 +331,7 @@ __global__ void tile_sync_after_return(int* data) {
 static const int tile_sync_line = __LINE__ - 3;
 
 // Each ends with a sticky error: the buffer is never freed.
-TEST_CASE("tile-sync-not-reached") {
+TEST_CASE("tile-sync-not-reached" * doctest::test_suite("emulator-only")) {
     int* d = nullptr;
     REQUIRE(cudaMalloc(&d, 64 * sizeof(int)) == cudaSuccess);
     stderr_capture capture(capture_until::device_idle);
@@ -357,7 +360,7 @@ __global__ void tile_shfl_against_block_sync(int* data) {
 }
 static const int block_sync_line = __LINE__ - 3, tile_shfl_line = __LINE__ - 2;
 
-TEST_CASE("tile-shfl-against-syncthreads") {
+TEST_CASE("tile-shfl-against-syncthreads" * doctest::test_suite("emulator-only")) {
     int* d = nullptr;
     REQUIRE(cudaMalloc(&d, 128 * sizeof(int)) == cudaSuccess);
     stderr_capture capture(capture_until::device_idle);
@@ -424,7 +427,7 @@ __global__ void scratch_too_small(int* data) {
 }
 static const int scratch_line = __LINE__ - 3;
 
-TEST_CASE("scratch-too-small") {
+TEST_CASE("scratch-too-small" * doctest::test_suite("emulator-only")) {
     int* d = nullptr;
     REQUIRE(cudaMalloc(&d, 128 * sizeof(int)) == cudaSuccess);
     stderr_capture capture(capture_until::device_idle);
@@ -450,7 +453,7 @@ __global__ void tile_sync_is_not_block_sync(int* out) {
 static const int other_tile_write_line = __LINE__ - 4, other_tile_read_line = __LINE__ - 2;
 
 // In forward order the tile's last thread to arrive at its sync() goes on first.
-TEST_CASE("race-across-tiles") {
+TEST_CASE("race-across-tiles" * doctest::test_suite("emulator-only")) {
     int* d = nullptr;
     REQUIRE(cudaMalloc(&d, 128 * sizeof(int)) == cudaSuccess);
     stderr_capture capture(capture_until::device_idle);

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -58,13 +59,27 @@ void check_same_bits(const std::vector<T>& got, const std::vector<T>& want) {
 }
 // The device API's normals are the host generator's negated (cuRAND's header
 // and library mirror the inverse distribution function differently); a zero
-// may come with either sign.
+// may come with either sign. Exactly on the emulator, which evaluates the
+// inverse as libcurand's host code does; a GPU's own erfcinvf and erfcinv
+// differ in the last bits (measured on an H200), so there each may be a few
+// ulps off (`ulps`), or a tiny amount near zero.
 template <class T>
-void check_negated(const std::vector<T>& device, const std::vector<T>& host) {
+void check_negated(const std::vector<T>& device, const std::vector<T>& host, int ulps) {
     REQUIRE(device.size() == host.size());
     size_t first_difference = 0;
+#ifdef CUEMU
+    (void)ulps;
     while (first_difference < device.size() && device[first_difference] == -host[first_difference])
         ++first_difference;
+#else
+    const T tiny = std::numeric_limits<T>::epsilon() / 16;
+    while (first_difference < device.size()) {
+        const T want = -host[first_difference];
+        const T ulp = std::nextafter(std::fabs(want), T(INFINITY)) - std::fabs(want);
+        if (std::fabs(device[first_difference] - want) > ulps * ulp + tiny) break;
+        ++first_difference;
+    }
+#endif
     CAPTURE(first_difference);
     CHECK(first_difference == device.size());
 }
@@ -121,8 +136,8 @@ TEST_CASE("Sobol32 in kernels: one thread per dimension gives the host generator
 
     check_same_bits(raw.read(), want_raw);
     check_same_bits(uniform.read(), want_uniform);
-    check_negated(normal.read(), want_normal);
-    check_negated(normal_double.read(), want_normal_double);
+    check_negated(normal.read(), want_normal, 8);
+    check_negated(normal_double.read(), want_normal_double, 32);
 }
 
 TEST_CASE("Sobol64 in kernels: one thread per dimension gives the host generator's numbers") {
@@ -182,6 +197,8 @@ TEST_CASE("Sobol host-API Poisson: the mean and variance of the law") {
 
 TEST_CASE("Sobol limits: dimensions past Boost's table, the scrambled generators, a device generator") {
     curandGenerator_t g;
+#ifdef CUEMU  // the emulator's limits; libcurand on an H200 took 3668 dimensions and
+              // made both scrambled generators and the scrambled direction vectors
     REQUIRE(curandCreateGeneratorHost(&g, CURAND_RNG_QUASI_DEFAULT) == CURAND_STATUS_SUCCESS);
     CHECK(curandSetQuasiRandomGeneratorDimensions(g, 3667) == CURAND_STATUS_SUCCESS);
     {
@@ -205,6 +222,7 @@ TEST_CASE("Sobol limits: dimensions past Boost's table, the scrambled generators
         CHECK(capture.finish().find("CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6") !=
               std::string::npos);
     }
+#endif
     // A device generator writes device memory in stream order, as the pseudo-random ones do.
     REQUIRE(curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL64) == CURAND_STATUS_SUCCESS);
     REQUIRE(curandSetQuasiRandomGeneratorDimensions(g, 3) == CURAND_STATUS_SUCCESS);

@@ -487,7 +487,7 @@ CUEMU_DEVICE_INLINE double __longlong_as_double(long long i) { double x; std::me
 // clock64() counts the GPU's clock cycles; here it counts cycles of the
 // device's nominal 1 GHz clock (cudaDevAttrClockRate), that is nanoseconds of
 // the host's monotonic clock, so busy-waits and timings inside a kernel still
-// measure something real. CUDA's 32-bit clock() is the C library's name, so
+// measure something real. CUDA's device clock() is the C library's name, so
 // it is defined in the library instead (src/device_clock.cpp).
 inline long long clock64() {
     timespec t;
