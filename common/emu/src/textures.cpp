@@ -244,20 +244,16 @@ float tame(float v) {
 // A normalized coordinate as a texel coordinate. Measured on an H200
 // (docs/gpu-runs/2026-11-30-h200.md, tests/emu/texture_fetch_dump.cu): the
 // texture unit keeps the normalized coordinate in fixed point with 21
-// fractional bits (truncated), wraps or mirrors it there, and scales the
-// result by the size exactly. Wrap keeps the fraction; mirror reflects every
-// other period. Texel indices that filtering then puts past an edge are
-// wrapped or reflected again by address().
+// fractional bits (truncated) and scales it by the size exactly. Wrap keeps
+// the fraction there; mirror does not fold the coordinate at all: the texels
+// it filters between are mirrored by address(), so that in a mirrored period
+// the weights are still those of the unfolded coordinate (which decides
+// which corner of a 2D fetch is rounded: the H200's 1D sweep through three
+// mirrored periods matched only this way).
 double scaled_normalized(float u, long long size, cudaTextureAddressMode mode) {
     constexpr long long one = 1ll << 21;
     long long q = static_cast<long long>(std::floor(static_cast<double>(u) * one));
-    if (mode == cudaAddressModeWrap) {
-        q = ((q % one) + one) % one;
-    } else if (mode == cudaAddressModeMirror) {
-        const long long period = q >= 0 ? q / one : -((-q + one - 1) / one);
-        const long long rest = q - period * one;
-        q = (period % 2 != 0) ? one - rest : rest;
-    }
+    if (mode == cudaAddressModeWrap) q = ((q % one) + one) % one;
     return static_cast<double>(q) * static_cast<double>(size) / static_cast<double>(one);
 }
 
