@@ -467,13 +467,14 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
         return record(cudaErrorStreamCaptureUnmatched);
     }
     cudaError_t result = cudaSuccess;
-    // From another thread than the one that began it (not relaxed mode):
-    // refused, and the capture ends with no graph all the same (measured on an
-    // H200, CUDA 13.0: a second cudaStreamEndCapture gives cudaErrorIllegalState).
-    if (sequence->mode != cudaStreamCaptureModeRelaxed && sequence->thread != std::this_thread::get_id())
-        result = cudaErrorStreamCaptureWrongThread;
-    else if (sequence->invalidated)
+    // An invalidated capture says so first, from any thread (measured on an
+    // H200, CUDA 13.0). From another thread than the one that began it (not
+    // relaxed mode): refused, and the capture ends with no graph all the same
+    // (on the H200 a second cudaStreamEndCapture gave cudaErrorIllegalState).
+    if (sequence->invalidated)
         result = cudaErrorStreamCaptureInvalidated;
+    else if (sequence->mode != cudaStreamCaptureModeRelaxed && sequence->thread != std::this_thread::get_id())
+        result = cudaErrorStreamCaptureWrongThread;
     else if (!all_joined_locked(*sequence, *capture))
         result = cudaErrorStreamCaptureUnjoined;
     end_capture_locked(sequence);
