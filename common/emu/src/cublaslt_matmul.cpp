@@ -150,7 +150,13 @@ cublasStatus_t plan(const call_site& at, cublasLtMatmulDesc_t desc, cublasLtMatr
     }
     p->transa = static_cast<cublasOperation_t>(op.transa);
     p->transb = static_cast<cublasOperation_t>(op.transb);
-    if (p->a.type != p->b.type || p->c.type != p->d.type ||
+    if (p->a.type != p->b.type) {
+        // What an H200's cuBLASLt answered for A CUDA_R_32F with B CUDA_R_16F.
+        std::snprintf(why, sizeof why, "A %s with B %s: A and B must have one type",
+                      type_words(p->a.type, t1, sizeof t1), type_words(p->b.type, t2, sizeof t2));
+        return say(at, CUBLAS_STATUS_INVALID_VALUE, why);
+    }
+    if (p->c.type != p->d.type ||
         !emulated_types(p->a.type, p->d.type, op.compute_type, op.scale_type)) {
         std::snprintf(why, sizeof why,
                       "A %s, B %s, C %s, D %s with compute type %d and scale type %s is not "
@@ -244,11 +250,13 @@ cublasStatus_t plan(const call_site& at, cublasLtMatmulDesc_t desc, cublasLtMatr
                           type_words(op.aux_type, t1, sizeof t1), type_words(p->cd_type, t2, sizeof t2));
             return say(at, CUBLAS_STATUS_NOT_SUPPORTED, why);
         }
-        if (op.aux_ld < p->m || op.aux_ld % 8 != 0 || op.aux_ld > INT_MAX ||
-            (p->batch > 1 && op.aux_batch_stride % 8 != 0)) {
+        // cuBLASLt documents EPILOGUE_AUX_LD as a multiple of 8, but an H200's
+        // heuristic accepted 12: only a leading dimension short of D's rows
+        // is refused here.
+        if (op.aux_ld < p->m || op.aux_ld > INT_MAX || (p->batch > 1 && op.aux_batch_stride % 8 != 0)) {
             std::snprintf(why, sizeof why,
-                          "%s needs EPILOGUE_AUX_LD (%lld) at least D's %d rows and a multiple of "
-                          "8, and EPILOGUE_AUX_BATCH_STRIDE (%lld) a multiple of 8, as cuBLASLt "
+                          "%s needs EPILOGUE_AUX_LD (%lld) at least D's %d rows, and "
+                          "EPILOGUE_AUX_BATCH_STRIDE (%lld) a multiple of 8, as cuBLASLt "
                           "documents",
                           epilogue_name(op.epilogue), static_cast<long long>(op.aux_ld), p->m,
                           static_cast<long long>(op.aux_batch_stride));
