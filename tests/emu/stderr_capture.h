@@ -52,7 +52,12 @@ struct stderr_capture {
 // it, and reading it does not clear it.
 inline void check_sticky(cudaError_t expected) {
     CHECK(cudaGetLastError() == expected);
-    CHECK(cudaGetLastError() == expected);  // not cleared by reading it
+#ifdef CUEMU
+    // The emulator's cudaGetLastError keeps answering the sticky error; an
+    // H200 (CUDA 13.0) answered cudaSuccess to a second read right after the
+    // first, while every other call still returned the error.
+    CHECK(cudaGetLastError() == expected);
+#endif
     CHECK(cudaDeviceSynchronize() == expected);
     float* more = nullptr;
     CHECK(cudaMalloc(&more, 16) == expected);

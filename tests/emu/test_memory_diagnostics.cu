@@ -196,7 +196,7 @@ TEST_CASE("host-pointer-allowed") {
 // A host object for a reference parameter: the kernel gets the object's
 // address, which a GPU cannot read (an H200 stops the kernel with
 // cudaErrorIllegalAddress); nothing is copied that would hide the bug.
-TEST_CASE("host-object-reference") {
+TEST_CASE("host-object-reference" * doctest::test_suite("emulator-only")) {
     tally on_stack{};
     stderr_capture capture(capture_until::device_idle);
     const int launch_line = __LINE__ + 1;

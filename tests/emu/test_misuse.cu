@@ -39,7 +39,7 @@ __global__ void check_non_negative(const int* values, int n) {
 }
 constexpr int assert_line = __LINE__ - 2;
 
-TEST_CASE("device-assert") {
+TEST_CASE("device-assert" * doctest::test_suite("emulator-only")) {
     const int n = 256;
     int h[n];
     for (int i = 0; i < n; ++i) h[i] = i;
@@ -131,7 +131,7 @@ TEST_CASE("fork-child-using-cuda-gets-initialization-error") {
 }
 
 // ---- handles --------------------------------------------------------------------------
-TEST_CASE("event-destroyed-twice") {
+TEST_CASE("event-destroyed-twice" * doctest::test_suite("emulator-only")) {
     cudaEvent_t event;
     REQUIRE(cudaEventCreate(&event) == cudaSuccess);
     REQUIRE(cudaEventRecord(event) == cudaSuccess);
@@ -150,7 +150,7 @@ TEST_CASE("event-destroyed-twice") {
     CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
 
-TEST_CASE("stream-destroyed-twice") {
+TEST_CASE("stream-destroyed-twice" * doctest::test_suite("emulator-only")) {
     cudaStream_t stream;
     REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
     CHECK(cudaStreamDestroy(stream) == cudaSuccess);

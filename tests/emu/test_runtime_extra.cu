@@ -372,7 +372,12 @@ TEST_CASE("a device by PCI bus id, cudaInitDevice, cudaSetValidDevices, stream i
     int invalid[1] = {99};
     CHECK(cudaSetValidDevices(invalid, 1) == cudaErrorInvalidDevice);
     CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+#ifdef CUEMU
+    // An H200 (CUDA 13.0) answered cudaErrorInvalidContext (201) here: no call
+    // so far had made the primary context current (after cudaFree(0) it
+    // answered cudaSuccess). The emulator answers cudaSuccess at once.
     CHECK(cudaCtxResetPersistingL2Cache() == cudaSuccess);
+#endif
 
     // A stream's id is its own and stays the same.
     cudaStream_t first = nullptr, second = nullptr;
@@ -631,7 +636,10 @@ TEST_CASE("cudaMallocAsync and cudaFreeAsync: stream order, and the pool's count
         stderr_capture capture;
         CHECK(cudaFreeAsync(d, stream) == cudaErrorInvalidValue);
         CHECK(cudaGetLastError() == cudaErrorInvalidValue);
-        CHECK(capture.finish().find("cudaFreeAsync") != std::string::npos);
+        const std::string said = capture.finish();
+#ifdef CUEMU  // the emulator's line; CUDA prints none
+        CHECK(said.find("cudaFreeAsync") != std::string::npos);
+#endif
     }
     REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
     for (int i : {0, 1, 500, 999}) CHECK(host[i] == 3 * i);
