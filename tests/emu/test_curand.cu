@@ -356,6 +356,13 @@ TEST_CASE("statuses: generators the emulator lacks, a null generator, a host poi
         CHECK(capture.finish().find("CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 needs cuRAND's scrambled Sobol "
                                     "tables") != std::string::npos);
     }
+#if defined(CUEMU)  // libcurand has a CURAND_RNG_TEST generator; the emulator says it has none
+    {
+        stderr_capture capture;
+        CHECK(curandCreateGenerator(&g, CURAND_RNG_TEST) == CURAND_STATUS_TYPE_ERROR);
+        CHECK(capture.finish().find("no CURAND_RNG_TEST generator") != std::string::npos);
+    }
+#endif
     CHECK(curandGenerateUniform(nullptr, nullptr, 4) == CURAND_STATUS_NOT_INITIALIZED);
     REQUIRE(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT) == CURAND_STATUS_SUCCESS);
     std::vector<float> host(8);

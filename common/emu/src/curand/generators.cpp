@@ -69,8 +69,16 @@ curandStatus_t create(curandGenerator_t* generator, curandRngType_t type, bool o
     if (type == CURAND_RNG_QUASI_DEFAULT) type = CURAND_RNG_QUASI_SOBOL32;
     if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_MRG32K3A &&
         type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && type != CURAND_RNG_PSEUDO_MT19937 &&
-        type != CURAND_RNG_PSEUDO_MTGP32 && !is_quasi(type))
+        type != CURAND_RNG_PSEUDO_MTGP32 && !is_quasi(type)) {
+        // libcurand creates a CURAND_RNG_TEST generator (measured); the emulator has none.
+        if (type == CURAND_RNG_TEST)
+            std::fprintf(stderr,
+                         "cuemu: %s: the emulator's cuRAND has no CURAND_RNG_TEST generator (it "
+                         "has XORWOW, MRG32k3a, Philox4_32_10, MT19937, MTGP32 and the Sobols, "
+                         "scrambled or not); the call returns CURAND_STATUS_TYPE_ERROR\n",
+                         call);
         return CURAND_STATUS_TYPE_ERROR;
+    }
     if (is_scrambled(type) && !cuemu::curand_host::scrambled_sobol_available()) {
         cuemu::curand_host::report_no_scrambled_tables(
             call,
