@@ -82,8 +82,8 @@ curandStatus_t create(curandGenerator_t* generator, curandRngType_t type, bool o
     if (is_scrambled(type) && !cuemu::curand_host::scrambled_sobol_available()) {
         cuemu::curand_host::report_no_scrambled_tables(
             call,
-            type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 ? "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32"
-                                                       : "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64",
+            type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 ? "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 generator"
+                                                       : "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64 generator",
             "CURAND_STATUS_TYPE_ERROR");
         return CURAND_STATUS_TYPE_ERROR;
     }

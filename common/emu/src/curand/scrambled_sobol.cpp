@@ -77,7 +77,7 @@ const unsigned long long* scramble_constants64() { return nullptr; }
 
 void report_no_scrambled_tables(const char* call, const char* what, const char* returned) {
     std::fprintf(stderr,
-                 "cuemu: %s: %s needs cuRAND's scrambled Sobol tables, which the emulator reads "
+                 "cuemu: %s: the emulator has no %s: it reads cuRAND's scrambled Sobol tables "
                  "from a CUDA toolkit's libcurand when it is built, and none was found then "
                  "(install a CUDA toolkit and build again); the call returns %s\n",
                  call, what, returned);
@@ -90,7 +90,7 @@ using namespace cuemu::curand_host;
 // As libcurand's: the table itself, for all 20000 dimensions.
 curandStatus_t curandGetScrambleConstants32(unsigned int** constants) {
     if (!scrambled_sobol_available()) {
-        report_no_scrambled_tables("curandGetScrambleConstants32", "the scramble constants",
+        report_no_scrambled_tables("curandGetScrambleConstants32", "scramble constants",
                                    "CURAND_STATUS_OUT_OF_RANGE");
         return CURAND_STATUS_OUT_OF_RANGE;
     }
@@ -99,7 +99,7 @@ curandStatus_t curandGetScrambleConstants32(unsigned int** constants) {
 }
 curandStatus_t curandGetScrambleConstants64(unsigned long long** constants) {
     if (!scrambled_sobol_available()) {
-        report_no_scrambled_tables("curandGetScrambleConstants64", "the scramble constants",
+        report_no_scrambled_tables("curandGetScrambleConstants64", "scramble constants",
                                    "CURAND_STATUS_OUT_OF_RANGE");
         return CURAND_STATUS_OUT_OF_RANGE;
     }
