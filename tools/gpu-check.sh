@@ -23,7 +23,13 @@
 #               clocks left as they are (--clock-control none), into ncu-NN.csv,
 #               compared with the emulator's profile of the same run where one
 #               was carried (.carry/profiles/NN.csv) into ncu-vs-emulator-NN.txt
-#               (tools/compare_with_ncu.py).
+#               (tools/compare_with_ncu.py);
+# 7. emu-tests: the emulator's own doctest files and programs built with nvcc
+#               and run on the GPU, one test case per process, leaving out the
+#               test suite "emulator-only" (tools/gpu-emu-tests.sh; emu-verdicts.txt,
+#               one line per test program and program; emu-cases.txt; emu-tests.log).
+#               Its own limit: GPU_CHECK_EMU_LIMIT seconds (default 420); last,
+#               as the lessons' phases come first.
 # Every phase appends one line to OUTDIR/summary.txt. GPU_CHECK_BUDGET (seconds,
 # default 540) is the time for all phases together; GPU_CHECK_PACK=FILE.tar.gz
 # packs OUTDIR into FILE after every phase, so that a run stopped from outside
@@ -262,6 +268,18 @@ if limit=$(phase_limit 120); then
 else
     note "ncu: skipped, no time left"; status=1
 fi
+# ---- 7. emu-tests ----------------------------------------------------------------
+phase_start=$SECONDS
+if limit=$(phase_limit "${GPU_CHECK_EMU_LIMIT:-420}"); then
+    GPU_EMU_BUDGET=$limit GPU_EMU_ARCH="${GPU_CHECK_ARCH:-native}" GPU_EMU_BUILD="$BUILD-emu" \
+        timeout $((limit + 30)) "$ROOT/tools/gpu-emu-tests.sh" "$OUT" >"$OUT/emu-tests.log" 2>&1 || status=1
+    tail -25 "$OUT/emu-tests.log"
+    note "emu tests: $(tail -1 "$OUT/emu-tests.log") in $((SECONDS - phase_start)) s"
+else
+    note "emu tests: skipped, no time left"; status=1
+fi
+pack
+
 note "all phases: $((SECONDS - start)) s, exit $status"
 pack
 exit "$status"

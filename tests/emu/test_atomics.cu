@@ -252,6 +252,14 @@ static double worst_relative_error(const std::vector<float>& x, const std::vecto
     return worst;
 }
 
+// How many ulps y is from the correctly rounded e^x, as the CUDA C++
+// Programming Guide counts them in its tables of maximum errors.
+static double ulps_from_exp(float x, float y) {
+    const float rounded = static_cast<float>(std::exp(static_cast<double>(x)));
+    const double ulp = std::nextafter(rounded, INFINITY) - rounded;
+    return std::fabs(static_cast<double>(y) - rounded) / ulp;
+}
+
 TEST_CASE("__expf's error grows with |x|; expf's does not") {
     const int n = 4000;  // per range
     managed<float> x(n), fast(n), accurate(n);
@@ -266,16 +274,17 @@ TEST_CASE("__expf's error grows with |x|; expf's does not") {
         std::vector<float> xs(x.ptr, x.ptr + n), f(fast.ptr, fast.ptr + n), a(accurate.ptr, accurate.ptr + n);
         const double fast_error = worst_relative_error(xs, f);
         const double accurate_error = worst_relative_error(xs, a);
-        // The GPU's error budget, relative: half an ulp of the product x*log2(e)
-        // (|x| <= range), plus log2(e) itself rounded to float (times |x|), both
-        // times ln 2 for 2^(...); plus half an ulp for the float result.
-        const double log2e_float_error = std::fabs(static_cast<double>(1.4426950408889634f) - 1.4426950408889634);
-        const double bound = (std::ldexp(1.0, std::ilogb(range * 1.4426950408889634) - 24) +
-                              range * log2e_float_error) * 0.6931471805599453 +
-                             std::ldexp(1.0, -24);
-        CHECK(fast_error <= bound * 1.01);
-        CHECK(accurate_error <= std::ldexp(1.0, -23));  // expf: within an ulp or so
-        CHECK(fast_error > previous_fast);              // grows with |x|
+        // CUDA's documented maximum errors (Programming Guide, mathematical
+        // functions): expf 2 ulp, __expf 2 + floor(|1.173 x|) ulp. An H200
+        // came within them; a tighter bound (2^-23 relative for expf) it did not.
+        int fast_over = 0, accurate_over = 0;
+        for (int i = 0; i < n; ++i) {
+            if (ulps_from_exp(xs[i], f[i]) > 2 + std::floor(std::fabs(1.173 * xs[i]))) ++fast_over;
+            if (ulps_from_exp(xs[i], a[i]) > 2) ++accurate_over;
+        }
+        CHECK(fast_over == 0);
+        CHECK(accurate_over == 0);
+        CHECK(fast_error > previous_fast);  // grows with |x|
         previous_fast = fast_error;
         if (range == 80.0f) CHECK(fast_error > 16 * accurate_error);  // far worse than expf there
     }

@@ -566,7 +566,8 @@ TEST_CASE("block:reuse-with-barrier") {
     CHECK(r[1] == *std::max_element(h.begin(), h.end()));
 }
 
-TEST_CASE("race:reuse-without-barrier") {
+// Emulator-only: the race check's report. On an H200 the launch ended with cudaSuccess.
+TEST_CASE("race:reuse-without-barrier" * doctest::test_suite("emulator-only")) {
     // Raw buffers: the sticky error the race leaves fails every later cudaFree.
     int *in = nullptr, *out = nullptr;
     REQUIRE(cudaMalloc(&in, 128 * sizeof(int)) == cudaSuccess);

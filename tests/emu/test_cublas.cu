@@ -324,9 +324,13 @@ TEST_CASE("Set/GetVector and Set/GetMatrix: strided copies, and cuBLAS's statuse
     CHECK(cublasSetMatrix(rows, cols, 4, host.data(), rows - 1, d.ptr, ldb) == CUBLAS_STATUS_MAPPING_ERROR);
     (void)cudaGetLastError();  // the failed copy's error, left for cudaGetLastError as cuBLAS leaves it
     const std::string said = capture.finish();
+#ifdef CUEMU  // the emulator's lines; libcublas on an H200 printed none
     CHECK(said.find("cublasSetMatrix at ") != std::string::npos);
     CHECK(said.find("returns CUBLAS_STATUS_INVALID_VALUE") != std::string::npos);
     CHECK(said.find("returns CUBLAS_STATUS_MAPPING_ERROR") != std::string::npos);
+#else
+    (void)said;
+#endif
 }
 
 TEST_CASE("cublasGetVersion, cublasGetProperty and CUBLAS_API_H_") {
@@ -498,6 +502,7 @@ TEST_CASE("argument checks: cuBLAS's statuses, and a line saying which argument"
     CHECK(cublasSdot(h, 4, d, 1, d, 1, nullptr) == CUBLAS_STATUS_MAPPING_ERROR);
     CHECK(cublasSetPointerMode(h, static_cast<cublasPointerMode_t>(7)) == CUBLAS_STATUS_INVALID_VALUE);
     std::string report = capture.finish();
+#ifdef CUEMU  // the emulator's lines; libcublas on an H200 printed none
     CHECK(report.find("cuemu: cublasSgemm at " + std::string(__FILE__) + ":" + std::to_string(bad_ld_line) +
                       ": lda = 7 is smaller than the 8 rows of A as stored") != std::string::npos);
     CHECK(report.find("ldb") == std::string::npos);  // each line names the argument that is wrong
@@ -505,9 +510,11 @@ TEST_CASE("argument checks: cuBLAS's statuses, and a line saying which argument"
     CHECK(report.find("lda = 3 is smaller than the 4 rows of A as stored (k, as A is transposed)") !=
           std::string::npos);
     CHECK(report.find("returns CUBLAS_STATUS_INVALID_VALUE") != std::string::npos);
-#ifdef CUEMU
     CHECK(report.find("result is a null pointer: cuBLAS copies the result there from the device") !=
           std::string::npos);
+#else
+    (void)report;
+    (void)bad_ld_line;
 #endif
     // incx = 0: cuBLAS takes it (measured on an H200), and x is x[0] repeated.
     std::vector<float> a_x_y(8 * 8 + 1 + 8);

@@ -39,6 +39,33 @@ void check_same_bits(const device_buffer<T>& from_kernel, const std::vector<T>& 
     CAPTURE(first_difference);
     CHECK(same_bits(got, from_host));
 }
+// Normals, float: bit for bit on the emulator, which computes them as
+// libcurand's host generators do. A GPU's own approximate sine, cosine, log
+// and erfcinvf differ in the last bits (on an H200, the first XORWOW normals
+// of deviation 1 were up to 8e-7 from the exact Box-Muller values, 25 ulps of
+// a small one), so there each may be a few ulps off, plus the fast sine's
+// absolute error (2^-21.41) times the Box-Muller radius (below 7), times the
+// deviation.
+void check_normals(const device_buffer<float>& from_kernel, const std::vector<float>& from_host,
+                   float stddev) {
+#ifdef CUEMU
+    (void)stddev;
+    check_same_bits(from_kernel, from_host);
+#else
+    const std::vector<float> got = from_kernel.read();
+    REQUIRE(got.size() == from_host.size());
+    size_t far = 0, first_far = got.size();
+    for (size_t i = 0; i < got.size(); ++i) {
+        const float want = from_host[i];
+        const double ulp = std::nextafter(std::fabs(want), INFINITY) - std::fabs(want);
+        if (std::fabs(double(got[i]) - want) > 8 * ulp + stddev * 0x1p-18) {
+            if (far++ == 0) first_far = i;
+        }
+    }
+    CAPTURE(first_far);
+    CHECK(far == 0);
+#endif
+}
 
 // ---- kernels: one thread per subsequence, numbers stored where the host
 // generators put them (thread t's j-th number or pair goes to round j) -----------------
@@ -113,7 +140,7 @@ void kernels_match_host_layout(curandRngType_t type, int threads) {
     device_buffer<float> normals(size_t(2) * rounds * threads);
     normal_rounds<State><<<grid, block>>>(seed, threads, rounds, 0.5f, 2.0f, normals.ptr);
     REQUIRE(cudaGetLastError() == cudaSuccess);
-    check_same_bits(normals, host_generated<float>(type, seed, normals.n, normal_05_2));
+    check_normals(normals, host_generated<float>(type, seed, normals.n, normal_05_2), 2.0f);
 
     device_buffer<double> doubles(size_t(rounds) * threads);
     uniform_double_rounds<State><<<grid, block>>>(seed, threads, rounds, doubles.ptr);
@@ -335,9 +362,11 @@ TEST_CASE("MTGP32 in kernels: curandMakeMTGP32KernelState's states give the host
             REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
             if (what == 0) check_same_bits(out_raw, want_raw);
             if (what == 1) check_same_bits(out_float, want_uniform);
-            if (what == 2) check_same_bits(out_float, want_normal);
+            if (what == 2) check_normals(out_float, want_normal, 1.0f);
             if (what == 3) check_same_bits(out_double, want_double);
+#if defined(CUEMU)  // nvcc's build has no reference for these (want_poisson stays 0)
             if (what == 4) check_same_bits(out_raw, want_poisson);
+#endif
         }
     }
 }
@@ -347,6 +376,7 @@ TEST_CASE("MTGP32 in kernels: curandMakeMTGP32KernelState's states give the host
 #endif
 TEST_CASE("statuses: generators the emulator lacks, a null generator, a host pointer") {
     curandGenerator_t g;
+    // Made on an H200 by libcurand, and here where the build read its tables.
     if (CUEMU_TEST_SCRAMBLED_SOBOL_TABLE) {
         REQUIRE(curandCreateGenerator(&g, CURAND_RNG_QUASI_SCRAMBLED_SOBOL32) == CURAND_STATUS_SUCCESS);
         REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
@@ -356,7 +386,7 @@ TEST_CASE("statuses: generators the emulator lacks, a null generator, a host poi
         CHECK(capture.finish().find("no CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 generator: it reads cuRAND's "
                                     "scrambled Sobol tables") != std::string::npos);
     }
-#if defined(CUEMU)  // libcurand has a CURAND_RNG_TEST generator; the emulator says it has none
+#ifdef CUEMU  // libcurand has a CURAND_RNG_TEST generator; the emulator says it has none
     {
         stderr_capture capture;
         CHECK(curandCreateGenerator(&g, CURAND_RNG_TEST) == CURAND_STATUS_TYPE_ERROR);
@@ -364,6 +394,8 @@ TEST_CASE("statuses: generators the emulator lacks, a null generator, a host poi
     }
 #endif
     CHECK(curandGenerateUniform(nullptr, nullptr, 4) == CURAND_STATUS_NOT_INITIALIZED);
+#ifdef CUEMU  // the emulator's check: on an H200 (with HMM) libcurand wrote the host
+              // buffer and returned CURAND_STATUS_SUCCESS
     REQUIRE(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT) == CURAND_STATUS_SUCCESS);
     std::vector<float> host(8);
     {
@@ -372,4 +404,5 @@ TEST_CASE("statuses: generators the emulator lacks, a null generator, a host poi
         CHECK(capture.finish().find("device memory from cudaMalloc") != std::string::npos);
     }
     REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
+#endif
 }

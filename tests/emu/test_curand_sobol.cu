@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -77,13 +78,27 @@ void check_same_bits(const std::vector<T>& got, const std::vector<T>& want) {
 }
 // The device API's normals are the host generator's negated (cuRAND's header
 // and library mirror the inverse distribution function differently); a zero
-// may come with either sign.
+// may come with either sign. Exactly on the emulator, which evaluates the
+// inverse as libcurand's host code does; a GPU's own erfcinvf and erfcinv
+// differ in the last bits (measured on an H200), so there each may be a few
+// ulps off (`ulps`), or a tiny amount near zero.
 template <class T>
-void check_negated(const std::vector<T>& device, const std::vector<T>& host) {
+void check_negated(const std::vector<T>& device, const std::vector<T>& host, int ulps) {
     REQUIRE(device.size() == host.size());
     size_t first_difference = 0;
+#ifdef CUEMU
+    (void)ulps;
     while (first_difference < device.size() && device[first_difference] == -host[first_difference])
         ++first_difference;
+#else
+    const T tiny = std::numeric_limits<T>::epsilon() / 16;
+    while (first_difference < device.size()) {
+        const T want = -host[first_difference];
+        const T ulp = std::nextafter(std::fabs(want), T(INFINITY)) - std::fabs(want);
+        if (std::fabs(device[first_difference] - want) > ulps * ulp + tiny) break;
+        ++first_difference;
+    }
+#endif
     CAPTURE(first_difference);
     CHECK(first_difference == device.size());
 }
@@ -140,8 +155,8 @@ TEST_CASE("Sobol32 in kernels: one thread per dimension gives the host generator
 
     check_same_bits(raw.read(), want_raw);
     check_same_bits(uniform.read(), want_uniform);
-    check_negated(normal.read(), want_normal);
-    check_negated(normal_double.read(), want_normal_double);
+    check_negated(normal.read(), want_normal, 8);
+    check_negated(normal_double.read(), want_normal_double, 32);
 }
 
 TEST_CASE("Sobol64 in kernels: one thread per dimension gives the host generator's numbers") {
@@ -205,7 +220,7 @@ void check_scrambled_in_kernels(curandRngType_t type, const Vectors* host_vector
     }));
     check_negated(normal_double.read(), host(static_cast<double*>(nullptr), [&](curandGenerator_t g, double* out) {
         return curandGenerateNormalDouble(g, out, total, 0.0, 1.0);
-    }));
+    }), 32);
 }
 
 // Skipped where the emulator was built without a toolkit's libcurand.
@@ -266,6 +281,7 @@ TEST_CASE("Sobol host-API Poisson: the mean and variance of the law") {
 
 TEST_CASE("Sobol limits: dimensions past Boost's table, the scrambled generators, a device generator") {
     curandGenerator_t g;
+#ifdef CUEMU  // the emulator's limit; libcurand on an H200 took 3668 dimensions
     REQUIRE(curandCreateGeneratorHost(&g, CURAND_RNG_QUASI_DEFAULT) == CURAND_STATUS_SUCCESS);
     CHECK(curandSetQuasiRandomGeneratorDimensions(g, 3667) == CURAND_STATUS_SUCCESS);
     {
@@ -274,8 +290,11 @@ TEST_CASE("Sobol limits: dimensions past Boost's table, the scrambled generators
         CHECK(capture.finish().find("have only 3667") != std::string::npos);
     }
     REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
-    // The scrambled generators have all of libcurand's 20000 dimensions
-    // (its tables, read at build time); without a toolkit they are refused.
+#endif
+    // The scrambled generators have all of libcurand's 20000 dimensions (an
+    // H200 made both generators and the scrambled direction vectors; the
+    // emulator reads libcurand's tables at build time); without a toolkit
+    // the emulator refuses them.
     const curandRngType_t scrambled[] = {CURAND_RNG_QUASI_SCRAMBLED_SOBOL32,
                                          CURAND_RNG_QUASI_SCRAMBLED_SOBOL64};
     for (curandRngType_t type : scrambled) {

@@ -508,7 +508,8 @@ TEST_CASE("half-in-a-kernel") {
 }
 
 // fma rounds once: (1 + 2^-5)(1 + 2^-6) - 1 keeps the 2^-11 that a rounded
-// product loses (__hfma is device code in CUDA).
+// product loses (__hfma is device code in CUDA). __hadd(__hmul(a, b), c) loses
+// it in the emulator, not with nvcc (see the test).
 __global__ void fused(float* out) {
     const __half a = __float2half(1.0f + 1.0f / 32), b = __float2half(1.0f + 1.0f / 64), c = __float2half(-1.0f);
     out[0] = __half2float(__hfma(a, b, c));
@@ -522,7 +523,13 @@ TEST_CASE("half-fma") {
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const std::vector<float> r = d.read();
     CHECK(r[0] == 1.0f / 32 + 1.0f / 64 + 1.0f / 2048);
-    CHECK(r[1] == 1.0f / 32 + 1.0f / 64);
+#ifdef CUEMU
+    CHECK(r[1] == 1.0f / 32 + 1.0f / 64);  // the product rounded, then the sum
+#else
+    // nvcc contracts a product used only by an addition into one fma
+    // (-fmad=true, its default): an H200 gave the fused result.
+    CHECK(r[1] == 1.0f / 32 + 1.0f / 64 + 1.0f / 2048);
+#endif
     CHECK(r[2] == 2.0f);
     CHECK(r[3] == 0.0f);
 }
@@ -559,8 +566,9 @@ TEST_CASE("math-constants") {
 
 // ---- clock() ---------------------------------------------------------------------------
 // One clock() serves host and device code, as in CUDA: in a kernel it reads the
-// device's 32-bit cycle counter (the low bits of clock64(), which counts cycles
-// of the same clock), on the host the C library's processor time.
+// device's cycle counter, the one clock64() reads (nvcc 13 makes it a read of
+// %clock64 where clock_t has 64 bits; on an H200 it returned 6049633879, past
+// 2^32), on the host the C library's processor time.
 __global__ void read_clocks(unsigned long long* before, long long* during, unsigned long long* after) {
     *before = clock64();
     *during = clock();
@@ -574,12 +582,12 @@ TEST_CASE("clock") {
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const unsigned long long b = before.read()[0], a = after.read()[0];
     const long long d = during.read()[0];
-    CHECK(d >= 0);
-    CHECK(d <= 0xffffffffLL);  // 32 bits wide
-    // Between the two 64-bit readings, modulo 2^32 (the counter wraps).
-    const unsigned low_before = static_cast<unsigned>(b), low_during = static_cast<unsigned>(d);
+    // All of the count, between the two clock64() readings (a counter cut to
+    // 32 bits would be below them: both clocks have run for more than 2^32
+    // cycles, the emulator's since the host booted).
     CHECK(a >= b);
-    CHECK(static_cast<unsigned>(low_during - low_before) <= a - b);
+    CHECK(static_cast<unsigned long long>(d) >= b);
+    CHECK(static_cast<unsigned long long>(d) <= a);
 
     // On the host: processor time in CLOCKS_PER_SEC, not a cycle counter.
     timespec t0, t1;
@@ -595,7 +603,7 @@ TEST_CASE("clock") {
 // The emulator reads them through cuemu-rewrite (rewriter/inline_ptx.cpp):
 // lane and warp numbers, lane masks, the SM and its count, the timers.
 struct register_reads {
-    unsigned lane, warp, lt, le, eq, ge, gt, sm, sm_count;
+    unsigned lane, warp, warp_count, lt, le, eq, ge, gt, sm, sm_count;
     unsigned long long timer_before, timer_after;
 };
 
@@ -604,6 +612,7 @@ __global__ void read_special_registers(register_reads* out) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r.timer_before));
     asm("mov.u32 %0, %%laneid;" : "=r"(r.lane));
     asm("mov.u32 %0, %%warpid;" : "=r"(r.warp));
+    asm("mov.u32 %0, %%nwarpid;" : "=r"(r.warp_count));
     asm("mov.u32 %0, %%lanemask_lt;" : "=r"(r.lt));
     asm("mov.u32 %0, %%lanemask_le;" : "=r"(r.le));
     asm("mov.u32 %0, %%lanemask_eq;" : "=r"(r.eq));
@@ -626,9 +635,13 @@ TEST_CASE("ptx-special-registers") {
         const unsigned t = i % threads, lane = t % 32;
         INFO("thread " << t << " of block " << i / threads);
         CHECK(r[i].lane == lane);
-        // %warpid may differ from the warp's index on a GPU (warps move); on
-        // the emulator it is that index, and always below the block's warps.
-        CHECK(r[i].warp < unsigned(threads / 32));
+        // PTX: %warpid is the warp's slot on its SM, below %nwarpid, and may
+        // change (warps move). An H200 gave 3 in blocks of 3 warps. The
+        // emulator gives the warp's index in its block.
+        CHECK(r[i].warp < r[i].warp_count);
+#ifdef CUEMU
+        CHECK(r[i].warp == t / 32);
+#endif
         CHECK(r[i].eq == 1u << lane);
         CHECK(r[i].lt == (1u << lane) - 1u);
         CHECK(r[i].le == ((1u << lane) | ((1u << lane) - 1u)));

@@ -1,4 +1,6 @@
 // test_faults.cu - a kernel that touches memory it must not: the emulator
+// Every case checks the emulator's report of the fault (what a GPU leaves to
+// compute-sanitizer), so all are in the test suite "emulator-only".
 // names the kernel, block, thread, source line and buffer, stops the kernel,
 // and the error is sticky (every later call returns it), as on a GPU.
 // Launches are asynchronous: the launch itself succeeds, the kernel faults
@@ -87,7 +89,7 @@ static void launch_accepted_then_fails_at_sync(cudaError_t expected) {
 }
 
 // ---- tests ---------------------------------------------------------------------
-TEST_CASE("out-of-bounds") {
+TEST_CASE("out-of-bounds" * doctest::test_suite("emulator-only")) {
     const int n = 1000;  // 4 blocks of 256 threads cover 1024 elements
     float *d_a, *d_b, *d_c;
     REQUIRE(cudaMalloc(&d_a, n * sizeof(float)) == cudaSuccess);
@@ -124,22 +126,22 @@ static void check_report_names(Launch launch, const char* thread) {
     check_sticky(cudaErrorIllegalAddress);
 }
 
-TEST_CASE("names-thread-in-3d-block") {
+TEST_CASE("names-thread-in-3d-block" * doctest::test_suite("emulator-only")) {
     check_report_names([](float* d) { thread_3_2_1_of_block_1_writes_past_end<<<2, dim3(4, 3, 2)>>>(d); },
                        "block (1,0,0) of grid (2,1,1), thread (3,2,1)");
 }
 
-TEST_CASE("names-thread-after-barrier") {
+TEST_CASE("names-thread-after-barrier" * doctest::test_suite("emulator-only")) {
     check_report_names([](float* d) { thread_5_3_0_writes_past_end_after_barrier<<<1, dim3(8, 4)>>>(d); },
                        "block (0,0,0) of grid (1,1,1), thread (5,3,0)");
 }
 
-TEST_CASE("names-thread-between-barriers") {
+TEST_CASE("names-thread-between-barriers" * doctest::test_suite("emulator-only")) {
     check_report_names([](float* d) { thread_6_2_0_writes_past_end_between_barriers<<<1, dim3(8, 4)>>>(d); },
                        "block (0,0,0) of grid (1,1,1), thread (6,2,0)");
 }
 
-TEST_CASE("names-thread-in-long-kernel") {
+TEST_CASE("names-thread-in-long-kernel" * doctest::test_suite("emulator-only")) {
     const int n = 4 * 128;
     float *d_in = nullptr, *d_out = nullptr;
     REQUIRE(cudaMalloc(&d_in, n * sizeof(float)) == cudaSuccess);
@@ -156,7 +158,7 @@ TEST_CASE("names-thread-in-long-kernel") {
     check_sticky(cudaErrorIllegalAddress);
 }
 
-TEST_CASE("null-pointer") {
+TEST_CASE("null-pointer" * doctest::test_suite("emulator-only")) {
     stderr_capture capture;
     write_through<<<1, 32>>>(nullptr);
     launch_accepted_then_fails_at_sync(cudaErrorIllegalAddress);
@@ -166,7 +168,7 @@ TEST_CASE("null-pointer") {
     check_sticky(cudaErrorIllegalAddress);
 }
 
-TEST_CASE("use-after-free") {
+TEST_CASE("use-after-free" * doctest::test_suite("emulator-only")) {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 64 * sizeof(float)) == cudaSuccess);
     REQUIRE(cudaFree(d) == cudaSuccess);
@@ -179,7 +181,7 @@ TEST_CASE("use-after-free") {
     check_sticky(cudaErrorIllegalAddress);
 }
 
-TEST_CASE("stack-overflow") {
+TEST_CASE("stack-overflow" * doctest::test_suite("emulator-only")) {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 32 * sizeof(float)) == cudaSuccess);
     stderr_capture capture;
@@ -202,7 +204,7 @@ static void launch_where_block_3_fails_last() {
     cudaError_t e = cudaDeviceSynchronize();
     std::fprintf(stderr, "synchronize: %s\n", cudaGetErrorName(e));
 }
-TEST_CASE("first-failing-block-is-reported") {
+TEST_CASE("first-failing-block-is-reported" * doctest::test_suite("emulator-only")) {
     for (int run = 0; run < 5; ++run) {
         child_result r = run_in_child(launch_where_block_3_fails_last);
         CHECK(r.status == 0);

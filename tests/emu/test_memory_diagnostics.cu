@@ -1,4 +1,6 @@
 // test_memory_diagnostics.cu - the emulator as a teaching debugger for memory
+// The cases that check its reports (all but host-pointer-allowed and
+// device-memory-works-between-kernels) are in the test suite "emulator-only".
 // bugs. Each test case feeds one small buggy program to the emulator and
 // checks the message a learner would read: the kernel, its launch line, the
 // block and thread (x,y,z) and, for memory, the buffer (its size and where it
@@ -91,7 +93,7 @@ static std::vector<float> random_floats(size_t n) {
 }
 
 // ---- 1. past the end of a buffer, in a 2D launch --------------------------------------------
-TEST_CASE("past-end-2d") {
+TEST_CASE("past-end-2d" * doctest::test_suite("emulator-only")) {
     // One column of 16 x 16 blocks covers 16 x 32; only block (0,1) reaches
     // past row 20, so the report is the same whichever worker runs it.
     const int width = 16, height = 21;
@@ -128,7 +130,7 @@ static void read_before_start() {
 }
 constexpr int before_start_alloc_line = __LINE__ - 6;  // in the forked child
 constexpr int before_start_launch_line = __LINE__ - 4;
-TEST_CASE("before-start") {
+TEST_CASE("before-start" * doctest::test_suite("emulator-only")) {
     child_result r = run_in_child(read_before_start);
     CHECK(r.status != 0);  // AddressSanitizer ends the program
     CHECK(has(r.err, "cuemu: out-of-bounds read before the start of a buffer in kernel "
@@ -143,7 +145,7 @@ TEST_CASE("before-start") {
 }
 
 // ---- 3. a host pointer passed to a kernel ------------------------------------------------------
-TEST_CASE("host-pointer") {
+TEST_CASE("host-pointer" * doctest::test_suite("emulator-only")) {
     std::vector<int> h_src(64, 7);  // host memory: the bug is passing it to the kernel
     int* d_out = nullptr;
     REQUIRE(cudaMalloc(&d_out, 32 * sizeof(int)) == cudaSuccess);
@@ -267,7 +269,7 @@ static void read_device_memory_on_host() {
 }
 constexpr int device_on_host_alloc_line = __LINE__ - 9;  // in the forked child
 constexpr int device_on_host_use_line = __LINE__ - 4;
-TEST_CASE("device-pointer-on-host") {
+TEST_CASE("device-pointer-on-host" * doctest::test_suite("emulator-only")) {
     child_result r = run_in_child(read_device_memory_on_host);
     CHECK(WIFSIGNALED(r.status));  // a segmentation fault, as on a GPU machine
     if (WIFSIGNALED(r.status)) CHECK(WTERMSIG(r.status) == SIGSEGV);
@@ -307,7 +309,7 @@ static void copy_from_released_host_buffer() {
     cudaDeviceSynchronize();
 }
 constexpr int released_copy_line = __LINE__ - 9;
-TEST_CASE("queued-copy-after-host-free") {
+TEST_CASE("queued-copy-after-host-free" * doctest::test_suite("emulator-only")) {
     child_result r = run_in_child(copy_from_released_host_buffer);
     CHECK(WIFSIGNALED(r.status));  // the program crashes, as it may on a GPU machine
     if (WIFSIGNALED(r.status)) CHECK(WTERMSIG(r.status) == SIGSEGV);
@@ -337,7 +339,7 @@ TEST_CASE("device-memory-works-between-kernels") {
 }
 
 // ---- 5. use after cudaFree (host side) and double free ------------------------------------------
-TEST_CASE("double-free") {
+TEST_CASE("double-free" * doctest::test_suite("emulator-only")) {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 64 * sizeof(float)) == cudaSuccess);
     const int alloc_line = __LINE__ - 1;
@@ -359,7 +361,7 @@ TEST_CASE("double-free") {
     CHECK(cudaMalloc(&more, 16) == cudaSuccess);
 }
 
-TEST_CASE("copy-from-freed") {
+TEST_CASE("copy-from-freed" * doctest::test_suite("emulator-only")) {
     std::vector<float> h(64);
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, h.size() * sizeof(float)) == cudaSuccess);
@@ -376,7 +378,7 @@ TEST_CASE("copy-from-freed") {
 }
 
 // ---- 6. cudaMemcpy: too many bytes, the wrong direction ----------------------------------------
-TEST_CASE("memcpy-too-many-bytes") {
+TEST_CASE("memcpy-too-many-bytes" * doctest::test_suite("emulator-only")) {
     const int n = 1000;
     std::vector<float> h = random_floats(n + 1);
     float* d = nullptr;
@@ -395,7 +397,7 @@ TEST_CASE("memcpy-too-many-bytes") {
     CHECK(cudaGetLastError() == cudaSuccess);  // not sticky
 }
 
-TEST_CASE("memcpy-wrong-direction") {
+TEST_CASE("memcpy-wrong-direction" * doctest::test_suite("emulator-only")) {
     const int n = 256;
     std::vector<float> h_result(n);
     float* d_result = nullptr;
@@ -415,7 +417,7 @@ TEST_CASE("memcpy-wrong-direction") {
 }
 
 // ---- 7. reading memory nothing wrote (CUEMU_CHECK=uninit) --------------------------------------
-TEST_CASE("uninit-kernel-read") {
+TEST_CASE("uninit-kernel-read" * doctest::test_suite("emulator-only")) {
     REQUIRE(std::getenv("CUEMU_CHECK") != nullptr);  // CTest sets CUEMU_CHECK=uninit
     const int n = 256;
     float *d_in = nullptr, *d_out = nullptr;
@@ -444,7 +446,7 @@ TEST_CASE("uninit-kernel-read") {
 
 // Kernels queued back to back, with no wait between them: what the first
 // wrote counts as written when the second reads it, and the copy back is clean.
-TEST_CASE("uninit-queued-kernels") {
+TEST_CASE("uninit-queued-kernels" * doctest::test_suite("emulator-only")) {
     REQUIRE(std::getenv("CUEMU_CHECK") != nullptr);
     const int n = 3000;  // several pages, not a multiple of the block
     std::vector<float> h_in = random_floats(n), h_out(n, -7.0f);  // poisoned
@@ -464,7 +466,7 @@ TEST_CASE("uninit-queued-kernels") {
     CHECK(wrong == 0);
 }
 
-TEST_CASE("uninit-copy-back") {
+TEST_CASE("uninit-copy-back" * doctest::test_suite("emulator-only")) {
     REQUIRE(std::getenv("CUEMU_CHECK") != nullptr);
     const int n = 1000;
     std::vector<float> h_in = random_floats(n), h_out(n);
@@ -489,7 +491,7 @@ TEST_CASE("uninit-copy-back") {
 }
 
 // ---- 10. a thread's stack overflows ------------------------------------------------------------
-TEST_CASE("stack-overflow-position") {
+TEST_CASE("stack-overflow-position" * doctest::test_suite("emulator-only")) {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 64 * sizeof(float)) == cudaSuccess);
     stderr_capture capture(capture_until::device_idle);
@@ -505,7 +507,7 @@ TEST_CASE("stack-overflow-position") {
 }
 
 // ---- report and continue (CUEMU_ON_FAULT=continue) -----------------------------------------------
-TEST_CASE("continue-after-fault") {
+TEST_CASE("continue-after-fault" * doctest::test_suite("emulator-only")) {
     REQUIRE(std::getenv("CUEMU_ON_FAULT") != nullptr);  // CTest sets CUEMU_ON_FAULT=continue
     // 1344 bytes, a multiple of 16: in the sanitizer build too, the first
     // access past the end hits the guard page (not ASan's poisoned slack).

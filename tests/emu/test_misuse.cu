@@ -3,7 +3,9 @@
 // process, a hang, or a silent success. Device-side assert, fork after CUDA,
 // handles used after they were destroyed, pinned memory freed wrongly.
 // Sticky errors last for the whole process, so CTest runs each test case as a
-// process of its own (--test-case=<name>).
+// process of its own (--test-case=<name>). The cases that check the
+// emulator's own reports, watchdog and progress note are in the test suite
+// "emulator-only"; the others are meant to hold on a GPU too.
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 #include <signal.h>
@@ -165,7 +167,7 @@ TEST_CASE("stream-destroyed-twice") {
     CHECK(cudaFree(d) == cudaSuccess);
 }
 
-TEST_CASE("free-host-not-pinned") {
+TEST_CASE("free-host-not-pinned" * doctest::test_suite("emulator-only")) {
     void* from_malloc = std::malloc(256);
     void* pinned = nullptr;
     REQUIRE(cudaMallocHost(&pinned, 256) == cudaSuccess);
@@ -190,7 +192,7 @@ TEST_CASE("free-host-not-pinned") {
 // ---- memory the machine cannot back ---------------------------------------------------
 // Refused at once with cudaErrorMemoryAllocation (not sticky), with a line
 // saying why; the device's size and free memory agree with what it accepts.
-TEST_CASE("allocation-beyond-device-memory") {
+TEST_CASE("allocation-beyond-device-memory" * doctest::test_suite("emulator-only")) {
     cudaDeviceProp prop;
     REQUIRE(cudaGetDeviceProperties(&prop, 0) == cudaSuccess);
     size_t free_bytes = 0, total_bytes = 0;
@@ -236,7 +238,7 @@ static void write_far_past_the_end() {
     cudaError_t e = cudaDeviceSynchronize();
     std::fprintf(stderr, "result: %s\n", cudaGetErrorName(e));
 }
-TEST_CASE("far-past-the-end") {
+TEST_CASE("far-past-the-end" * doctest::test_suite("emulator-only")) {
     // A page and a bit past the end (beyond the guard page), 1 MiB, 1 GiB,
     // and the farthest a 32-bit int index reaches with 4-byte elements.
     for (long long index : {2048LL, 1LL << 18, 1LL << 28, (1LL << 31) - 1}) {
@@ -265,7 +267,7 @@ static void copy_into_small_host_buffer() {
     cudaMemcpy(host, d, 2 * page, cudaMemcpyDeviceToHost);  // twice what the buffer holds
 }
 constexpr int small_copy_line = __LINE__ - 2;
-TEST_CASE("copy-into-small-host-buffer") {
+TEST_CASE("copy-into-small-host-buffer" * doctest::test_suite("emulator-only")) {
     const std::string two_pages = std::to_string(2 * sysconf(_SC_PAGESIZE));
     child_result r = run_in_child(copy_into_small_host_buffer);
     CHECK(WIFSIGNALED(r.status));
@@ -328,7 +330,7 @@ static double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-TEST_CASE("watchdog-counts-barriers") {
+TEST_CASE("watchdog-counts-barriers" * doctest::test_suite("emulator-only")) {
     half_second_watchdog();
     int* rounds = nullptr;
     REQUIRE(cudaMalloc(&rounds, sizeof(int)) == cudaSuccess);
@@ -342,7 +344,7 @@ TEST_CASE("watchdog-counts-barriers") {
     CHECK(h > 1);
 }
 
-TEST_CASE("watchdog-leaves-a-computing-thread-alone") {
+TEST_CASE("watchdog-leaves-a-computing-thread-alone" * doctest::test_suite("emulator-only")) {
     half_second_watchdog();
     unsigned long long* out = nullptr;
     REQUIRE(cudaMalloc(&out, sizeof *out) == cudaSuccess);
@@ -355,7 +357,7 @@ TEST_CASE("watchdog-leaves-a-computing-thread-alone") {
 // A program whose kernels run long says, now and then, that it is still
 // working (src/progress_note.h): after CUEMU_PROGRESS_SECONDS of kernel time in
 // all, and again each time that doubles.
-TEST_CASE("progress-note-while-kernels-run-long") {
+TEST_CASE("progress-note-while-kernels-run-long" * doctest::test_suite("emulator-only")) {
     half_second_watchdog();
     setenv("CUEMU_PROGRESS_SECONDS", "0.4", 1);
     unsigned long long* out = nullptr;
@@ -374,7 +376,7 @@ TEST_CASE("progress-note-while-kernels-run-long") {
 
 // Computing for ever: stopped at six times the limit, with a message that
 // says it was still running, not that it hung, and how to give it longer.
-TEST_CASE("watchdog-stops-an-endless-computation") {
+TEST_CASE("watchdog-stops-an-endless-computation" * doctest::test_suite("emulator-only")) {
     half_second_watchdog();
     unsigned long long* out = nullptr;
     REQUIRE(cudaMalloc(&out, sizeof *out) == cudaSuccess);
@@ -436,7 +438,7 @@ static void count_past_the_end() {
     count_unchecked<<<4, 256>>>(counts, 1);
     cudaDeviceSynchronize();
 }
-TEST_CASE("fault-line-when-optimised") {
+TEST_CASE("fault-line-when-optimised" * doctest::test_suite("emulator-only")) {
     child_result r = run_in_child(add_past_the_end);
     CHECK(has(r.err, "cuemu: out-of-bounds read in kernel 'add_arrays_unchecked'"));
     CHECK(has(r.err, "  at " + at_line(add_arrays_line) + " in add_arrays_unchecked("));
@@ -455,7 +457,7 @@ __global__ void sum_float4_from(const float* data, int first, float* out) {
 }
 constexpr int float4_line = __LINE__ - 3;
 
-TEST_CASE("misaligned-float4") {
+TEST_CASE("misaligned-float4" * doctest::test_suite("emulator-only")) {
     float *data, *out;
     REQUIRE(cudaMalloc(&data, 1024 * sizeof(float)) == cudaSuccess);
     REQUIRE(cudaMalloc(&out, 64 * sizeof(float)) == cudaSuccess);

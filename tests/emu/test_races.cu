@@ -17,7 +17,8 @@
 //               otherwise, but for a kernel that cannot reach shared memory:
 //               its twin always; run three ways.
 // race:read-after-write runs under the default check too (no CUEMU_CHECK).
-// The whole file also compiles with nvcc.
+// The whole file also compiles with nvcc; the race:* cases check the race
+// check's reports, so they are in the test suite "emulator-only".
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
@@ -344,7 +345,7 @@ __global__ void race_in_last_block(int* out, int racy) {
 }
 }  // namespace
 
-TEST_CASE("race:read-after-write") {
+TEST_CASE("race:read-after-write" * doctest::test_suite("emulator-only")) {
     int* out = device_array<int>(kBlock);
     std::string text = race_report_of([&] { read_after_write<<<2, kBlock>>>(out); }, "read-after-write");
     CHECK(text.find("'slots' of ") != std::string::npos);
@@ -358,7 +359,7 @@ TEST_CASE("race:read-after-write") {
 
 // The default check's later launches look at some blocks, the grid's last
 // among them: a race that a launch's own data brings there is reported.
-TEST_CASE("race:last-block-of-a-later-launch") {
+TEST_CASE("race:last-block-of-a-later-launch" * doctest::test_suite("emulator-only")) {
     const int blocks = 40;
     int* out = device_array<int>(blocks * kBlock);
     race_in_last_block<<<blocks, kBlock>>>(out, 0);  // the first launch: every block, no race
@@ -367,7 +368,7 @@ TEST_CASE("race:last-block-of-a-later-launch") {
     CHECK(text.find("block (39,0,0) of grid (40,1,1)") != std::string::npos);
 }
 
-TEST_CASE("race:write-after-read") {
+TEST_CASE("race:write-after-read" * doctest::test_suite("emulator-only")) {
     int* out = device_array<int>(kBlock);
     std::string text = race_report_of([&] { write_after_read<<<1, kBlock>>>(out); }, "write-after-read");
     CHECK(names_access(text, "read ", "(0,0,0)", war_read_line));
@@ -376,7 +377,7 @@ TEST_CASE("race:write-after-read") {
     CHECK(text.find("after the __syncthreads() at ") != std::string::npos);
 }
 
-TEST_CASE("race:write-after-write") {
+TEST_CASE("race:write-after-write" * doctest::test_suite("emulator-only")) {
     int* out = device_array<int>(kBlock);
     std::string text = race_report_of([&] { write_after_write<<<1, kBlock>>>(out); }, "write-after-write");
     CHECK(text.find("'last' of ") != std::string::npos);
@@ -384,7 +385,7 @@ TEST_CASE("race:write-after-write") {
     CHECK(names_access(text, "write", "(1,0,0)", waw_line));
 }
 
-TEST_CASE("race:update-in-place") {
+TEST_CASE("race:update-in-place" * doctest::test_suite("emulator-only")) {
     int* out = device_array<int>(1);
     std::string text = race_report_of([&] { shared_counter<<<1, kBlock>>>(out); }, "read-after-write");
     CHECK(names_access(text, "write", "(0,0,0)", counter_line));
@@ -397,7 +398,7 @@ TEST_CASE("race:update-in-place") {
     CHECK(text.find("make the update atomic (atomicAdd)") != std::string::npos);
 }
 
-TEST_CASE("race:barrier-not-taken") {
+TEST_CASE("race:barrier-not-taken" * doctest::test_suite("emulator-only")) {
     int* out = device_array<int>(kBlock);
     std::string text = race_report_of([&] { barrier_not_taken<<<1, kBlock>>>(out, false); },
                                       "read-after-write");
@@ -408,14 +409,14 @@ TEST_CASE("race:barrier-not-taken") {
                     " has a __syncthreads() that did not run between them") != std::string::npos);
 }
 
-TEST_CASE("race:dynamic-shared-memory") {
+TEST_CASE("race:dynamic-shared-memory" * doctest::test_suite("emulator-only")) {
     int* out = device_array<int>(kBlock);
     std::string text = race_report_of(
         [&] { dynamic_race<<<1, kBlock, kBlock * sizeof(int)>>>(out); }, "write-after-read");
     CHECK(text.find("the dynamic shared memory (extern __shared__), element 1") != std::string::npos);
 }
 
-TEST_CASE("race:legacy-warp-synchronous") {
+TEST_CASE("race:legacy-warp-synchronous" * doctest::test_suite("emulator-only")) {
     float* in = device_array<float>(kBlock * 2);
     float* sums = device_array<float>(2);
     const auto in_h = small_values(kBlock * 2);
@@ -430,7 +431,7 @@ TEST_CASE("race:legacy-warp-synchronous") {
     CHECK(text.find("hint: add a __syncwarp()") != std::string::npos);
 }
 
-TEST_CASE("race:write-after-many-reads") {
+TEST_CASE("race:write-after-many-reads" * doctest::test_suite("emulator-only")) {
     int* out = device_array<int>(kBlock);
     std::string text = race_report_of([&] { read_everywhere<<<1, kBlock>>>(out); }, "write-after-read");
     CHECK(names_access(text, "read ", "(0,0,0)", everywhere_read_line));
@@ -439,7 +440,7 @@ TEST_CASE("race:write-after-many-reads") {
     CHECK(text.find("element 5 (byte offset 20") != std::string::npos);
 }
 
-TEST_CASE("race:write-after-reads-in-one-warp") {
+TEST_CASE("race:write-after-reads-in-one-warp" * doctest::test_suite("emulator-only")) {
     int* out = device_array<int>(32);
     std::string text = race_report_of([&] { read_in_a_warp<<<1, 32>>>(out); }, "write-after-read");
     CHECK(names_access(text, "read ", "(2,0,0)", in_a_warp_read_line));

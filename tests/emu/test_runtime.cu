@@ -212,7 +212,10 @@ TEST_CASE("memory calls check their arguments as the real runtime does") {
     CHECK(cudaGetLastError() == cudaErrorInvalidValue);
 }
 
-TEST_CASE("fresh device memory is not zero, so unwritten output shows") {
+// Emulator-only: the emulator fills fresh memory with NaN; on an H200 these
+// 16 floats were 0.
+TEST_CASE("fresh device memory is not zero, so unwritten output shows" *
+          doctest::test_suite("emulator-only")) {
     device_buffer<float> d(16);
     for (float v : d.read()) CHECK(v != v);  // NaN
 }
@@ -302,7 +305,10 @@ static std::vector<float> run_tiled(const std::vector<float>& a, const std::vect
     return d_c.read();
 }
 
-TEST_CASE("a tiled matmul without its second barrier is wrong, the same way on every run") {
+// Emulator-only: the emulator's fixed thread order; on an H200 the race went
+// unseen (the product was right).
+TEST_CASE("a tiled matmul without its second barrier is wrong, the same way on every run" *
+          doctest::test_suite("emulator-only")) {
     const int n = 32;
     std::vector<float> a(n * n), b(n * n), ref(n * n, 0.0f);
     for (int i = 0; i < n * n; ++i) {
@@ -396,12 +402,16 @@ TEST_CASE("printf works inside kernels") {
 TEST_CASE("the device describes itself honestly") {
     int count = 0, device = -1;
     CHECK(cudaGetDeviceCount(&count) == cudaSuccess);
-    CHECK(count == 1);
+#ifdef CUEMU
+    CHECK(count == 1);  // unless CUEMU_DEVICES says otherwise
+#endif
     CHECK(cudaGetDevice(&device) == cudaSuccess);
     CHECK(device == 0);
     cudaDeviceProp prop;
     REQUIRE(cudaGetDeviceProperties(&prop, 0) == cudaSuccess);
+#ifdef CUEMU  // a GPU's name is its own ("NVIDIA H200")
     CHECK(std::string(prop.name).find("emulator") != std::string::npos);
+#endif
     CHECK(prop.maxThreadsPerBlock == 1024);
     CHECK(prop.maxThreadsDim[2] == 64);
     CHECK(prop.maxGridSize[1] == 65535);
@@ -410,8 +420,8 @@ TEST_CASE("the device describes itself honestly") {
     int value = 0;
     CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxThreadsPerBlock, 0) == cudaSuccess);
     CHECK(value == 1024);
-    CHECK(cudaSetDevice(1) == cudaErrorInvalidDevice);
-    CHECK(cudaGetDeviceProperties(&prop, 3) == cudaErrorInvalidDevice);
+    CHECK(cudaSetDevice(count) == cudaErrorInvalidDevice);
+    CHECK(cudaGetDeviceProperties(&prop, count + 2) == cudaErrorInvalidDevice);
     CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
 }
 

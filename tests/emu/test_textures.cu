@@ -871,7 +871,9 @@ TEST_CASE("invalid-textures-get-cuda-errors") {
 
 // ---- in a kernel: a destroyed texture, a surface write outside with trap ------------------
 // Each leaves a sticky error: ctest runs them in processes of their own.
-TEST_CASE("fetch-from-destroyed-texture") {
+// The three fetches check the emulator's reports of what CUDA leaves undefined
+// (emulator-only): on an H200 each launch ended with cudaSuccess.
+TEST_CASE("fetch-from-destroyed-texture" * doctest::test_suite("emulator-only")) {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 1024 * sizeof(float)) == cudaSuccess);
     cudaTextureObject_t tex = linear_texture(d, cudaCreateChannelDesc<float>(),
@@ -887,7 +889,7 @@ TEST_CASE("fetch-from-destroyed-texture") {
     check_sticky(cudaErrorLaunchFailure);
 }
 
-TEST_CASE("fetch-after-array-freed") {
+TEST_CASE("fetch-after-array-freed" * doctest::test_suite("emulator-only")) {
     cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
     cudaArray_t array = nullptr;
     REQUIRE(cudaMallocArray(&array, &channel, 16, 16) == cudaSuccess);
@@ -907,7 +909,7 @@ TEST_CASE("fetch-after-array-freed") {
     check_sticky(cudaErrorLaunchFailure);
 }
 
-TEST_CASE("fetch-of-the-wrong-kind") {
+TEST_CASE("fetch-of-the-wrong-kind" * doctest::test_suite("emulator-only")) {
     float* d = nullptr;
     REQUIRE(cudaMalloc(&d, 1024 * sizeof(float)) == cudaSuccess);
     cudaTextureObject_t tex = linear_texture(d, cudaCreateChannelDesc<float>(),
@@ -932,7 +934,11 @@ TEST_CASE("surface-write-outside-traps") {
     stderr_capture capture(capture_until::device_idle);
     surface_write_outside<<<1, 1>>>(surf, 7 * sizeof(short2), 2);  // one element past a row
     std::string report = capture.finish();
+#ifdef CUEMU  // the emulator's report; an H200 says nothing
     CHECK(report.find("surf2Dwrite outside the surface") != std::string::npos);
     CHECK(report.find("x = 28 bytes, y = 2") != std::string::npos);
-    check_sticky(cudaErrorLaunchFailure);
+#else
+    (void)report;
+#endif
+    check_sticky(cudaErrorIllegalAddress);  // what an H200 gave
 }

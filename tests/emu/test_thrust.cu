@@ -103,11 +103,16 @@ TEST_CASE("the host reading device_vector memory through a raw pointer is report
     child_result r = run_in_child(host_reads_device_vector_memory);
     CHECK(WIFSIGNALED(r.status));
     CHECK(r.err.find("read 7") == std::string::npos);
+#ifdef CUEMU  // the emulator's report; on an H200 the child died of the signal alone
     CHECK(r.err.find("device memory") != std::string::npos);
     CHECK(r.err.find("cudaMalloc") != std::string::npos);
+#endif
 }
 
-TEST_CASE("an algorithm whose lambda reads past the end of device memory is reported") {
+// Emulator-only: on an H200 the read 8000 bytes past the buffer found other
+// memory, and the transform returned.
+TEST_CASE("an algorithm whose lambda reads past the end of device memory is reported" *
+          doctest::test_suite("emulator-only")) {
     child_result r = run_in_child(lambda_reads_past_the_end);
     CHECK(WIFSIGNALED(r.status));
     CHECK(r.err.find("transform returned") == std::string::npos);

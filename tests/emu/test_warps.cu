@@ -139,7 +139,15 @@ TEST_CASE("shuffles follow CUDA's rules in full and partial warps") {
         CHECK(out[t].wrapped == from_lane(in, base, lanes, (src_lane + 64) % 32));
         // up/down past the warp's end give the caller's own value
         CHECK(out[t].up == (lane >= 3 ? from_lane(in, base, lanes, lane - 3) : in[t]));
-        CHECK(out[t].down == (lane + 5 <= 31 ? from_lane(in, base, lanes, lane + 5) : in[t]));
+        if (lane + 5 > 31 || lane + 5 < lanes) {
+            CHECK(out[t].down == (lane + 5 <= 31 ? from_lane(in, base, lanes, lane + 5) : in[t]));
+        } else {
+#ifdef CUEMU
+            // From a lane the partial warp lacks: undefined in CUDA (an H200
+            // gave 0); the emulator's -1 stands out.
+            CHECK(out[t].down == -1);
+#endif
+        }
         CHECK(out[t].xor_ == from_lane(in, base, lanes, lane ^ 6));
         CHECK(out[t].idx_width8 == from_lane(in, base, lanes, segment + src_lane % 8));
         CHECK(out[t].down_width8 ==
@@ -245,7 +253,10 @@ __global__ void reduce_after_early_exit(const float* in, float* out, int n) {
     if (i == 0) *out = v;
 }
 
-TEST_CASE("a shuffle from a lane that exited gives a value that stands out (NaN)") {
+// Emulator-only: CUDA leaves the value undefined; on an H200 the sum was an
+// ordinary number (2.4002).
+TEST_CASE("a shuffle from a lane that exited gives a value that stands out (NaN)" *
+          doctest::test_suite("emulator-only")) {
     std::vector<float> h(32);
     for (float& x : h) x = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng());
     device_buffer<float> d_in(32), d_out(1);

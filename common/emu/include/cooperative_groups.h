@@ -475,12 +475,15 @@ template <unsigned Size, class P>
 struct parent_size<thread_block_tile<Size, P>> : std::integral_constant<unsigned, Size> {};
 }  // namespace details
 
+// A tile of more than one warp whose block lacks a whole warp of it stops the
+// launch here (a GPU hangs: ::cuemu::multi_warp_tile_made).
 template <unsigned Size, class ParentT>
-thread_block_tile<Size, ParentT> tiled_partition(const ParentT& parent) {
+thread_block_tile<Size, ParentT> tiled_partition(const ParentT& parent, CUEMU_CG_SITE) {
     static_assert(details::static_tile_parent<ParentT>::value,
                   "tiled_partition<Size>(parent): the parent must be a thread_block or a thread_block_tile");
     static_assert(Size < details::parent_size<ParentT>::value,
                   "tiled_partition<Size>(tile): the new tiles must be smaller than the parent tile");
+    if constexpr (Size > 32) ::cuemu::multi_warp_tile_made(Size, CUEMU_CG_SITE_ARGS);
     return details::group_access::tile<thread_block_tile<Size, ParentT>>(parent);
 }
 

@@ -10,8 +10,10 @@
 // archive member that defines it, this one in the emulator's library, before
 // it reaches the C library.
 //
-//   on a CUDA thread: the low 32 bits of clock64() (builtins.h), as a GPU's
-//     counter is 32 bits wide and wraps. clock64() counts cycles of the
+//   on a CUDA thread: clock64() (builtins.h), all 64 bits of it: nvcc 13
+//     compiles a kernel's clock() to a read of %clock64 where clock_t has 64
+//     bits (Linux), and on an H200 it returned 6049633879, past 2^32.
+//     clock64() counts cycles of the
 //     emulated device's nominal 1 GHz clock (cudaDevAttrClockRate), that is
 //     nanoseconds of the host's monotonic clock: elapsed counts measure the
 //     time this CPU took, not what a GPU would have taken;
@@ -23,7 +25,7 @@
 #include "cuemu/builtins.h"  // clock64(), cuemu::in_device_code()
 
 extern "C" std::clock_t clock() noexcept {
-    if (cuemu::in_device_code()) return static_cast<std::clock_t>(static_cast<std::uint32_t>(clock64()));
+    if (cuemu::in_device_code()) return static_cast<std::clock_t>(clock64());
     timespec t;
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return static_cast<std::clock_t>(-1);
     return static_cast<std::clock_t>(t.tv_sec) * CLOCKS_PER_SEC +

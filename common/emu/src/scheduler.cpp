@@ -952,24 +952,6 @@ int block_barrier(int predicate, const char* file, int line) {
 
 
 // ---- multi-warp tiles ----------------------------------------------------------------
-namespace {
-[[noreturn]] void tile_not_filled(const detail::block_state& block, unsigned size, unsigned first, const char* file,
-                                  int line) {
-    using namespace detail;
-    // In a buffer, not a std::string: stop_kernel_with copies it and leaves
-    // this frame by a jump, which would leak a string's memory.
-    char what[200];
-    std::snprintf(what, sizeof what,
-                  "  the block has %u threads, so its thread_block_tile<%u> of thread ranks %u to %u lacks the "
-                  "last %u of them",
-                  block.cursor.count, size, first, first + size - 1, first + size - block.cursor.count);
-    stop_kernel_with(cudaErrorLaunchFailure, "a multi-warp tile's call in a tile the block does not fill", what,
-                     "make the block's size a multiple of the tile's: tiled_partition<N>(block) cuts the\n"
-                     "        block into whole tiles of N threads",
-                     "the tile's sync() waits for warps the block does not have: the kernel hangs", file, line);
-}
-}  // namespace
-
 void tile_barrier(unsigned size, const char* call, const char* file, int line) {
     using namespace detail;
     fiber_slot* s = tls_slot;
@@ -983,9 +965,11 @@ void tile_barrier(unsigned size, const char* call, const char* file, int line) {
     note_current_thread(s);
     block_state& block = *s->block;
     const unsigned first = s->linear & ~(size - 1);
-    if (first + size > block.cursor.count) tile_not_filled(block, size, first, file, line);
+    // The tile's threads the block has: all of them, or fewer when the block
+    // ends in its last warp (multi_warp_tile_made let no tile lack more).
+    const unsigned present = std::min(size, block.cursor.count - first);
     std::vector<fiber_slot*>& waiting = block.tiles[tile_wait_index(size, s->linear)].waiting;
-    if (waiting.size() + 1 < size) {
+    if (waiting.size() + 1 < present) {
         s->state = fiber_state::at_tile;
         s->barrier_file = file;
         s->barrier_line = line;
@@ -1020,7 +1004,44 @@ void tile_barrier(unsigned size, const char* call, const char* file, int line) {
     count_progress();
 }
 
-void multi_warp_tile_made() { detail::race_multi_warp_tile_made(); }
+// On a GPU a multi-warp tile's barrier waits for one arrival per warp of the
+// tile. The lanes a block's last warp lacks do not matter (a warp's own
+// barrier counts them as arrived), but a warp the block does not have never
+// arrives: every call of the tile, its creation included, waits for ever
+// (measured on an H200, CUDA 13.0: a block of 96 threads hung in
+// tiled_partition<64>, one of 100 ran every call of its tile of 36 threads).
+void multi_warp_tile_made(unsigned size, const char* file, int line) {
+    using namespace detail;
+    detail::race_multi_warp_tile_made();
+    fiber_slot* s = tls_slot;
+    if (!s) return;
+    note_current_thread(s);  // brings s->linear up to date
+    const unsigned count = s->block->cursor.count, first = s->linear & ~(size - 1);
+    if (count > first + size - 32) return;  // every warp of the tile is there
+    const unsigned block_warps = (count + 31) / 32, first_warp = first / 32, last_warp = (first + size) / 32 - 1;
+    // In a buffer, not a std::string: stop_kernel_with copies it and leaves
+    // this frame by a jump, which would leak a string's memory.
+    char has[40], missing[40], what[400];
+    const auto warps = [](char* buf, unsigned from, unsigned to) {
+        if (from == to)
+            std::snprintf(buf, 40, "warp %u", from);
+        else
+            std::snprintf(buf, 40, "warps %u to %u", from, to);
+    };
+    warps(has, 0, block_warps - 1);
+    warps(missing, block_warps, last_warp);
+    std::snprintf(what, sizeof what,
+                  "  the block has %u threads (%s), so its thread_block_tile<%u> of thread ranks %u to %u\n"
+                  "  (warps %u to %u) lacks %s entirely",
+                  count, has, size, first, first + size - 1, first_warp, last_warp, missing);
+    stop_kernel_with(cudaErrorLaunchFailure, "a multi-warp tile with whole warps past the end of the block", what,
+                     "make the block's size a multiple of the tile's, or give the block every warp of\n"
+                     "        its last tile: a tile may lack lanes of its last warp, never a whole warp",
+                     "the tile's barrier waits for an arrival from each of its warps, and a warp the\n"
+                     "  block does not have never arrives: the kernel hangs (an H200 hung already in\n"
+                     "  tiled_partition)",
+                     file, line);
+}
 
 std::uint64_t* tile_exchange_words() {
     detail::fiber_slot* s = detail::tls_slot;

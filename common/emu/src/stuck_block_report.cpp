@@ -195,6 +195,8 @@ void report_tile_call_not_reached(worker_state& w, block_state& block) {
     for (fiber_slot* b : tile->waiting)
         if (b->linear < first->linear) first = b;
     const unsigned size = first->tile_size, begin = first->linear & ~(size - 1);
+    // The block's last tile may lack lanes of its last warp.
+    const unsigned end = std::min(begin + size, block.cursor.count);
     std::vector<bool> is_waiting(size, false);
     std::vector<unsigned> at, exited, elsewhere;
     for (fiber_slot* b : tile->waiting) {
@@ -210,11 +212,11 @@ void report_tile_call_not_reached(worker_state& w, block_state& block) {
         for (std::uint32_t lanes = block.warps[warp].arrived; lanes; lanes &= lanes - 1)
             where[warp * 32 + static_cast<unsigned>(__builtin_ctz(lanes))] =
                 block.warps[warp].lane[__builtin_ctz(lanes)];
-    for (unsigned t = begin; t < begin + size; ++t)
+    for (unsigned t = begin; t < end; ++t)
         if (!is_waiting[t - begin]) (where[t] ? elsewhere : exited).push_back(t);
     std::string body = "  thread " + xyz(first->thread_idx) + " waits in " + tile_call_name(*first) + " at " + first->barrier_file + ":" + std::to_string(first->barrier_line) +
                        " (its tile: threads " + xyz(unflatten(begin, dim)) + " to " +
-                       xyz(unflatten(begin + size - 1, dim)) + "), but thread ";
+                       xyz(unflatten(end - 1, dim)) + "), but thread ";
     if (!exited.empty()) {
         body += xyz(unflatten(exited.front(), dim)) + " has exited without reaching it\n";
     } else {

@@ -529,16 +529,22 @@ void surface_access(cudaSurfaceObject_t handle, int x_bytes, int y, int dimensio
             x = x < 0 ? 0 : (x >= s.width ? s.width - 1 : x);
             row = row < 0 ? 0 : (row >= s.height ? s.height - 1 : row);
         } else {
-            char headline[96];
-            std::snprintf(headline, sizeof headline, "%s outside the surface", site.call);
+            // stop_kernel_with keeps the headline's pointer beyond this frame,
+            // which its jump abandons: a string literal for each call.
+            static const char* const headlines[] = {
+                "surf1Dread outside the surface", "surf1Dwrite outside the surface",
+                "surf2Dread outside the surface", "surf2Dwrite outside the surface"};
+            const char* headline = headlines[(dimensions == 2 ? 2 : 0) + (is_write ? 1 : 0)];
             std::snprintf(what, sizeof what,
                           "  (x = %d bytes, y = %d) is outside the array of %lld x %lld elements "
                           "of %d bytes",
                           x_bytes, y, s.width, s.height, element);
-            kernel_cannot_go_on(headline, what,
-                                "keep x below width * sizeof(element) and y below height, or "
-                                "pass cudaBoundaryModeClamp or cudaBoundaryModeZero",
-                                "cudaBoundaryModeTrap stops the kernel with an error", site.file, site.line);
+            // An H200 (CUDA 13.0) ends such a launch with cudaErrorIllegalAddress.
+            detail::stop_kernel_with(cudaErrorIllegalAddress, headline, what,
+                                     "keep x below width * sizeof(element) and y below height, or "
+                                     "pass cudaBoundaryModeClamp or cudaBoundaryModeZero",
+                                     "cudaBoundaryModeTrap stops the kernel with an illegal address error",
+                                     site.file, site.line);
         }
     }
     unsigned char* at = s.base + row * s.pitch + x * element;

@@ -120,13 +120,16 @@ std::uint64_t warp_collective(int op, unsigned mask, std::uint64_t value, int pa
 unsigned warp_active_mask();
 // Cooperative groups' tiles of more than one warp (thread_block_tile<64> to
 // <1024>): suspends the CUDA thread until every thread of its tile of `size`
-// (the threads of ranks first .. first + size - 1 of the block) has arrived.
+// (the threads of ranks first .. first + size - 1 of the block, those of them
+// the block has: its last warp may lack lanes) has arrived.
 // `call` names the tile's function ("sync()", "shfl()" ...) for the report of
 // a tile some thread never reaches (scheduler.cpp).
 void tile_barrier(unsigned size, const char* call, const char* file, int line);
-// A multi-warp tile was made: the race check stops taking two threads of
-// different warps as unordered for the rest of the block (race_detector.cpp).
-void multi_warp_tile_made();
+// A multi-warp tile of `size` threads was made at file:line: the race check
+// stops taking two threads of different warps as unordered for the rest of the
+// block (race_detector.cpp), and a tile whose block lacks whole warps of it
+// (a GPU hangs) stops the launch with a report (scheduler.cpp).
+void multi_warp_tile_made(unsigned size, const char* file, int line);
 // The words through which the threads of a multi-warp tile exchange values,
 // one per thread of the block by thread rank: the running block's, held by
 // its worker, outside shared memory (the race check never sees them).
@@ -484,7 +487,7 @@ CUEMU_DEVICE_INLINE double __longlong_as_double(long long i) { double x; std::me
 // clock64() counts the GPU's clock cycles; here it counts cycles of the
 // device's nominal 1 GHz clock (cudaDevAttrClockRate), that is nanoseconds of
 // the host's monotonic clock, so busy-waits and timings inside a kernel still
-// measure something real. CUDA's 32-bit clock() is the C library's name, so
+// measure something real. CUDA's device clock() is the C library's name, so
 // it is defined in the library instead (src/device_clock.cpp).
 inline long long clock64() {
     timespec t;

@@ -12,12 +12,18 @@
 // using one is a compile error, as with nvcc.
 //
 // Every call waits for the tile's threads (cuemu::tile_barrier, in the
-// scheduler): like __syncthreads() for the tile alone. A thread of the tile
-// that exits or waits elsewhere instead stops the launch with a report naming
-// the call's line (a GPU hangs). A shuffle, vote or reduce hands each thread's
-// value to the others through words the worker keeps outside shared memory
-// (cuemu::tile_exchange_words), between two such waits: the second keeps a
-// thread's next call from overwriting its word before the tile has read it.
+// scheduler): like __syncthreads() for the tile alone. A block that is not a
+// multiple of the tile leaves its last tile short: lanes of its last warp
+// missing are absent from every call, as on a GPU (reduce, scans and votes
+// take the threads there are; a shfl from a missing rank gives all one bits,
+// as a warp shuffle from a missing lane does here); a whole warp missing
+// stops the launch where the tile is made (tiled_partition; a GPU hangs). A
+// thread of the tile that exits or waits elsewhere instead of reaching a call
+// stops the launch with a report naming the call's line (undefined on a GPU).
+// A shuffle, vote or reduce hands each thread's value to the others through
+// words the worker keeps outside shared memory (cuemu::tile_exchange_words),
+// between two such waits: the second keeps a thread's next call from
+// overwriting its word before the tile has read it.
 #ifndef CUEMU_MULTI_WARP_TILE_H
 #define CUEMU_MULTI_WARP_TILE_H
 
@@ -59,22 +65,32 @@ class multi_warp_tile {
         return result;
     }
 
+    // The tile's threads the block has: Size, or fewer in a last tile whose
+    // last warp lacks lanes (a tile lacking whole warps is never made).
+    static unsigned present() {
+        const unsigned first = block_rank() & ~(Size - 1);
+        return block_size() - first < Size ? block_size() - first : Size;
+    }
+
     // cg::reduce: each warp's values, then the warps' results, combined by
-    // halving distances (rank i takes in rank i + d), as the emulator's warp
-    // tiles do; every thread works it out from the same values.
+    // halving distances (rank i takes in rank i + d, where the tile has it),
+    // as the emulator's warp tiles do; every thread works it out from the
+    // same values.
     template <class T, class Op>
     T reduce(T value, Op& op, const char* file, int line) const {
         check_exchanged_type<T>();
+        const unsigned n = present();
         return exchange(::cuemu::to_warp_bits(value), "cg::reduce()",
                         [&](const std::uint64_t* words) {
                             T partial[Size / 32];
                             for (unsigned warp = 0; warp < Size / 32; ++warp) {
                                 T lanes[32];
-                                for (unsigned lane = 0; lane < 32; ++lane)
+                                const unsigned have = n - warp * 32 < 32 ? n - warp * 32 : 32;
+                                for (unsigned lane = 0; lane < have; ++lane)
                                     lanes[lane] = ::cuemu::from_warp_bits<T>(words[warp * 32 + lane]);
-                                partial[warp] = halve(lanes, 32u, op);
+                                partial[warp] = halve(lanes, 32u, have, op);
                             }
-                            return halve(partial, Size / 32, op);
+                            return halve(partial, Size / 32, Size / 32, op);
                         },
                         file, line);
     }
@@ -105,17 +121,19 @@ class multi_warp_tile {
                         },
                         file, line);
     }
+    // v[0] to v[have - 1] of n (a power of two): those past `have` are not
+    // there and leave their partner as it is.
     template <class T, class Op>
-    static T halve(T* v, unsigned n, Op& op) {
+    static T halve(T* v, unsigned n, unsigned have, Op& op) {
         for (unsigned d = n / 2; d > 0; d /= 2)
-            for (unsigned i = 0; i < d; ++i) v[i] = op(v[i], v[i + d]);
+            for (unsigned i = 0; i < d && i + d < have; ++i) v[i] = op(v[i], v[i + d]);
         return v[0];
     }
 
 protected:
-    multi_warp_tile(unsigned meta_rank, unsigned meta_size) : meta_rank_(meta_rank), meta_size_(meta_size) {
-        ::cuemu::multi_warp_tile_made();
-    }
+    // tiled_partition, which makes the tile, tells the scheduler of it
+    // (::cuemu::multi_warp_tile_made).
+    multi_warp_tile(unsigned meta_rank, unsigned meta_size) : meta_rank_(meta_rank), meta_size_(meta_size) {}
 
 public:
     static unsigned thread_rank() { return block_rank() & (Size - 1); }
@@ -127,29 +145,34 @@ public:
     void sync(CUEMU_CG_SITE) const { ::cuemu::tile_barrier(Size, "sync()", CUEMU_CG_SITE_ARGS); }
 
     // The value of the thread of rank src_rank (past the tile's end: of
-    // src_rank modulo Size, as a warp shuffle's width wraps it).
+    // src_rank modulo Size, as a warp shuffle's width wraps it; of a rank the
+    // block lacks: undefined on a GPU, all one bits here).
     template <class T>
     T shfl(T var, unsigned src_rank, CUEMU_CG_SITE) const {
         check_exchanged_type<T>();
+        const unsigned src = src_rank & (Size - 1);
+        const bool there = src < present();
         return exchange(::cuemu::to_warp_bits(var), "shfl()",
                         [&](const std::uint64_t* words) {
-                            return ::cuemu::from_warp_bits<T>(words[src_rank & (Size - 1)]);
+                            return ::cuemu::from_warp_bits<T>(there ? words[src] : ~std::uint64_t{0});
                         },
                         CUEMU_CG_SITE_ARGS);
     }
     int any(int predicate, CUEMU_CG_SITE) const {
+        const unsigned n = present();
         return exchange(predicate != 0, "any()",
-                        [](const std::uint64_t* words) {
-                            for (unsigned i = 0; i < Size; ++i)
+                        [n](const std::uint64_t* words) {
+                            for (unsigned i = 0; i < n; ++i)
                                 if (words[i]) return 1;
                             return 0;
                         },
                         CUEMU_CG_SITE_ARGS);
     }
     int all(int predicate, CUEMU_CG_SITE) const {
+        const unsigned n = present();
         return exchange(predicate != 0, "all()",
-                        [](const std::uint64_t* words) {
-                            for (unsigned i = 0; i < Size; ++i)
+                        [n](const std::uint64_t* words) {
+                            for (unsigned i = 0; i < n; ++i)
                                 if (!words[i]) return 0;
                             return 1;
                         },
