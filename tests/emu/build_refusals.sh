@@ -91,14 +91,10 @@ int unused() { ncclAlltoAll(nullptr, nullptr, 1, ncclFloat, nullptr, nullptr);'
 refused nccl-comm-split "cuemu's NCCL does not have ncclCommSplit" '}
 #include <nccl.h>
 int unused() { ncclComm_t c = nullptr; ncclCommSplit(c, 0, 0, &c, nullptr);'
-# cuRAND: the scrambled Sobol generators need cuRAND's own scramble constants.
-refused curand-scramble-constants "cuemu's cuRAND does not have curandGetScrambleConstants32 \\(scrambled Sobol" '}
+# cuRAND calls outside the emulator's subset.
+refused curand-binomial "cuemu's cuRAND does not have curandGenerateBinomial \\(binomial numbers" '}
 #include <curand.h>
-int unused() { unsigned int* c; curandGetScrambleConstants32(&c);'
-refused curand-scrambled-sobol-state "curandStateScrambledSobol32_t" '}
-#include <curand_kernel.h>
-__global__ void init(curandStateScrambledSobol32_t* s) { curand_init(nullptr, 0u, 0u, 0, s); }
-int unused() {'
+int unused() { curandGenerateBinomial(nullptr, nullptr, 4, 10u, 0.5);'
 # Cooperative groups: what CUDA 13 does not give a tile of more than 32 threads
 # is undeclared here too (cuemu/multi_warp_tile.h), so a program using it fails
 # to build as with nvcc, instead of running with a guess.

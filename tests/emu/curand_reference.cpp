@@ -9,7 +9,9 @@
 // stored in curand_reference.txt (emu.curand.vs-stored).
 //
 // The Sobol generators' lines (sobol_*) follow the pseudo-random ones, then
-// MTGP32's host generator (mtgp32_*). The
+// MTGP32's host generator (mtgp32_*), the Sobol device states, and last the
+// scrambled Sobols' (scrambled_*: their tables, host generators and device
+// states). The
 // toolkit's <curand_kernel.h> gives 0 for a Sobol state's curand_normal on
 // the host (it has no erfcinvf there), so device-API Sobol normals are
 // checked against the host generators in test_curand.cu instead.
@@ -382,7 +384,52 @@ curandGenerator_t make_sobol(curandRngType_t t, unsigned dims, unsigned long lon
     return g;
 }
 
-void sobol_host_api() {
+// The plain Sobols (lines "sobol ...") or the scrambled ones ("scrambled ...").
+struct quasi_family {
+    const char* prefix;
+    curandRngType_t types[2];  // 32-bit, 64-bit
+    const char* names[2];
+    unsigned dimensions;       // how many the emulator has
+    curandDirectionVectorSet_t sets[2];
+};
+const quasi_family plain_sobol = {"sobol",
+                                  {CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SOBOL64},
+                                  {"sobol32", "sobol64"},
+                                  sobol_dimensions_compared,
+                                  {CURAND_DIRECTION_VECTORS_32_JOEKUO6, CURAND_DIRECTION_VECTORS_64_JOEKUO6}};
+const quasi_family scrambled_sobol = {
+    "scrambled",
+    {CURAND_RNG_QUASI_SCRAMBLED_SOBOL32, CURAND_RNG_QUASI_SCRAMBLED_SOBOL64},
+    {"scrambled_sobol32", "scrambled_sobol64"},
+    20000,
+    {CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6, CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6}};
+
+// The point of dimension 0 whose raw number is all ones: the Gray code g
+// whose vectors XOR to ~c (c the scramble constant, 0 unscrambled), solved
+// over GF(2), then the index whose Gray code is g.
+template <class Word, int Bits>
+unsigned long long all_ones_point(const Word* vectors, Word c) {
+    Word rows[Bits], picks[Bits];  // reduced vectors, and which vectors make each
+    int pivots[Bits];
+    int used = 0;
+    for (int k = 0; k < Bits; ++k) {
+        Word v = vectors[k], pick = Word(1) << k;
+        for (int r = 0; r < used; ++r)
+            if ((v >> pivots[r]) & 1) v ^= rows[r], pick ^= picks[r];
+        if (v == 0) continue;
+        int top = Bits - 1;
+        while (!((v >> top) & 1)) --top;
+        rows[used] = v, picks[used] = pick, pivots[used++] = top;
+    }
+    Word target = ~c, gray = 0;
+    for (int r = 0; r < used; ++r)
+        if ((target >> pivots[r]) & 1) target ^= rows[r], gray ^= picks[r];
+    Word index = gray;
+    for (int shift = 1; shift < Bits; shift <<= 1) index ^= index >> shift;
+    return index;
+}
+
+void sobol_host_api(const quasi_family& f) {
     struct start {
         unsigned dims;
         unsigned long long offset;
@@ -392,35 +439,34 @@ void sobol_host_api() {
     const start starts[] = {{1, 0, 70000},
                             {3, 5, 3 * 4099},
                             {100, 1000003, 100 * 300},
-                            {sobol_dimensions_compared, 7, sobol_dimensions_compared * 3},
+                            {f.dimensions, 7, f.dimensions * 3},
                             {2, (1ull << 32) - 3, 2 * 6}};
-    const curandRngType_t types[] = {CURAND_RNG_QUASI_SOBOL32, CURAND_RNG_QUASI_SOBOL64};
-    for (curandRngType_t t : types)
+    const curandRngType_t* types = f.types;
+    for (int w = 0; w < 2; ++w)
         for (const start& s : starts)
             for (int k = s_bits; k <= s_log_normal_double; ++k) {
-                curandGenerator_t g = make_sobol(t, s.dims, s.offset);
+                curandGenerator_t g = make_sobol(types[w], s.dims, s.offset);
                 char label[160];
-                std::snprintf(label, sizeof label, "sobol host %s dimensions %u offset %llu %s n %zu",
-                              t == CURAND_RNG_QUASI_SOBOL32 ? "sobol32" : "sobol64", s.dims,
-                              s.offset, sobol_kind_name[k], s.n);
-                sobol_call(g, t == CURAND_RNG_QUASI_SOBOL64, sobol_kind(k), s.n, label);
+                std::snprintf(label, sizeof label, "%s host %s dimensions %u offset %llu %s n %zu",
+                              f.prefix, f.names[w], s.dims, s.offset, sobol_kind_name[k], s.n);
+                sobol_call(g, w == 1, sobol_kind(k), s.n, label);
                 curandDestroyGenerator(g);
             }
     // Poisson: Sobol32's table below lambda 10, search from 10 to 8000 and
     // normal above; Sobol64's search and normal (common/emu/README.md,
     // "cuRAND"). From point 0, where u is smallest: Sobol64's search takes the
     // uniform x 2^-53 + 2^-54, and only there does + 2^-53 give another value.
-    for (curandRngType_t t : types) {
-        const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
+    for (int w = 0; w < 2; ++w) {
+        const bool wide = w == 1;
         const double lambdas[] = {0.1,    0.7,    5.0,    9.99,   10.0,     77.5,
                                   640.0,  1999.0, 1234.5, 2500.0, 8000.0,   8000.5,
                                   100000.0};
         for (double lambda : lambdas) {
-            curandGenerator_t g = make_sobol(t, 2, 0);
+            curandGenerator_t g = make_sobol(types[w], 2, 0);
             std::vector<unsigned> u(2 * 3001);
             char label[160];
-            std::snprintf(label, sizeof label, "sobol host %s dimensions 2 offset 0 poisson %g n %zu",
-                          wide ? "sobol64" : "sobol32", lambda, u.size());
+            std::snprintf(label, sizeof label, "%s host %s dimensions 2 offset 0 poisson %g n %zu",
+                          f.prefix, f.names[w], lambda, u.size());
             sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
             curandDestroyGenerator(g);
         }
@@ -432,47 +478,62 @@ void sobol_host_api() {
         unsigned long long point;
     } apart[] = {{2000.0, 2539199}, {3000.0, 611669}, {100000.0, 151096}};
     for (const auto& a : apart) {
-        curandGenerator_t g = make_sobol(CURAND_RNG_QUASI_SOBOL64, 1, a.point - 3);
+        curandGenerator_t g = make_sobol(types[1], 1, a.point - 3);
         std::vector<unsigned> u(8);
         char label[160];
-        std::snprintf(label, sizeof label, "sobol host sobol64 dimensions 1 offset %llu poisson %g n 8",
-                      a.point - 3, a.lambda);
+        std::snprintf(label, sizeof label, "%s host %s dimensions 1 offset %llu poisson %g n 8",
+                      f.prefix, f.names[1], a.point - 3, a.lambda);
         sobol_print(curandGeneratePoisson(g, u.data(), u.size(), a.lambda), u, label);
         curandDestroyGenerator(g);
     }
-    // The point whose raw number is all ones (index 0xAAAA...: its Gray code is
-    // all ones), where the host's uniform is 1: Sobol32's table below lambda 10,
-    // and the search's value at 1 (common/emu/README.md, "cuRAND"; not at
-    // lambdas 10, 17, 68 to 70 and 1500, which differ).
-    for (curandRngType_t t : types) {
-        const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
-        const unsigned long long all_ones_point = wide ? 0xAAAAAAAAAAAAAAAAull : 0xAAAAAAAAull;
+    // The point whose raw number is all ones (unscrambled, index 0xAAAA...:
+    // its Gray code is all ones), where the host's uniform is 1: Sobol32's
+    // table below lambda 10, and the search's value at 1 (common/emu/README.md,
+    // "cuRAND"; not at lambdas 10, 17, 68 to 70 and 1500, which differ).
+    // Scrambled Sobol64's lies past 2^32, where its generator wraps round
+    // (start_sobol in src/curand/host_layouts.cpp): a point near 1 instead.
+    curandDirectionVectors32_t* v32 = nullptr;
+    curandDirectionVectors64_t* v64 = nullptr;
+    unsigned* c32 = nullptr;
+    unsigned long long* c64 = nullptr;
+    const bool scrambled = f.types[0] == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32;
+    curandGetDirectionVectors32(&v32, f.sets[0]);
+    curandGetDirectionVectors64(&v64, f.sets[1]);
+    if (scrambled) curandGetScrambleConstants32(&c32), curandGetScrambleConstants64(&c64);
+    const unsigned long long all_ones[] = {
+        all_ones_point<unsigned, 32>(v32[0], scrambled ? c32[0] : 0u),
+        all_ones_point<unsigned long long, 64>(v64[0], scrambled ? c64[0] : 0ull)};
+    for (int w = 0; w < 2; ++w) {
+        const unsigned long long all_ones_point = all_ones[w];
         for (double lambda : {0.5, 5.0, 9.99, 100.0, 745.5, 1000.0, 1999.0, 8000.0}) {
-            curandGenerator_t g = make_sobol(t, 1, all_ones_point);
+            curandGenerator_t g = make_sobol(types[w], 1, all_ones_point);
             std::vector<unsigned> u(1);
             char label[160];
-            std::snprintf(label, sizeof label, "sobol host %s dimensions 1 offset %llx poisson %g n 1",
-                          wide ? "sobol64" : "sobol32", all_ones_point, lambda);
+            std::snprintf(label, sizeof label, "%s host %s dimensions 1 offset %llx poisson %g n 1",
+                          f.prefix, f.names[w], all_ones_point, lambda);
             sobol_print(curandGeneratePoisson(g, u.data(), u.size(), lambda), u, label);
             curandDestroyGenerator(g);
         }
     }
     // Successive calls, and a change of dimensions between them: where each starts.
-    for (curandRngType_t t : types) {
-        curandGenerator_t g = make_sobol(t, 2, 3);
-        const bool wide = t == CURAND_RNG_QUASI_SOBOL64;
+    for (int w = 0; w < 2; ++w) {
+        curandGenerator_t g = make_sobol(types[w], 2, 3);
+        const bool wide = w == 1;
         const sobol_kind kinds[] = {s_bits, s_normal, s_uniform_double, s_bits, s_uniform};
         const unsigned dims[] = {2, 2, 5, 5, 1};
         for (int c = 0; c < 5; ++c) {
             curandSetQuasiRandomGeneratorDimensions(g, dims[c]);
             char label[160];
-            std::snprintf(label, sizeof label, "sobol host %s successive call %d: dimensions %u %s",
-                          wide ? "sobol64" : "sobol32", c, dims[c], sobol_kind_name[kinds[c]]);
+            std::snprintf(label, sizeof label, "%s host %s successive call %d: dimensions %u %s",
+                          f.prefix, f.names[w], c, dims[c], sobol_kind_name[kinds[c]]);
             sobol_call(g, wide, kinds[c], dims[c] * 1001, label);
         }
         curandDestroyGenerator(g);
     }
-    // Statuses.
+}
+
+// Statuses.
+void sobol_statuses() {
     curandGenerator_t g;
     std::printf("sobol status: create quasi default %d\n",
                 int(curandCreateGeneratorHost(&g, CURAND_RNG_QUASI_DEFAULT)));
@@ -574,16 +635,35 @@ void mtgp32_host_api() {
     curandDestroyGenerator(g);
 }
 
+// A state of dimension `dim` at point `off`; the scrambled ones with their constant.
+void start(curandStateSobol32_t* s, curandDirectionVectors32_t* v, const unsigned*, unsigned dim,
+           unsigned long long off) {
+    curand_init(v[dim], unsigned(off), s);
+}
+void start(curandStateSobol64_t* s, curandDirectionVectors64_t* v, const unsigned long long*,
+           unsigned dim, unsigned long long off) {
+    curand_init(v[dim], off, s);
+}
+void start(curandStateScrambledSobol32_t* s, curandDirectionVectors32_t* v, const unsigned* c,
+           unsigned dim, unsigned long long off) {
+    curand_init(v[dim], c[dim], unsigned(off), s);
+}
+void start(curandStateScrambledSobol64_t* s, curandDirectionVectors64_t* v,
+           const unsigned long long* c, unsigned dim, unsigned long long off) {
+    curand_init(v[dim], c[dim], off, s);
+}
+
 // The device states' raw numbers, uniforms and Poisson draws (the toolkit's
 // host code path has no Sobol normals to compare with).
-template <class State, class Vectors>
-void sobol_device_api(const char* name, Vectors* vectors) {
-    const unsigned dims[] = {0, 1, 2, 77, sobol_dimensions_compared - 1};
+template <class State, class Vectors, class Word>
+void sobol_device_api(const char* prefix, const char* name, Vectors* vectors, const Word* constants,
+                      unsigned last_dimension) {
+    const unsigned dims[] = {0, 1, 2, 77, last_dimension};
     const unsigned long long offsets[] = {0, 1, 4097, 1000000007, 0xFFFFFFF0u};
     for (unsigned dim : dims)
         for (unsigned long long off : offsets) {
             State s;
-            curand_init(vectors[dim], off, &s);
+            start(&s, vectors, constants, dim, off);
             digest d;
             for (int i = 0; i < 40; ++i) d.add(curand(&s));
             for (int i = 0; i < 40; ++i) d.add(curand_uniform(&s));
@@ -596,9 +676,110 @@ void sobol_device_api(const char* name, Vectors* vectors) {
             skipahead(12345u, &s);
             d.add(curand(&s));
             char label[160];
-            std::snprintf(label, sizeof label, "sobol device %s dimension %u offset %llu", name, dim, off);
+            std::snprintf(label, sizeof label, "%s device %s dimension %u offset %llu", prefix, name,
+                          dim, off);
             d.print(label);
         }
+}
+
+// ---- the scrambled Sobols: cuRAND's tables, host generators, device states ------------
+// After every other line: without a toolkit the emulator has no scrambled
+// Sobols, and emu.curand.vs-stored leaves the "scrambled" lines out.
+// False where there are none (an emulator built without a toolkit).
+bool scrambled_tables() {
+    curandDirectionVectors32_t* v32 = nullptr;
+    curandDirectionVectors64_t* v64 = nullptr;
+    unsigned* c32 = nullptr;
+    unsigned long long* c64 = nullptr;
+    std::printf("scrambled status: vectors 32 %d, 64 %d, constants 32 %d, 64 %d\n",
+                int(curandGetDirectionVectors32(&v32, CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6)),
+                int(curandGetDirectionVectors64(&v64, CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6)),
+                int(curandGetScrambleConstants32(&c32)), int(curandGetScrambleConstants64(&c64)));
+    if (!v32 || !v64 || !c32 || !c64) return false;
+    for (unsigned first = 0; first < 20000; first += 5000) {
+        digest d32, d64, k32, k64;
+        for (unsigned dim = first; dim < first + 5000; ++dim) {
+            for (int k = 0; k < 32; ++k) d32.add(v32[dim][k]);
+            for (int k = 0; k < 64; ++k) d64.add(v64[dim][k]);
+            k32.add(c32[dim]);
+            k64.add(c64[dim]);
+        }
+        char label[96];
+        std::snprintf(label, sizeof label, "scrambled direction vectors 32, dimensions %u on", first);
+        d32.print(label);
+        std::snprintf(label, sizeof label, "scrambled direction vectors 64, dimensions %u on", first);
+        d64.print(label);
+        std::snprintf(label, sizeof label, "scrambled constants 32, dimensions %u on", first);
+        k32.print(label);
+        std::snprintf(label, sizeof label, "scrambled constants 64, dimensions %u on", first);
+        k64.print(label);
+    }
+    return true;
+}
+
+void scrambled_statuses() {
+    curandGenerator_t g;
+    std::vector<unsigned> u(8);
+    std::vector<unsigned long long> ll(8);
+    std::printf("scrambled status: create 32 %d\n",
+                int(curandCreateGeneratorHost(&g, CURAND_RNG_QUASI_SCRAMBLED_SOBOL32)));
+    std::printf("scrambled status: dimensions 0 %d, 20001 %d, 20000 %d\n",
+                int(curandSetQuasiRandomGeneratorDimensions(g, 0)),
+                int(curandSetQuasiRandomGeneratorDimensions(g, 20001)),
+                int(curandSetQuasiRandomGeneratorDimensions(g, 20000)));
+    curandSetQuasiRandomGeneratorDimensions(g, 3);
+    std::printf("scrambled status: 4 numbers over 3 dimensions %d, seed %d, long long %d\n",
+                int(curandGenerate(g, u.data(), 4)), int(curandSetPseudoRandomGeneratorSeed(g, 1)),
+                int(curandGenerateLongLong(g, ll.data(), 3)));
+    std::printf("scrambled status: ordering pseudo default %d, quasi default %d\n",
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DEFAULT)),
+                int(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT)));
+    curandDestroyGenerator(g);
+    std::printf("scrambled status: create 64 %d\n",
+                int(curandCreateGeneratorHost(&g, CURAND_RNG_QUASI_SCRAMBLED_SOBOL64)));
+    std::printf("scrambled status: 32 bits from scrambled64 %d, 3 long long %d\n",
+                int(curandGenerate(g, u.data(), 3)), int(curandGenerateLongLong(g, ll.data(), 3)));
+    curandDestroyGenerator(g);
+}
+
+void scrambled_sobol_api() {
+    if (!scrambled_tables()) return;
+    sobol_host_api(scrambled_sobol);
+    scrambled_statuses();
+    curandDirectionVectors32_t* v32 = nullptr;
+    curandDirectionVectors64_t* v64 = nullptr;
+    unsigned* c32 = nullptr;
+    unsigned long long* c64 = nullptr;
+    curandGetDirectionVectors32(&v32, CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6);
+    curandGetDirectionVectors64(&v64, CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6);
+    curandGetScrambleConstants32(&c32);
+    curandGetScrambleConstants64(&c64);
+    sobol_device_api<curandStateScrambledSobol32_t>("scrambled", "scrambled_sobol32", v32, c32, 19999);
+    sobol_device_api<curandStateScrambledSobol64_t>("scrambled", "scrambled_sobol64", v64, c64, 19999);
+}
+
+// After the scrambled lines.
+void sobol64_past_2_to_32() {
+    // Where a call starts after one that crossed point 2^32, and one set past it:
+    // scrambled Sobol64 takes the offset modulo 2^32 (unscrambled Sobol64 too, for comparison).
+    const curandRngType_t wide[] = {CURAND_RNG_QUASI_SCRAMBLED_SOBOL64, CURAND_RNG_QUASI_SOBOL64};
+    for (curandRngType_t t : wide) {
+        curandGenerator_t g;
+        if (curandCreateGeneratorHost(&g, t) != CURAND_STATUS_SUCCESS) continue;  // no toolkit
+        curandSetQuasiRandomGeneratorDimensions(g, 2);
+        curandSetGeneratorOffset(g, (1ull << 32) - 3);
+        // The unscrambled lines need no toolkit: "sobol ...", compared everywhere.
+        const char* name = t == CURAND_RNG_QUASI_SOBOL64 ? "sobol host sobol64" : "scrambled host scrambled_sobol64";
+        char label[160];
+        std::snprintf(label, sizeof label, "%s past 2^32, first call: dimensions 2 bits", name);
+        sobol_call(g, true, s_bits, 2 * 6, label);
+        std::snprintf(label, sizeof label, "%s past 2^32, next call: dimensions 2 uniform_double", name);
+        sobol_call(g, true, s_uniform_double, 2 * 4, label);
+        curandSetGeneratorOffset(g, (1ull << 32) + 77);
+        std::snprintf(label, sizeof label, "%s offset 2^32 + 77: dimensions 2 bits", name);
+        sobol_call(g, true, s_bits, 2 * 4, label);
+        curandDestroyGenerator(g);
+    }
 }
 
 }  // namespace
@@ -610,13 +791,19 @@ int main() {
     device_api<curandStateMRG32k3a_t>("mrg32k3a");
     device_api<curandStatePhilox4_32_10_t>("philox");
     sobol_direction_vectors();
-    sobol_host_api();
+    sobol_host_api(plain_sobol);
+    sobol_statuses();
     mtgp32_host_api();
     curandDirectionVectors32_t* v32 = nullptr;
     curandDirectionVectors64_t* v64 = nullptr;
     curandGetDirectionVectors32(&v32, CURAND_DIRECTION_VECTORS_32_JOEKUO6);
     curandGetDirectionVectors64(&v64, CURAND_DIRECTION_VECTORS_64_JOEKUO6);
-    sobol_device_api<curandStateSobol32_t>("sobol32", v32);
-    sobol_device_api<curandStateSobol64_t>("sobol64", v64);
+    sobol_device_api<curandStateSobol32_t>("sobol", "sobol32", v32, static_cast<unsigned*>(nullptr),
+                                           sobol_dimensions_compared - 1);
+    sobol_device_api<curandStateSobol64_t>("sobol", "sobol64", v64,
+                                           static_cast<unsigned long long*>(nullptr),
+                                           sobol_dimensions_compared - 1);
+    scrambled_sobol_api();
+    sobol64_past_2_to_32();
     return 0;
 }

@@ -1,9 +1,10 @@
 // test_curand_sobol.cu - cuRAND's Sobol quasi-random generators on the
-// emulator (cuemu/curand_sobol.h, src/curand/sobol_directions.cpp): kernels
-// with one thread per dimension, each curand_init'ed from that dimension's
-// direction vectors, give the host generator's numbers where it puts them
-// (dimension d's points in a run of their own); the emulator's limits and
-// refusals. That the host generators and direction vectors equal libcurand's
+// emulator (cuemu/curand_sobol.h, src/curand/sobol_directions.cpp and
+// scrambled_sobol.cpp): kernels with one thread per dimension, each
+// curand_init'ed from that dimension's direction vectors (and, scrambled,
+// its scramble constant), give the host generator's numbers where it puts
+// them (dimension d's points in a run of their own); the emulator's limits
+// and refusals. That the host generators and direction vectors equal libcurand's
 // is emu.curand.vs-libcurand's job. Genuine cuRAND code: it also compiles with nvcc.
 #include <curand.h>
 #include <curand_kernel.h>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device_buffer.h"
@@ -29,6 +31,23 @@ __global__ void sobol_raw(const Vectors* vectors, int dimensions, unsigned long 
     State s;
     curand_init(const_cast<Vectors*>(vectors)[d], offset, &s);
     for (int j = 0; j < n; ++j) out[size_t(d) * n + j] = curand(&s);
+}
+// The scrambled states: dimension d starts from its scramble constant.
+template <class State, class Vectors, class Word>
+__global__ void scrambled_draws(const Vectors* vectors, const Word* constants, int dimensions,
+                                unsigned long long offset, int n, Word* raw, float* uniform,
+                                double* normal_double) {
+    int d = blockIdx.x * blockDim.x + threadIdx.x;
+    if (d >= dimensions) return;
+    State r, u, z;
+    curand_init(const_cast<Vectors*>(vectors)[d], constants[d], offset, &r);
+    curand_init(const_cast<Vectors*>(vectors)[d], constants[d], offset, &u);
+    curand_init(const_cast<Vectors*>(vectors)[d], constants[d], offset, &z);
+    for (int j = 0; j < n; ++j) {
+        raw[size_t(d) * n + j] = curand(&r);
+        uniform[size_t(d) * n + j] = curand_uniform(&u);
+        normal_double[size_t(d) * n + j] = curand_normal_double(&z);
+    }
 }
 template <class State, class Vectors>
 __global__ void sobol_distributions(const Vectors* vectors, int dimensions,
@@ -164,6 +183,71 @@ TEST_CASE("Sobol64 in kernels: one thread per dimension gives the host generator
     check_same_bits(raw.read(), want);
 }
 
+#ifndef CUEMU_TEST_SCRAMBLED_SOBOL_TABLE
+#define CUEMU_TEST_SCRAMBLED_SOBOL_TABLE 1  // nvcc's build: libcurand has them
+#endif
+
+// Dimensions' vectors and constants on the device, states in a kernel, and
+// the host generator of the same type from the same offset.
+template <class State, class Vectors, class Word>
+void check_scrambled_in_kernels(curandRngType_t type, const Vectors* host_vectors,
+                                const Word* host_constants, unsigned long long offset) {
+    const int dimensions = 150, n = 777, block = 64, grid = (dimensions + block - 1) / block;
+    device_buffer<Vectors> vectors(dimensions);
+    copy_vectors_to_device(vectors, host_vectors);
+    device_buffer<Word> constants(dimensions);
+    REQUIRE(cudaMemcpy(constants.ptr, host_constants, dimensions * sizeof(Word),
+                       cudaMemcpyHostToDevice) == cudaSuccess);
+    const size_t total = size_t(dimensions) * n;
+    device_buffer<Word> raw(total);
+    device_buffer<float> uniform(total);
+    device_buffer<double> normal_double(total);
+    scrambled_draws<State><<<grid, block>>>(vectors.ptr, constants.ptr, dimensions, offset, n,
+                                            raw.ptr, uniform.ptr, normal_double.ptr);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+
+    // Each kind from a host generator of its own, from the offset.
+    auto host = [&](auto* kind, auto generate) {
+        std::vector<std::remove_pointer_t<decltype(kind)>> want(total);
+        curandGenerator_t g = host_sobol(type, dimensions, offset);
+        REQUIRE(generate(g, want.data()) == CURAND_STATUS_SUCCESS);
+        REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
+        return want;
+    };
+    check_same_bits(raw.read(), host(static_cast<Word*>(nullptr), [&](curandGenerator_t g, Word* out) {
+        if constexpr (sizeof(Word) == 8) return curandGenerateLongLong(g, out, total);
+        else return curandGenerate(g, out, total);
+    }));
+    check_same_bits(uniform.read(), host(static_cast<float*>(nullptr), [&](curandGenerator_t g, float* out) {
+        return curandGenerateUniform(g, out, total);
+    }));
+    check_negated(normal_double.read(), host(static_cast<double*>(nullptr), [&](curandGenerator_t g, double* out) {
+        return curandGenerateNormalDouble(g, out, total, 0.0, 1.0);
+    }), 32);
+}
+
+// Skipped where the emulator was built without a toolkit's libcurand.
+TEST_CASE("Scrambled Sobol32 and Sobol64 in kernels: curand_init with each dimension's scramble "
+          "constant gives the host generator's numbers" *
+          doctest::skip(!CUEMU_TEST_SCRAMBLED_SOBOL_TABLE)) {
+    curandDirectionVectors32_t* vectors32 = nullptr;
+    curandDirectionVectors64_t* vectors64 = nullptr;
+    unsigned int* constants32 = nullptr;
+    unsigned long long* constants64 = nullptr;
+    REQUIRE(curandGetDirectionVectors32(&vectors32, CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6) ==
+            CURAND_STATUS_SUCCESS);
+    REQUIRE(curandGetDirectionVectors64(&vectors64, CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6) ==
+            CURAND_STATUS_SUCCESS);
+    REQUIRE(curandGetScrambleConstants32(&constants32) == CURAND_STATUS_SUCCESS);
+    REQUIRE(curandGetScrambleConstants64(&constants64) == CURAND_STATUS_SUCCESS);
+    // Point 0 of a dimension is its constant.
+    CHECK(constants32[0] == 0xe20866feu);
+    check_scrambled_in_kernels<curandStateScrambledSobol32_t>(CURAND_RNG_QUASI_SCRAMBLED_SOBOL32,
+                                                              vectors32, constants32, 4093);
+    check_scrambled_in_kernels<curandStateScrambledSobol64_t>(CURAND_RNG_QUASI_SCRAMBLED_SOBOL64,
+                                                              vectors64, constants64, 1000003);
+}
+
 TEST_CASE("Sobol uniforms fill the unit cube evenly: a quasi-random estimate of pi") {
     // 2^16 points of dimensions 0 and 1: the error is far below Monte Carlo's 1/sqrt(N).
     curandGenerator_t g = host_sobol(CURAND_RNG_QUASI_SOBOL32, 2, 0);
@@ -200,8 +284,7 @@ TEST_CASE("Sobol host-API Poisson: the mean and variance of the law") {
 
 TEST_CASE("Sobol limits: dimensions past Boost's table, the scrambled generators, a device generator") {
     curandGenerator_t g;
-#ifdef CUEMU  // the emulator's limits; libcurand on an H200 took 3668 dimensions and
-              // made both scrambled generators and the scrambled direction vectors
+#ifdef CUEMU  // the emulator's limit; libcurand on an H200 took 3668 dimensions
     REQUIRE(curandCreateGeneratorHost(&g, CURAND_RNG_QUASI_DEFAULT) == CURAND_STATUS_SUCCESS);
     CHECK(curandSetQuasiRandomGeneratorDimensions(g, 3667) == CURAND_STATUS_SUCCESS);
     {
@@ -210,22 +293,38 @@ TEST_CASE("Sobol limits: dimensions past Boost's table, the scrambled generators
         CHECK(capture.finish().find("have only 3667") != std::string::npos);
     }
     REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
+#endif
+    // The scrambled generators have all of libcurand's 20000 dimensions (an
+    // H200 made both generators and the scrambled direction vectors; the
+    // emulator reads libcurand's tables at build time); without a toolkit
+    // the emulator refuses them.
     const curandRngType_t scrambled[] = {CURAND_RNG_QUASI_SCRAMBLED_SOBOL32,
                                          CURAND_RNG_QUASI_SCRAMBLED_SOBOL64};
     for (curandRngType_t type : scrambled) {
-        stderr_capture capture;
-        CHECK(curandCreateGenerator(&g, type) == CURAND_STATUS_TYPE_ERROR);
-        CHECK(capture.finish().find("curandGetScrambleConstants32/64") != std::string::npos);
+        if (CUEMU_TEST_SCRAMBLED_SOBOL_TABLE) {
+            REQUIRE(curandCreateGenerator(&g, type) == CURAND_STATUS_SUCCESS);
+            CHECK(curandSetQuasiRandomGeneratorDimensions(g, 20000) == CURAND_STATUS_SUCCESS);
+            CHECK(curandSetQuasiRandomGeneratorDimensions(g, 20001) == CURAND_STATUS_OUT_OF_RANGE);
+            REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
+        } else {
+            stderr_capture capture;
+            CHECK(curandCreateGenerator(&g, type) == CURAND_STATUS_TYPE_ERROR);
+            CHECK(capture.finish().find("generator: it reads cuRAND's scrambled Sobol tables") !=
+                  std::string::npos);
+        }
     }
     {
         curandDirectionVectors32_t* vectors = nullptr;
+        unsigned int* constants = nullptr;
         stderr_capture capture;
-        CHECK(curandGetDirectionVectors32(&vectors, CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6) ==
-              CURAND_STATUS_OUT_OF_RANGE);
-        CHECK(capture.finish().find("CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6") !=
-              std::string::npos);
+        const curandStatus_t want =
+            CUEMU_TEST_SCRAMBLED_SOBOL_TABLE ? CURAND_STATUS_SUCCESS : CURAND_STATUS_OUT_OF_RANGE;
+        CHECK(curandGetDirectionVectors32(&vectors, CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6) == want);
+        CHECK(curandGetScrambleConstants32(&constants) == want);
+        const bool said = capture.finish().find("no CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6: it "
+                                                "reads") != std::string::npos;
+        CHECK(said == !CUEMU_TEST_SCRAMBLED_SOBOL_TABLE);
     }
-#endif
     // A device generator writes device memory in stream order, as the pseudo-random ones do.
     REQUIRE(curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL64) == CURAND_STATUS_SUCCESS);
     REQUIRE(curandSetQuasiRandomGeneratorDimensions(g, 3) == CURAND_STATUS_SUCCESS);

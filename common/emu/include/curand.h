@@ -8,11 +8,14 @@
 // quasi-random
 // Sobol32 (the quasi default) and Sobol64, whose direction vectors are Joe and
 // Kuo's, derived from Boost.Random's table of them (src/curand/
-// sobol_directions.cpp); which of their orderings and outputs equal
-// libcurand's is written in common/emu/README.md ("cuRAND"). Generators the
-// emulator does not have (the scrambled Sobols; MTGP32 where no CUDA
-// toolkit gave its parameter table, src/curand_mtgp32_parameters.cpp) are
-// refused at creation with CURAND_STATUS_TYPE_ERROR and a line saying so.
+// sobol_directions.cpp), and the scrambled Sobol32 and Sobol64, whose
+// direction vectors and scramble constants are cuRAND's own tables, read from
+// a CUDA toolkit's libcurand when the emulator is built
+// (src/curand/scrambled_sobol.cpp); which of their orderings and outputs
+// equal libcurand's is written in common/emu/README.md ("cuRAND").
+// Generators whose tables no CUDA toolkit gave at build time (MTGP32:
+// src/curand_mtgp32_parameters.cpp; the scrambled Sobols) are refused at
+// creation with CURAND_STATUS_TYPE_ERROR and a line saying so.
 // Calls outside the subset are build errors naming them
 // (cuemu/curand_not_emulated.h).
 #ifndef CUEMU_CURAND_H
@@ -98,6 +101,8 @@ curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t* vectors[]
                                            curandDirectionVectorSet_t set);
 curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t* vectors[],
                                            curandDirectionVectorSet_t set);
+curandStatus_t curandGetScrambleConstants32(unsigned int** constants);
+curandStatus_t curandGetScrambleConstants64(unsigned long long** constants);
 
 curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int* output_ptr, size_t num);
 curandStatus_t curandGenerateLongLong(curandGenerator_t generator,

@@ -3,7 +3,7 @@
 // cuRAND's state layouts (curandState is XORWOW), seeding, skipping ahead and
 // raw 32-bit numbers here; their distributions (uniform, normal, log-normal,
 // Poisson) in cuemu/curand_distributions.h; the Sobol32 and Sobol64
-// quasi-random states in cuemu/curand_sobol.h; the MTGP32 state, which a
+// quasi-random states, scrambled or not, in cuemu/curand_sobol.h; the MTGP32 state, which a
 // whole block shares, in curand_mtgp32_kernel.h.
 //
 // The numbers are NVIDIA's, bit for bit, for the same seed, subsequence and
@@ -14,8 +14,8 @@
 // library's logf/sinf/cosf, as libcurand's host generators do, where a GPU
 // uses its own approximate sine and cosine).
 //
-// Not here (using one is a build error: the name is undeclared): the
-// scrambled Sobol states, curand_discrete, the *_from_normal Poisson.
+// Not here (using one is a build error: the name is undeclared):
+// curand_discrete, the *_from_normal Poisson.
 #ifndef CUEMU_CURAND_KERNEL_H
 #define CUEMU_CURAND_KERNEL_H
 

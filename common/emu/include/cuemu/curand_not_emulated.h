@@ -13,15 +13,14 @@
     curandStatus_t name(A&&...) {                                                              \
         static_assert(::cuemu::refused<A...>,                                                  \
                       "cuemu's cuRAND does not have " #name " (" what "); it has the XORWOW, " \
-                      "MRG32k3a, Philox4_32_10, MT19937, MTGP32, Sobol32 and Sobol64 generators with "          \
+                      "MRG32k3a, Philox4_32_10, MT19937, MTGP32, Sobol32 and Sobol64 (scrambled or " \
+                      "not) generators with "                                                  \
                       "curandGenerate(LongLong), "                                             \
                       "curandGenerateUniform/Normal/LogNormal(Double) and "                    \
                       "curandGeneratePoisson. Build this program with nvcc for a GPU");        \
         return CURAND_STATUS_TYPE_ERROR;                                                       \
     }
 
-CUEMU_CURAND_NOT_EMULATED(curandGetScrambleConstants32, "scrambled Sobol: the constants are cuRAND's own table")
-CUEMU_CURAND_NOT_EMULATED(curandGetScrambleConstants64, "scrambled Sobol: the constants are cuRAND's own table")
 CUEMU_CURAND_NOT_EMULATED(curandCreatePoissonDistribution, "discrete distributions")
 CUEMU_CURAND_NOT_EMULATED(curandDestroyDistribution, "discrete distributions")
 CUEMU_CURAND_NOT_EMULATED(curandGeneratePoissonMethod, "Poisson methods")

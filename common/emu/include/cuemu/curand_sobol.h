@@ -1,13 +1,18 @@
 // cuemu/curand_sobol.h - cuRAND's device API for the Sobol quasi-random
-// states (included by <curand_kernel.h>): curandStateSobol32_t and
-// curandStateSobol64_t with cuRAND's layouts, curand_init from one
-// dimension's direction vectors (curandGetDirectionVectors32/64, in
-// src/curand/sobol_directions.cpp), skipahead, curand, and the uniform,
-// normal, log-normal and Poisson conversions (the last also serves MTGP32).
+// states (included by <curand_kernel.h>): curandStateSobol32_t,
+// curandStateSobol64_t and their scrambled kin curandStateScrambledSobol32_t
+// and curandStateScrambledSobol64_t with cuRAND's layouts, curand_init from
+// one dimension's direction vectors (curandGetDirectionVectors32/64, in
+// src/curand/sobol_directions.cpp and scrambled_sobol.cpp) and, scrambled,
+// its scramble constant (curandGetScrambleConstants32/64), skipahead,
+// curand, and the uniform, normal, log-normal and Poisson conversions (the
+// last also serves MTGP32).
 //
 // A Sobol state is point i of one dimension: x is the XOR of the direction
 // vectors picked by the bits of i's Gray code, so moving from i to i + 1
-// flips one vector, the one at i's lowest zero bit. Point 0 is 0.
+// flips one vector, the one at i's lowest zero bit. Point 0 is 0; a
+// scrambled state's points are all XORed with its constant c, so its point
+// 0 is c (the scrambling of the vectors themselves is in cuRAND's table).
 //
 // Normals come from the inverse normal distribution function (erfcinv), not
 // Box-Muller: one raw number per normal keeps the points' spread. The double
@@ -16,9 +21,6 @@
 // the toolkit header's: small raw numbers give large positive normals here,
 // where libcurand's host generators give the negated value (see
 // src/curand/sobol_layout.cpp).
-//
-// Not here (the names are undeclared): the scrambled Sobol states, whose
-// scramble constants are cuRAND's own table and cannot be derived.
 #ifndef CUEMU_CURAND_SOBOL_H
 #define CUEMU_CURAND_SOBOL_H
 
@@ -27,17 +29,18 @@
 
 #include "cuemu/curand_inverse_normal.h"
 
-struct curandStateSobol32 {
-    unsigned int i, x, c;
-    unsigned int direction_vectors[32];
-};
-typedef struct curandStateSobol32 curandStateSobol32_t;
-
-struct curandStateSobol64 {
-    unsigned long long i, x, c;
-    unsigned long long direction_vectors[64];
-};
-typedef struct curandStateSobol64 curandStateSobol64_t;
+// cuRAND's layout: point i, its value x, the scramble constant c, the vectors.
+#define CUEMU_CURAND_SOBOL_STATE(name, Word, bits) \
+    struct name {                                  \
+        Word i, x, c;                              \
+        Word direction_vectors[bits];              \
+    };                                             \
+    typedef struct name name##_t;
+CUEMU_CURAND_SOBOL_STATE(curandStateSobol32, unsigned int, 32)
+CUEMU_CURAND_SOBOL_STATE(curandStateSobol64, unsigned long long, 64)
+CUEMU_CURAND_SOBOL_STATE(curandStateScrambledSobol32, unsigned int, 32)
+CUEMU_CURAND_SOBOL_STATE(curandStateScrambledSobol64, unsigned long long, 64)
+#undef CUEMU_CURAND_SOBOL_STATE
 
 namespace cuemu {
 namespace curand_detail {
@@ -143,16 +146,18 @@ __device__ inline unsigned int poisson_from_one_number(Word x, double lambda) {
 }  // namespace cuemu
 
 // ---- position: the state at point i (counted from 0) of its dimension -----------------
-// skipahead moves to point i + n. c is the scrambled states' constant (0 here).
+// skipahead moves to point i + n. c is the scrambled states' constant (0 unscrambled).
 template <class State>
-__device__ inline std::enable_if_t<std::is_same<State, curandStateSobol32_t*>::value>
+__device__ inline std::enable_if_t<std::is_same<State, curandStateSobol32_t*>::value ||
+                                   std::is_same<State, curandStateScrambledSobol32_t*>::value>
 skipahead(unsigned int n, State state) {
     state->i += n;
     state->x = state->c ^ cuemu::curand_detail::sobol_point<unsigned int, 32>(
                               state->direction_vectors, state->i);
 }
 template <class State>
-__device__ inline std::enable_if_t<std::is_same<State, curandStateSobol64_t*>::value>
+__device__ inline std::enable_if_t<std::is_same<State, curandStateSobol64_t*>::value ||
+                                   std::is_same<State, curandStateScrambledSobol64_t*>::value>
 skipahead(unsigned long long n, State state) {
     state->i += n;
     state->x = state->c ^ cuemu::curand_detail::sobol_point<unsigned long long, 64>(
@@ -173,36 +178,63 @@ __device__ inline void curand_init(curandDirectionVectors64_t direction_vectors,
     for (int k = 0; k < 64; ++k) state->direction_vectors[k] = direction_vectors[k];
     skipahead<curandStateSobol64_t*>(offset, state);
 }
+__device__ inline void curand_init(curandDirectionVectors32_t direction_vectors,
+                                   unsigned int scramble_c, unsigned int offset,
+                                   curandStateScrambledSobol32_t* state) {
+    state->i = 0;
+    state->c = scramble_c;
+    for (int k = 0; k < 32; ++k) state->direction_vectors[k] = direction_vectors[k];
+    skipahead<curandStateScrambledSobol32_t*>(offset, state);
+}
+__device__ inline void curand_init(curandDirectionVectors64_t direction_vectors,
+                                   unsigned long long scramble_c, unsigned long long offset,
+                                   curandStateScrambledSobol64_t* state) {
+    state->i = 0;
+    state->c = scramble_c;
+    for (int k = 0; k < 64; ++k) state->direction_vectors[k] = direction_vectors[k];
+    skipahead<curandStateScrambledSobol64_t*>(offset, state);
+}
 
 // ---- raw numbers: this point, then one step on -----------------------------------------
-__device__ inline unsigned int curand(curandStateSobol32_t* state) {
-    const unsigned int point = state->x;
-    state->x ^= state->direction_vectors[cuemu::curand_detail::lowest_zero_bit(state->i)];
+namespace cuemu {
+namespace curand_detail {
+template <class State>
+__device__ inline auto sobol_next(State* state) {
+    const auto point = state->x;
+    state->x ^= state->direction_vectors[lowest_zero_bit(state->i)];
     ++state->i;
     return point;
 }
-__device__ inline unsigned long long curand(curandStateSobol64_t* state) {
-    const unsigned long long point = state->x;
-    state->x ^= state->direction_vectors[cuemu::curand_detail::lowest_zero_bit(state->i)];
-    ++state->i;
-    return point;
-}
+}  // namespace curand_detail
+}  // namespace cuemu
 
 // ---- distributions: one raw number each --------------------------------------------------
-__device__ inline float curand_uniform(curandStateSobol32_t* state) {
-    return cuemu::curand_detail::uniform_from_bits(curand(state));
-}
-__device__ inline double curand_uniform_double(curandStateSobol32_t* state) {
-    return cuemu::curand_detail::uniform_double_from_bits(curand(state));
-}
-__device__ inline float curand_uniform(curandStateSobol64_t* state) {
-    return cuemu::curand_detail::uniform_from_bits(static_cast<unsigned int>(curand(state) >> 32));
-}
-__device__ inline double curand_uniform_double(curandStateSobol64_t* state) {
-    // 53 bits: the top of the 64, centred in their step.
-    return (curand(state) >> 11) * 0x1p-53 + 0x1p-54;
-}
-
+// The same for a state and its scrambled kin: only the raw numbers differ.
+#define CUEMU_CURAND_SOBOL32_DRAWS(State)                                                        \
+    __device__ inline unsigned int curand(State* state) {                                        \
+        return cuemu::curand_detail::sobol_next(state);                                          \
+    }                                                                                            \
+    __device__ inline float curand_uniform(State* state) {                                       \
+        return cuemu::curand_detail::uniform_from_bits(curand(state));                           \
+    }                                                                                            \
+    __device__ inline double curand_uniform_double(State* state) {                               \
+        return cuemu::curand_detail::uniform_double_from_bits(curand(state));                    \
+    }
+// Sobol64: the float uniform keeps the top 32 bits, the double the top 53,
+// centred in their step.
+#define CUEMU_CURAND_SOBOL64_DRAWS(State)                                                        \
+    __device__ inline unsigned long long curand(State* state) {                                  \
+        return cuemu::curand_detail::sobol_next(state);                                          \
+    }                                                                                            \
+    __device__ inline float curand_uniform(State* state) {                                       \
+        return cuemu::curand_detail::uniform_from_bits(                                          \
+            static_cast<unsigned int>(curand(state) >> 32));                                     \
+    }                                                                                            \
+    __device__ inline double curand_uniform_double(State* state) {                               \
+        return (curand(state) >> 11) * 0x1p-53 + 0x1p-54;                                        \
+    }
+// Normals from the inverse normal distribution function; cuRAND's Poisson
+// from one raw number (poisson_from_one_number).
 #define CUEMU_CURAND_QUASI_NORMALS(State)                                                        \
     __device__ inline float curand_normal(State* state) {                                        \
         return cuemu::curand_detail::quasi_normal(curand(state));                                \
@@ -215,17 +247,21 @@ __device__ inline double curand_uniform_double(curandStateSobol64_t* state) {
     }                                                                                            \
     __device__ inline double curand_log_normal_double(State* state, double mean, double stddev) { \
         return std::exp(mean + stddev * cuemu::curand_detail::quasi_normal_double(curand(state))); \
+    }                                                                                            \
+    __device__ inline unsigned int curand_poisson(State* state, double lambda) {                 \
+        return cuemu::curand_detail::poisson_from_one_number(curand(state), lambda);             \
     }
-// cuRAND's Poisson from one raw number (poisson_from_one_number).
-__device__ inline unsigned int curand_poisson(curandStateSobol32_t* state, double lambda) {
-    return cuemu::curand_detail::poisson_from_one_number(curand(state), lambda);
-}
-__device__ inline unsigned int curand_poisson(curandStateSobol64_t* state, double lambda) {
-    return cuemu::curand_detail::poisson_from_one_number(curand(state), lambda);
-}
 
+CUEMU_CURAND_SOBOL32_DRAWS(curandStateSobol32_t)
+CUEMU_CURAND_SOBOL32_DRAWS(curandStateScrambledSobol32_t)
+CUEMU_CURAND_SOBOL64_DRAWS(curandStateSobol64_t)
+CUEMU_CURAND_SOBOL64_DRAWS(curandStateScrambledSobol64_t)
 CUEMU_CURAND_QUASI_NORMALS(curandStateSobol32_t)
+CUEMU_CURAND_QUASI_NORMALS(curandStateScrambledSobol32_t)
 CUEMU_CURAND_QUASI_NORMALS(curandStateSobol64_t)
+CUEMU_CURAND_QUASI_NORMALS(curandStateScrambledSobol64_t)
+#undef CUEMU_CURAND_SOBOL32_DRAWS
+#undef CUEMU_CURAND_SOBOL64_DRAWS
 #undef CUEMU_CURAND_QUASI_NORMALS
 
 #endif

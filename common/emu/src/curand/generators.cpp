@@ -21,10 +21,12 @@
 #include "curand.h"
 #include "host_layouts.h"
 #include "mtgp32.h"
+#include "scrambled_sobol.h"
 #include "sobol_directions.h"
 
 using cuemu::curand_host::distribution;
 using cuemu::curand_host::is_quasi;
+using cuemu::curand_host::is_scrambled;
 using cuemu::curand_host::is_twister;
 
 struct curandGenerator_st {
@@ -53,12 +55,12 @@ bool is_live(curandGenerator_t g) {
     return g && live_generators.count(g);
 }
 
-const char* type_name(curandRngType_t type) {
-    switch (type) {
-    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32";
-    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64";
-    default: return nullptr;
-    }
+// How many dimensions the emulator has for a quasi-random generator: the
+// scrambled ones all of cuRAND's table, the others Boost's.
+unsigned int quasi_dimensions(curandRngType_t type) {
+    if (is_scrambled(type))
+        return cuemu::curand_host::scrambled_sobol_available() ? cuemu::curand_host::curand_sobol_dimensions : 0;
+    return cuemu::curand_host::sobol_dimensions();
 }
 
 curandStatus_t create(curandGenerator_t* generator, curandRngType_t type, bool on_host) {
@@ -68,14 +70,21 @@ curandStatus_t create(curandGenerator_t* generator, curandRngType_t type, bool o
     if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_MRG32K3A &&
         type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && type != CURAND_RNG_PSEUDO_MT19937 &&
         type != CURAND_RNG_PSEUDO_MTGP32 && !is_quasi(type)) {
-        if (const char* name = type_name(type))
+        // libcurand creates a CURAND_RNG_TEST generator (measured); the emulator has none.
+        if (type == CURAND_RNG_TEST)
             std::fprintf(stderr,
-                         "cuemu: %s: the emulator's cuRAND has no %s generator (it has XORWOW, "
-                         "MRG32k3a, Philox4_32_10, MT19937, MTGP32, Sobol32 and Sobol64; the "
-                         "scrambled Sobols need cuRAND's own scramble constants, "
-                         "curandGetScrambleConstants32/64); the call returns "
-                         "CURAND_STATUS_TYPE_ERROR\n",
-                         call, name);
+                         "cuemu: %s: the emulator's cuRAND has no CURAND_RNG_TEST generator (it "
+                         "has XORWOW, MRG32k3a, Philox4_32_10, MT19937, MTGP32 and the Sobols, "
+                         "scrambled or not); the call returns CURAND_STATUS_TYPE_ERROR\n",
+                         call);
+        return CURAND_STATUS_TYPE_ERROR;
+    }
+    if (is_scrambled(type) && !cuemu::curand_host::scrambled_sobol_available()) {
+        cuemu::curand_host::report_no_scrambled_tables(
+            call,
+            type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 ? "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 generator"
+                                                       : "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64 generator",
+            "CURAND_STATUS_TYPE_ERROR");
         return CURAND_STATUS_TYPE_ERROR;
     }
     if (type == CURAND_RNG_PSEUDO_MTGP32 && !cuemu::mtgp32_table_available()) {
@@ -87,7 +96,7 @@ curandStatus_t create(curandGenerator_t* generator, curandRngType_t type, bool o
                      call);
         return CURAND_STATUS_TYPE_ERROR;
     }
-    if (is_quasi(type) && cuemu::curand_host::sobol_dimensions() == 0) {
+    if (is_quasi(type) && !is_scrambled(type) && cuemu::curand_host::sobol_dimensions() == 0) {
         cuemu::curand_host::report_missing_dimensions(call, 1);
         return CURAND_STATUS_TYPE_ERROR;
     }
@@ -126,8 +135,8 @@ bool needs_pairs(curandGenerator_t g, distribution what) {
 curandStatus_t generate(const char* call, curandGenerator_t g, void* out, std::size_t n,
                         distribution what, double mean = 0, double stddev = 0) {
     if (!is_live(g)) return CURAND_STATUS_NOT_INITIALIZED;
-    // 32-bit raw numbers from every generator but Sobol64, 64-bit from it alone.
-    const bool sobol64 = g->type == CURAND_RNG_QUASI_SOBOL64;
+    // 32-bit raw numbers from every generator but the Sobol64s, 64-bit from them alone.
+    const bool sobol64 = cuemu::curand_host::is_quasi64(g->type);
     if ((what == distribution::bits && sobol64) || (what == distribution::bits64 && !sobol64))
         return CURAND_STATUS_TYPE_ERROR;
     if (needs_pairs(g, what) && n % 2 != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
@@ -264,7 +273,7 @@ curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generat
     if (!is_quasi(generator->type)) return CURAND_STATUS_TYPE_ERROR;
     if (num_dimensions == 0 || num_dimensions > cuemu::curand_host::curand_sobol_dimensions)
         return CURAND_STATUS_OUT_OF_RANGE;
-    if (num_dimensions > cuemu::curand_host::sobol_dimensions()) {
+    if (num_dimensions > quasi_dimensions(generator->type)) {
         cuemu::curand_host::report_missing_dimensions("curandSetQuasiRandomGeneratorDimensions",
                                                       num_dimensions);
         return CURAND_STATUS_OUT_OF_RANGE;

@@ -13,6 +13,7 @@
 
 #include "curand_kernel.h"
 #include "poisson_table.h"
+#include "scrambled_sobol.h"
 #include "sobol_directions.h"
 
 namespace cuemu::curand_host {
@@ -224,21 +225,53 @@ void fill_philox(const request& r, void* out, std::size_t n) {
     }
 }
 
-// ---- Sobol32 and Sobol64: each dimension's points in turn ---------------------------
-template <class State, class Vectors, class Out, class Convert>
-void fill_sobol(const request& r, const Vectors* directions, Out* out, std::size_t n,
+// ---- Sobol32 and Sobol64, scrambled or not: each dimension's points in turn ----------
+// Dimension d's state at the offset. curand_init takes the vectors as a
+// non-const array, as in the toolkit; it only reads them.
+template <class Vectors, class Word>
+void start_sobol(curandStateSobol32_t* s, const Vectors& v, const Word*, unsigned, unsigned long long offset) {
+    curand_init(const_cast<Vectors&>(v), static_cast<unsigned>(offset), s);
+}
+template <class Vectors, class Word>
+void start_sobol(curandStateSobol64_t* s, const Vectors& v, const Word*, unsigned, unsigned long long offset) {
+    curand_init(const_cast<Vectors&>(v), offset, s);
+}
+template <class Vectors, class Word>
+void start_sobol(curandStateScrambledSobol32_t* s, const Vectors& v, const Word* constants, unsigned d,
+                 unsigned long long offset) {
+    curand_init(const_cast<Vectors&>(v), constants[d], static_cast<unsigned>(offset), s);
+}
+// libcurand's scrambled Sobol64 generator starts each call's states at its
+// offset modulo 2^32 (measured: offset 2^32 gives point 0, and a call after
+// one that crossed 2^32 starts again near 0), though within a call the points
+// go on past 2^32; its unscrambled Sobol64 keeps all 64 bits.
+template <class Vectors, class Word>
+void start_sobol(curandStateScrambledSobol64_t* s, const Vectors& v, const Word* constants, unsigned d,
+                 unsigned long long offset) {
+    curand_init(const_cast<Vectors&>(v), constants[d], offset & 0xffffffffull, s);
+}
+
+// The vectors and, scrambled, the constants of the dimensions.
+template <class Vectors, class Word>
+struct sobol_tables {
+    const Vectors* directions;
+    const Word* constants;  // null unscrambled
+};
+
+template <class State, class Vectors, class Word, class Out, class Convert>
+void fill_sobol(const request& r, sobol_tables<Vectors, Word> t, Out* out, std::size_t n,
                 Convert convert) {
     const std::size_t points = n / r.dimensions;
     for (unsigned int d = 0; d < r.dimensions; ++d) {
         State state;
-        // curand_init takes the vectors as a non-const array, as in the toolkit; it only reads them.
-        curand_init(const_cast<std::remove_const_t<Vectors>&>(directions[d]), r.offset, &state);
+        start_sobol(&state, t.directions[d], t.constants, d, r.offset);
         for (std::size_t j = 0; j < points; ++j) out[d * points + j] = convert(curand(&state));
     }
 }
 
-template <class State, class Vectors>
-void fill_sobol_by_kind(const request& r, const Vectors* directions, void* out, std::size_t n) {
+template <class State, class Vectors, class Constant>
+void fill_sobol_by_kind(const request& r, sobol_tables<Vectors, Constant> directions, void* out,
+                        std::size_t n) {
     using cuemu::curand_detail::quasi_normal;
     using cuemu::curand_detail::quasi_normal_double;
     using Word = decltype(curand(static_cast<State*>(nullptr)));
@@ -404,9 +437,21 @@ void fill(const request& r, dealt_states& d, void* out, std::size_t n) {
     case CURAND_RNG_PSEUDO_MTGP32:
         return fill_twister_by_kind<mtgp32_generators>(r, d, out, n);
     case CURAND_RNG_QUASI_SOBOL32:
-        return fill_sobol_by_kind<curandStateSobol32_t>(r, sobol_directions32(), out, n);
+        return fill_sobol_by_kind<curandStateSobol32_t>(
+            r, sobol_tables<curandDirectionVectors32_t, unsigned>{sobol_directions32(), nullptr}, out, n);
     case CURAND_RNG_QUASI_SOBOL64:
-        return fill_sobol_by_kind<curandStateSobol64_t>(r, sobol_directions64(), out, n);
+        return fill_sobol_by_kind<curandStateSobol64_t>(
+            r, sobol_tables<curandDirectionVectors64_t, unsigned long long>{sobol_directions64(), nullptr},
+            out, n);
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
+        return fill_sobol_by_kind<curandStateScrambledSobol32_t>(
+            r, sobol_tables<curandDirectionVectors32_t, unsigned>{scrambled_directions32(), scramble_constants32()},
+            out, n);
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64:
+        return fill_sobol_by_kind<curandStateScrambledSobol64_t>(
+            r, sobol_tables<curandDirectionVectors64_t, unsigned long long>{scrambled_directions64(),
+                                                                            scramble_constants64()},
+            out, n);
     default:
         return fill_dealt_by_kind<curandStateXORWOW_t>(r, d, xorwow_states, out, n);
     }

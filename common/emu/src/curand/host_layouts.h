@@ -24,12 +24,15 @@
 //     (mtgp32.h); one number per value, converted as the device API converts
 //     one number (uniforms x 2^-32 + 2^-33 in float arithmetic, doubles
 //     x 2^-32 + 2^-32), normals as MT19937's; no offset (libcurand refuses one).
-//   - Sobol32 and Sobol64 (quasi-random): n numbers over D dimensions are
-//     n / D points of each dimension in turn (all of dimension 0's, then
-//     dimension 1's...), from point `offset` on; the offset then moves on by
-//     n / D points. Changing D keeps the offset. Normals are the inverse
-//     normal distribution function of each number, with the sign opposite to
-//     the device API's curand_normal (libcurand's host generators do so).
+//   - Sobol32 and Sobol64 (quasi-random), scrambled or not: n numbers over
+//     D dimensions are n / D points of each dimension in turn (all of
+//     dimension 0's, then dimension 1's...), from point `offset` on; the
+//     offset then moves on by n / D points. Changing D keeps the offset.
+//     Normals are the inverse normal distribution function of each number,
+//     with the sign opposite to the device API's curand_normal (libcurand's
+//     host generators do so). The scrambled ones are the device API's
+//     scrambled states of dimension d, made from cuRAND's scrambled vectors
+//     and constant d, converted as the unscrambled ones of their width.
 #ifndef CUEMU_CURAND_HOST_LAYOUTS_H
 #define CUEMU_CURAND_HOST_LAYOUTS_H
 
@@ -44,9 +47,18 @@
 
 namespace cuemu::curand_host {
 
-// Sobol32 or Sobol64.
+// The scrambled Sobol32 or Sobol64.
+inline bool is_scrambled(curandRngType_t type) {
+    return type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 || type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL64;
+}
+// Sobol32 or Sobol64, scrambled or not.
 inline bool is_quasi(curandRngType_t type) {
-    return type == CURAND_RNG_QUASI_SOBOL32 || type == CURAND_RNG_QUASI_SOBOL64;
+    return type == CURAND_RNG_QUASI_SOBOL32 || type == CURAND_RNG_QUASI_SOBOL64 ||
+           is_scrambled(type);
+}
+// The 64-bit Sobols, whose raw numbers are curandGenerateLongLong's.
+inline bool is_quasi64(curandRngType_t type) {
+    return type == CURAND_RNG_QUASI_SOBOL64 || type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL64;
 }
 // MT19937 or MTGP32: no offset in libcurand; the generator's offset counts
 // the numbers taken since the seed was set, one a value.

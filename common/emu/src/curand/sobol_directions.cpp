@@ -11,6 +11,8 @@
 // Boost's table does, and says so.
 #include "sobol_directions.h"
 
+#include "scrambled_sobol.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -134,6 +136,7 @@ struct vector_set<curandDirectionVectors32_t> {
     static constexpr curandDirectionVectorSet_t scrambled = CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6;
     static constexpr const char* scrambled_name = "CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6";
     static const curandDirectionVectors32_t* vectors() { return sobol_directions32(); }
+    static const curandDirectionVectors32_t* scrambled_vectors() { return scrambled_directions32(); }
 };
 template <>
 struct vector_set<curandDirectionVectors64_t> {
@@ -141,17 +144,20 @@ struct vector_set<curandDirectionVectors64_t> {
     static constexpr curandDirectionVectorSet_t scrambled = CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6;
     static constexpr const char* scrambled_name = "CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6";
     static const curandDirectionVectors64_t* vectors() { return sobol_directions64(); }
+    static const curandDirectionVectors64_t* scrambled_vectors() { return scrambled_directions64(); }
 };
 
 template <class Vectors>
 curandStatus_t get_directions(const char* call, Vectors* vectors[], curandDirectionVectorSet_t set) {
     using known = vector_set<Vectors>;
+    // The scrambled vectors are cuRAND's table, all 20000 dimensions (scrambled_sobol.cpp).
     if (set == known::scrambled) {
-        std::fprintf(stderr,
-                     "cuemu: %s: the emulator does not have %s (cuRAND's scrambled vectors are "
-                     "its own table, not derivable); the call returns CURAND_STATUS_OUT_OF_RANGE\n",
-                     call, known::scrambled_name);
-        return CURAND_STATUS_OUT_OF_RANGE;
+        if (!scrambled_sobol_available()) {
+            report_no_scrambled_tables(call, known::scrambled_name, "CURAND_STATUS_OUT_OF_RANGE");
+            return CURAND_STATUS_OUT_OF_RANGE;
+        }
+        *vectors = const_cast<Vectors*>(known::scrambled_vectors());
+        return CURAND_STATUS_SUCCESS;
     }
     if (set != known::plain) return CURAND_STATUS_OUT_OF_RANGE;  // as libcurand answers the other width
     if (sobol_dimensions() == 0) {
