@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -148,12 +149,16 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
 
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
     if (!value) return record(cudaErrorInvalidValue);
+    // The number, read without loading the enum: 8 and 9 lie past the range
+    // of cudaLimit's enumerators (a load of them is undefined behaviour).
+    int which = 0;
+    std::memcpy(&which, &limit, sizeof which);
     // Limits that only the driver's CUlimit names, read as an H200 answers
     // them (CUDA 13.0): 7, CU_LIMIT_SHMEM_SIZE (the shared memory a kernel
     // may use: the block's opt-in maximum), 8, CU_LIMIT_CIG_ENABLED (0: no
     // context shared with graphics); 9 is cudaErrorUnsupportedLimit, as a
     // limit not in the table; a number past the driver's last is no limit.
-    if (static_cast<int>(limit) == 7) {
+    if (which == 7) {
         int shared = 0;
         if (cudaError_t e = cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                                    current_device()))
@@ -161,11 +166,12 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
         *value = static_cast<size_t>(shared);
         return cudaSuccess;
     }
-    if (static_cast<int>(limit) == 8) {
+    if (which == 8) {
         *value = 0;
         return cudaSuccess;
     }
-    if (static_cast<int>(limit) < 0 || static_cast<int>(limit) >= 10) return record(cudaErrorInvalidValue);
+    if (which < 0 || which >= 10) return record(cudaErrorInvalidValue);
+    if (which == 9) return record(cudaErrorUnsupportedLimit);
     std::lock_guard<std::mutex> lock(settings_mutex);
     auto it = limits.find(limit);
     if (it == limits.end()) return record(cudaErrorUnsupportedLimit);
