@@ -197,11 +197,17 @@ void border_texel(const texture_object& t, texel::fetched* out) {
 
 // Maps a texel index onto the texture by the address mode; false where the
 // border colour stands instead.
+// The address mode a coordinate gets: wrap and mirror exist only for
+// normalized coordinates; with texel coordinates they clamp.
+cudaTextureAddressMode effective_mode(cudaTextureAddressMode mode, bool normalized_coords) {
+    if (!normalized_coords && (mode == cudaAddressModeWrap || mode == cudaAddressModeMirror))
+        return cudaAddressModeClamp;
+    return mode;
+}
+
 bool address(long long i, long long size, cudaTextureAddressMode mode, bool normalized_coords,
              long long* out) {
-    if (!normalized_coords && (mode == cudaAddressModeWrap || mode == cudaAddressModeMirror))
-        mode = cudaAddressModeClamp;
-    switch (mode) {
+    switch (effective_mode(mode, normalized_coords)) {
         case cudaAddressModeWrap:
             *out = ((i % size) + size) % size;
             return true;
@@ -407,9 +413,8 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
     long long low[3] = {0, 0, 0};
     int weight[3] = {0, 0, 0};
     for (int d = 0; d < dimensions; ++d) {
-        const bool clamps = modes[d] == cudaAddressModeClamp ||
-                            (!t.description.normalizedCoords && modes[d] != cudaAddressModeBorder);
-        if (clamps) at[d] = std::min(std::max(at[d], 0.5), static_cast<double>(sizes[d]) - 0.5);
+        if (effective_mode(modes[d], t.description.normalizedCoords) == cudaAddressModeClamp)
+            at[d] = std::min(std::max(at[d], 0.5), static_cast<double>(sizes[d]) - 0.5);
         split_for_filtering(at[d], &low[d], &weight[d]);
     }
     double sum[4] = {0.0, 0.0, 0.0, 0.0};
