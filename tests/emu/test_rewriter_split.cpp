@@ -44,7 +44,6 @@ TEST_CASE("a tiled kernel gets a split version, with #line back to its own lines
     // Shared memory once per block; what lives across a barrier in arrays.
     CHECK(contains(out, "#line 2 \"/src/t.cu\"\n__shared__ float t[16][16];"));
     CHECK(contains(out, "auto* __cuemu_pt_sum = __cuemu_sb.storage<"));
-    CHECK(contains(out, "auto* __cuemu_pt_i = __cuemu_sb.storage<"));
     CHECK(contains(out, "__cuemu_sb.barrier(\"/src/t.cu\", 7);"));
     CHECK(contains(out, "__cuemu_sb.barrier(\"/src/t.cu\", 9);"));
     CHECK(contains(out, "#line 8 \"/src/t.cu\"\nfor (int k = 0; k < 16; ++k) sum += t[threadIdx.y][k];"));
@@ -53,6 +52,61 @@ TEST_CASE("a tiled kernel gets a split version, with #line back to its own lines
     cuemu_rewrite::Options off;
     off.split_kernels = false;
     CHECK_FALSE(contains(rewritten(kTiled, off), "split_tag"));
+}
+
+TEST_CASE("a loop the same for every thread runs once for the block, around its regions") {
+    const std::string uniform_head =
+        "for (int i = __cuemu_sb.running() ? (__cuemu_sb.lead(), static_cast<int>(0)) : static_cast<int>(0); "
+        "__cuemu_sb.running() && (__cuemu_sb.lead(), static_cast<bool>(i < n / 16)); "
+        "static_cast<void>(__cuemu_sb.running() && (__cuemu_sb.lead(), static_cast<void>(++i), true))) {";
+    const std::string out = rewritten(kTiled);
+    CHECK(contains(out, "#line 5 \"/src/t.cu\"\n" + uniform_head));
+    // No array for i, no pass over the threads for the condition or the step.
+    CHECK_FALSE(contains(out, "__cuemu_pt_i"));
+    CHECK_FALSE(contains(out, "__cuemu_sb.park("));
+
+    // Each of these may differ between threads, or change i in the body:
+    // the condition is a pass over the threads, which park where it is false.
+    const std::string head = "__global__ void k(float* p, int n, const int* limits) {\n"
+                             "    __shared__ float s[64];\n    int mine = n + threadIdx.x;\n";
+    auto loop = [&](const std::string& for_head, const std::string& body) {
+        return head + "    " + for_head + " {\n        s[threadIdx.x] += p[i];\n        __syncthreads();\n" + body +
+               "    }\n    p[threadIdx.x] = s[threadIdx.x] + mine;\n}\n";
+    };
+    for (const std::string& for_head :
+         {"for (int i = threadIdx.x; i < n; i += blockDim.x)", "for (int i = 0; i < mine; ++i)",
+          "for (int i = 0; i < limits[0]; ++i)", "for (int i = 0; i < *limits; ++i)",
+          "for (int i = 0; i < n; i += mine)", "for (int i = 0; i < clamp(n); ++i)",
+          "for (int i = 0; i < n; i = i + 1, ++mine)", "for (int i = 0; i < LIMIT; ++i)",
+          "for (int i = 0; (i = i + 1) < n;)"}) {
+        CAPTURE(for_head);
+        const std::string text = rewritten("#define LIMIT (threadIdx.x + 1)\n" + loop(for_head, ""));
+        CHECK(contains(text, kSplitHead));
+        CHECK(contains(text, "__cuemu_sb.park("));
+    }
+    for (const std::string& body : {"        if (s[0] > 0) ++i;\n", "        bump(i);\n", "        int* pi = &i; *pi += 0;\n"}) {
+        CAPTURE(body);
+        const std::string text = rewritten(loop("for (int i = 0; i < n; ++i)", body));
+        CHECK_FALSE(contains(text, "__cuemu_sb.running() && (__cuemu_sb.lead()"));
+    }
+    // Constants of the kernel, of the file, macros of numbers, blockDim, an
+    // enclosing uniform loop's variable, steps of every form: one loop.
+    for (const std::string& for_head :
+         {"for (int i = 0; i < TILES; ++i)", "for (unsigned i = blockDim.x / 2; i > 0; i >>= 1)",
+          "for (int i = 1; i <= kCount; i *= 2)", "for (long i = n - 1; i >= 0; i--)",
+          "for (int i = 0; i != (int)sizeof(float) * n; i += 4)", "for (int i = 0; i < half; i = i + 2)"}) {
+        CAPTURE(for_head);
+        const std::string text =
+            rewritten("#define TILES (4 * 2)\nconstexpr int kCount = 8;\n" +
+                      loop(for_head, "").insert(head.size() - 1, "\n    const int half = n / 2;"));
+        CHECK(contains(text, "__cuemu_sb.running() && (__cuemu_sb.lead(), static_cast<bool>("));
+        CHECK_FALSE(contains(text, "__cuemu_sb.park("));
+    }
+    const std::string nested = rewritten(loop("for (int i = 0; i < n; ++i)",
+                                              "        for (int j = i; j < 4; ++j) {\n"
+                                              "            s[j] += 1.0f;\n            __syncthreads();\n        }\n"));
+    CHECK(contains(nested, "static_cast<bool>(j < 4)"));
+    CHECK_FALSE(contains(nested, "__cuemu_sb.park("));
 }
 
 TEST_CASE("an array kept across barriers is a local copy in each region, unless a pointer is kept") {
@@ -169,7 +223,7 @@ TEST_CASE("a name declared again in another loop is renamed in its own scope") {
                               "    for (int i = 0; i < 2; ++i) p[i] = s[i];\n}\n";
     const std::string out = rewritten(loops);
     REQUIRE(contains(out, kSplitHead));
-    CHECK(contains(out, "int stride__cuemu_r1 = n;"));
+    CHECK(contains(out, "for (int stride__cuemu_r1 = __cuemu_sb.running() ? (__cuemu_sb.lead(), static_cast<int>(n))"));
     CHECK(contains(out, "int i__cuemu_r2 = threadIdx.x + stride__cuemu_r1;"));
     CHECK(contains(out, "for (int i__cuemu_r3 = 0; i__cuemu_r3 < 2; ++i__cuemu_r3) p[i__cuemu_r3] = s[i__cuemu_r3];"));
     // Declared again inside the second one's scope, or named by a macro: not followed.

@@ -139,6 +139,21 @@ __global__ void some_threads_leave_the_loop(int* data, int n) {
 }
 constexpr int leave_loop_barrier_line = __LINE__ - 4;
 
+// A bug: the first 40 threads return at once, and the others divide by zero
+// in the condition of a loop that is the same for every thread. The split
+// version computes that condition once for the block, as the first running
+// thread: thread 40, the one that computes it first on the fiber path too.
+__global__ void divide_in_loop_condition(int* data, int n, int divisor) {
+    __shared__ int held[64];
+    if (threadIdx.x < 40) return;
+    for (int i = 0; i < n / divisor; ++i) {
+        held[threadIdx.x] = data[i];
+        __syncthreads();
+    }
+    data[threadIdx.x] = held[threadIdx.x];
+}
+constexpr int divide_condition_line = __LINE__ - 6;
+
 // The same bug inside a function the kernel calls: the split version has the
 // function's body written in, and the report names the function's own line.
 __device__ void leave_the_loop_inside(int* data, int n) {
@@ -651,6 +666,19 @@ TEST_CASE("report: threads that leave a loop while others wait at its barrier" *
     } else {
         CHECK(contains(report, "but thread (40,0,0) has exited without reaching it"));
     }
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+TEST_CASE("report: a fault in a loop's condition names the first running thread" *
+          doctest::test_suite("emulator-only")) {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 64 * sizeof(int)) == cudaSuccess);
+    stderr_capture capture(capture_until::device_idle);
+    divide_in_loop_condition<<<1, 64>>>(d, 8, 0);
+    const std::string report = capture.finish();
+    CHECK(contains(report, "integer division by zero"));
+    CHECK(contains(report, "thread (40,0,0)"));
+    CHECK(contains(report, "test_split_blocks.cu:" + std::to_string(divide_condition_line)));
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
 }
 

@@ -8,7 +8,9 @@
 //   storage: one array per variable kept across a barrier
 //   REGION(A)  barrier-check  { REGION(init) for (;;) { COND-PASS REGION(B)
 //   barrier-check REGION(inc) } unpark }  REGION(C)  __cuemu_sb.finish();
-// where REGION(X) runs X for every running thread, in threadIdx order, as an
+// (a loop the same for every thread is instead `for (init; cond; inc) {
+// REGION(B) barrier-check }`, computed once for the block) where REGION(X)
+// runs X for every running thread, in threadIdx order, as an
 // inlined lambda: a kept variable is copied in from its array at the start
 // and out at the end, `return;` ends the thread (`return true`).
 #include "split_regions.h"
@@ -78,13 +80,23 @@ struct Statement {
     Statement* inc = nullptr;
     std::size_t body_open = 0, body_close = 0;
     std::vector<Statement> body;
+    // A `for` loop the same for every thread (uniform_loop): its variable,
+    // that variable's type, and where its initial value starts.
+    bool uniform = false;
+    std::string loop_var, loop_type;
+    std::size_t loop_value_begin = 0;
 };
 
 class Splitter {
 public:
     Splitter(const Source& src, const SharedNames& reach, int first_line, std::string file,
-             const InlinedKernel& inlined)
-        : s_(src), reach_(reach), first_line_(first_line), file_(std::move(file)), inlined_(inlined) {}
+             const InlinedKernel& inlined, const MacroWords& macros)
+        : s_(src),
+          reach_(reach),
+          first_line_(first_line),
+          file_(std::move(file)),
+          inlined_(inlined),
+          macros_(macros) {}
 
     std::string run(std::size_t name_token, const std::string& head_name) {
         if (reach_.unsure) throw Unsplittable{__LINE__, "(a name the barrier list cannot follow)"};
@@ -152,6 +164,7 @@ private:
     int first_line_;
     std::string file_;
     const InlinedKernel& inlined_;
+    const MacroWords& macros_;
     std::size_t body_open_ = 0, body_close_ = 0;
     std::string kernel_name_;
     std::set<std::string> params_;
@@ -164,6 +177,7 @@ private:
     std::set<std::string> template_types_;   // the kernel's template type parameters
     std::set<std::string> template_params_;  // all its template parameters
     std::set<std::string> hoisted_names_;    // the constants declared once, above the regions
+    std::set<std::string> uniform_vars_;     // the variables of uniform loops (uniform_loop)
     std::vector<Var> vars_;
     std::map<std::size_t, std::string> replace_;  // token -> its text in the split version
     std::vector<std::unique_ptr<Statement>> loop_parts_;
@@ -419,11 +433,7 @@ private:
                 else if (is(t, ';')) (semi1 == npos ? semi1 : semi2) = t;
             }
             if (semi1 == npos || semi2 == npos) throw UNSPLITTABLE;
-            if (nx(open + 1) < semi1) {
-                st.init = loop_part(nx(open + 1), semi1);
-                if (looks_like_declaration(st.init->begin))
-                    read_declaration(*st.init, keyword, st.end, true);
-            }
+            if (nx(open + 1) < semi1) st.init = loop_part(nx(open + 1), semi1);
             st.cond_begin = nx(semi1 + 1);
             st.cond_end = semi2;
             if (nx(semi2 + 1) < close) st.inc = loop_part(nx(semi2 + 1), close);
@@ -436,6 +446,12 @@ private:
         st.body_open = nx(close + 1);
         if (!is(st.body_open, '{')) throw UNSPLITTABLE;
         st.body_close = group_end(st.body_open) - 1;
+        if (st.init && uniform_loop(st)) {
+            note_name(st.loop_var);
+            uniform_vars_.insert(st.loop_var);
+        } else if (st.init && looks_like_declaration(st.init->begin)) {
+            read_declaration(*st.init, keyword, st.end, true);
+        }
         st.body = parse_list(st.body_open + 1, st.body_close, depth, st.body_open, st.body_close);
     }
 
@@ -447,6 +463,127 @@ private:
         part->end = end;
         part->add_semicolon = true;
         return part;
+    }
+
+    // ---- loops the same for every thread ----------------------------------------------
+    // `for (int t = U; C; ++t)` where U and C name no thread's own value (no
+    // threadIdx, no variable of the kernel but earlier such loops' ones) and
+    // read no memory through a pointer, and the body never changes t: every
+    // running thread goes round as often as every other, so the loop runs
+    // once for the block, around its regions, with t a single variable,
+    // instead of as a region for the condition (with parking) and one for
+    // the increment, each a pass over the threads.
+    bool uniform_loop(Statement& st) {
+        const std::size_t end = st.init->end;
+        std::size_t t = st.init->begin;
+        std::string type;
+        for (; t < end && s_.is_ident(t) && scalar_words.count(s_.spelling(t)); t = nx(t + 1)) {
+            if (id(t, "const")) return false;
+            type += (type.empty() ? "" : " ") + s_.spelling(t);
+        }
+        if (type.empty() || !s_.is_ident(t) || scalar_words.count(s_.spelling(t))) return false;
+        const std::size_t name = t, assign = nx(name + 1);
+        if (!is(assign, '=') || (assign + 1 < s_.size() && is(assign + 1, '='))) return false;
+        const std::size_t value = nx(assign + 1);
+        const std::string var = s_.spelling(name);
+        if (value >= end || params_.count(var) || declared_names_.count(var)) return false;
+        std::set<std::string> loop_vars = uniform_vars_;
+        if (!uniform_expression(value, end, loop_vars)) return false;
+        loop_vars.insert(var);
+        if (!uniform_expression(st.cond_begin, st.cond_end, loop_vars)) return false;
+        if (!st.inc || !uniform_increment(st.inc->begin, st.inc->end, var, loop_vars)) return false;
+        for (std::size_t u = st.body_open; u < st.body_close; ++u) {
+            if (!names(u, var)) continue;
+            if (written_at(u, true) || address_taken_at(u) || modified_in(var, u, u + 1)) return false;
+        }
+        st.uniform = true;
+        st.loop_var = var;
+        st.loop_type = type;
+        st.loop_value_begin = value;
+        return true;
+    }
+
+    // Tokens [b, e) compute the same value for every thread of the block, and
+    // change nothing: see uniform_loop. `loop_vars`: the variables of the
+    // uniform loops around it (and its own).
+    bool uniform_expression(std::size_t b, std::size_t e, const std::set<std::string>& loop_vars) const {
+        if (b >= e) return false;
+        for (std::size_t u = b; u < e; u = nx(u + 1)) {
+            if (s_[u].in_directive) return false;
+            if (is(u, '[') || is(u, '{') || is(u, ',') || is(u, ';') || pair(u, '-', '>')) return false;
+            if (pair(u, '+', '+') || pair(u, '-', '-')) return false;
+            if (is(u, '=')) {  // only as part of == != <= >=, never an assignment
+                const bool comparison = (u + 1 < s_.size() && is(u + 1, '=')) ||
+                                        (u > 0 && is(u - 1, '=')) || (u > 0 && is(u - 1, '!')) ||
+                                        (u > 0 && (is(u - 1, '<') || is(u - 1, '>')) &&
+                                         !(u > 1 && (pair(u - 2, '<', '<') || pair(u - 2, '>', '>'))));
+                if (!comparison) return false;
+                continue;
+            }
+            if (is(u, '*') || is(u, '&')) {  // unary: a read through a pointer, an address
+                const std::size_t before = s_.prev_code(u);
+                const bool operand = before != npos && before >= b &&
+                                     (s_.is_ident(before) || s_[before].kind == Kind::Number || is(before, ')'));
+                if (!operand && !(is(u, '&') && u > b && is(u - 1, '&'))) return false;
+                continue;
+            }
+            if (!s_.is_ident(u)) continue;
+            if (is(s_.prev_code(u), '.')) continue;  // a member: blockIdx.x's x
+            if (!uniform_name(u, loop_vars)) return false;
+        }
+        return true;
+    }
+    bool uniform_name(std::size_t u, const std::set<std::string>& loop_vars) const {
+        const std::string w = s_.spelling(u);
+        const std::size_t after = nx(u + 1);
+        if (is(after, '(')) return w == "sizeof" || scalar_words.count(w);  // a call: maybe not the same for all
+        if (is(after, '<') && !loop_vars.count(w) && !params_.count(w) && !hoisted_names_.count(w) &&
+            !template_params_.count(w))
+            return false;  // a template's arguments, or a comparison: not certain which
+        if (loop_vars.count(w) || params_.count(w) || template_params_.count(w) || hoisted_names_.count(w) ||
+            scalar_words.count(w))
+            return true;
+        static const std::set<std::string> block_words = {"blockIdx", "blockDim", "gridDim", "warpSize"};
+        if (block_words.count(w)) return true;
+        if (w == "threadIdx" || declared_names_.count(w) || var_named(w) >= 0 || uniform_vars_.count(w))
+            return false;  // a thread's own value (or a loop's variable outside it)
+        if (macros_.count(w)) return uniform_macro(w, loop_vars, 0);
+        // A name from outside the kernel: a constant, or a variable of the
+        // program that a thread reads as every other does.
+        return true;
+    }
+    // A macro whose words are all such names (a number: no words at all).
+    bool uniform_macro(const std::string& macro, const std::set<std::string>& loop_vars, int depth) const {
+        if (depth > 8) return false;
+        static const std::set<std::string> block_words = {"blockIdx", "blockDim", "gridDim", "warpSize", "x",
+                                                          "y",        "z"};
+        for (const std::string& w : macros_.at(macro)) {
+            if (macros_.count(w)) {
+                if (!uniform_macro(w, loop_vars, depth + 1)) return false;
+                continue;
+            }
+            // An unknown word here may be a function the macro calls: refused.
+            if (!(loop_vars.count(w) || params_.count(w) || template_params_.count(w) || hoisted_names_.count(w) ||
+                  scalar_words.count(w) || block_words.count(w)))
+                return false;
+        }
+        return true;
+    }
+    // `++t`, `t++`, `--t`, `t--`, `t = U`, `t op= U`.
+    bool uniform_increment(std::size_t b, std::size_t e, const std::string& var,
+                           const std::set<std::string>& loop_vars) const {
+        if (pair(b, '+', '+') || pair(b, '-', '-')) return names(nx(b + 2), var) && nx(nx(b + 2) + 1) >= e;
+        if (!names(b, var)) return false;
+        std::size_t op = nx(b + 1);
+        if (pair(op, '+', '+') || pair(op, '-', '-')) return nx(op + 2) >= e;
+        std::size_t u = op;
+        if (pair(u, '<', '<') || pair(u, '>', '>')) u += 2;
+        else if (!is(u, '=')) ++u;  // + - * / % & | ^
+        if (u >= e || !is(u, '=') || u > op + 2 || (u + 1 < s_.size() && is(u + 1, '='))) return false;
+        if (u != op && !(is(op, '+') || is(op, '-') || is(op, '*') || is(op, '/') || is(op, '%') || is(op, '&') ||
+                         is(op, '|') || is(op, '^') || pair(op, '<', '<') || pair(op, '>', '>')))
+            return false;
+        return uniform_expression(nx(u + 1), e, loop_vars);
     }
 
     // A __shared__ declaration: the block's, declared once before the regions.
@@ -871,6 +1008,20 @@ private:
 
     void emit_loop(const Statement& loop, const std::vector<int>& outer, int depth, std::string& out) {
         std::vector<int> visible = outer;
+        if (loop.uniform) {
+            // One loop for the block. Its parts run only while a thread runs
+            // (as the regions did), each as the first running thread, which
+            // on the fiber path computes them first: a fault there names it.
+            const std::string type = loop.loop_type, lead = "__cuemu_sb.running() && (__cuemu_sb.lead(), ";
+            out += "{\n" + at_line(loop.head == npos ? loop.begin : loop.head) + "for (" + type + " " + loop.loop_var +
+                   " = __cuemu_sb.running() ? (__cuemu_sb.lead(), static_cast<" + type + ">(" +
+                   text(loop.loop_value_begin, loop.init->end) + ")) : static_cast<" + type + ">(0); " + lead +
+                   "static_cast<bool>(" + text(loop.cond_begin, loop.cond_end) + ")); static_cast<void>(" + lead +
+                   "static_cast<void>(" + text(loop.inc->begin, loop.inc->end) + "), true))) {\n";
+            emit_list(loop.body, visible, depth, out);
+            out += "}\n}\n";
+            return;
+        }
         out += "{\n";
         if (loop.init) emit_region({loop.init}, visible, out);
         out += "for (;;) {\n";
@@ -905,7 +1056,7 @@ std::string split_kernel(const std::string& kernel, std::size_t name_offset, con
     const std::size_t name_token = src.token_at(name_offset);
     if (name_token == npos || !src.is_ident(name_token, name.c_str())) return "";
     try {
-        return Splitter(src, barrier_names, first_line, file_literal, inlined).run(name_token, name);
+        return Splitter(src, barrier_names, first_line, file_literal, inlined, macros).run(name_token, name);
     } catch (const Unsplittable& why) {
         if (const char* explain = std::getenv("CUEMU_SPLIT_EXPLAIN"); explain && *explain == '1')
             std::fprintf(stderr, "cuemu-rewrite: %s is not split (split_regions.cpp:%d%s%s)\n", name.c_str(), why.line,

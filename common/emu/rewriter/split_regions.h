@@ -27,6 +27,11 @@
 //     type (likewise), and its address is never taken (an object of any
 //     class type may live between two barriers); the kernel's parameters are never
 //     assigned to (each CUDA thread has its own copy; the split version has one).
+// A `for` loop whose start, condition and step are the same for every thread
+// of the block and whose body never changes its variable (uniform_loop in
+// split_regions.cpp) runs once for the block around its regions; any other
+// loop with barriers evaluates its condition for each thread, and a thread
+// for which it is false waits for the others to leave the loop.
 // Anything else keeps the fiber path: the kernel simply gets no split
 // version. The split version runs the threads of a region in threadIdx order,
 // the order in which the fiber path resumes them, so results, device printf

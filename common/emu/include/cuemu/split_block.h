@@ -107,6 +107,19 @@ public:
         asm volatile("" : : "m"(tls_thread_idx));
         return true;
     }
+    // Before the parts of a loop the same for every thread (its start, its
+    // condition, its step), computed once for the block: threadIdx is the
+    // first running thread's, the one that computes them first on the fiber
+    // path, so a fault there names it.
+    __attribute__((no_sanitize("thread"))) void lead() {
+        unsigned first = 0;
+        while (first < count_ && state_[first]) ++first;
+        if (first == count_) first = 0;
+        tls_thread_idx.x = first % dim_.x;
+        tls_thread_idx.y = first / dim_.x % dim_.y;
+        tls_thread_idx.z = first / (dim_.x * dim_.y);
+        asm volatile("" : : "m"(tls_thread_idx));
+    }
     __attribute__((no_sanitize("thread"), always_inline)) void exit() {
         state_[t] = exited_state;
         ++exited_;
