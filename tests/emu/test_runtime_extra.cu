@@ -372,12 +372,6 @@ TEST_CASE("a device by PCI bus id, cudaInitDevice, cudaSetValidDevices, stream i
     int invalid[1] = {99};
     CHECK(cudaSetValidDevices(invalid, 1) == cudaErrorInvalidDevice);
     CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
-#ifdef CUEMU
-    // An H200 (CUDA 13.0) answered cudaErrorInvalidContext (201) here: no call
-    // so far had made the primary context current (after cudaFree(0) it
-    // answered cudaSuccess). The emulator answers cudaSuccess at once.
-    CHECK(cudaCtxResetPersistingL2Cache() == cudaSuccess);
-#endif
 
     // A stream's id is its own and stays the same.
     cudaStream_t first = nullptr, second = nullptr;
@@ -804,4 +798,20 @@ TEST_CASE("process: a block that ends before grid.sync() stops the cooperative l
     REQUIRE(cudaLaunchCooperativeKernel(early_exit_before_grid_sync, dim3(2), dim3(32), args, 0, 0) ==
             cudaSuccess);
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+// Run as the first CUDA calls of its process (emu.runtime-extra.l2-reset-first):
+// cudaCtxResetPersistingL2Cache does not make the primary context current, so
+// before any call has it fails, as on an H200 (CUDA 13.0, measured 2026-11-30,
+// docs/gpu-runs/2026-11-30-h200-runtime-facts.txt); cudaInitDevice makes the
+// context without making it current.
+TEST_CASE("process: cudaCtxResetPersistingL2Cache before and after the context is current") {
+    CHECK(cudaCtxResetPersistingL2Cache() == cudaErrorDeviceUninitialized);
+    CHECK(cudaGetLastError() == cudaErrorDeviceUninitialized);
+    CHECK(cudaInitDevice(0, 0, 0) == cudaSuccess);
+    CHECK(cudaCtxResetPersistingL2Cache() == cudaErrorDeviceUninitialized);
+    CHECK(cudaGetLastError() == cudaErrorDeviceUninitialized);
+    CHECK(cudaFree(nullptr) == cudaSuccess);
+    CHECK(cudaCtxResetPersistingL2Cache() == cudaSuccess);
+    CHECK(cudaGetLastError() == cudaSuccess);
 }
