@@ -799,19 +799,3 @@ TEST_CASE("process: a block that ends before grid.sync() stops the cooperative l
             cudaSuccess);
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
 }
-
-// Run as the first CUDA calls of its process (emu.runtime-extra.l2-reset-first):
-// cudaCtxResetPersistingL2Cache does not make the primary context current, so
-// before any call has it fails, as on an H200 (CUDA 13.0, measured 2026-11-30,
-// docs/gpu-runs/2026-11-30-h200-runtime-facts.txt); cudaInitDevice makes the
-// context without making it current.
-TEST_CASE("process: cudaCtxResetPersistingL2Cache before and after the context is current") {
-    CHECK(cudaCtxResetPersistingL2Cache() == cudaErrorDeviceUninitialized);
-    CHECK(cudaGetLastError() == cudaErrorDeviceUninitialized);
-    CHECK(cudaInitDevice(0, 0, 0) == cudaSuccess);
-    CHECK(cudaCtxResetPersistingL2Cache() == cudaErrorDeviceUninitialized);
-    CHECK(cudaGetLastError() == cudaErrorDeviceUninitialized);
-    CHECK(cudaFree(nullptr) == cudaSuccess);
-    CHECK(cudaCtxResetPersistingL2Cache() == cudaSuccess);
-    CHECK(cudaGetLastError() == cudaSuccess);
-}
