@@ -4,7 +4,7 @@
 //
 // A sticky error corrupts the context of the device whose work faulted, as
 // in CUDA where each device has its own (primary) context: calls made while
-// that device is current return it; another device's context stays usable.
+// that device is current fail with it; another device's context stays usable.
 // As on an H200 (CUDA 13.0, measured 2026-11-30): every call that returns the
 // sticky error also sets the thread's last-error slot, and cudaGetLastError
 // resets the slot, so a second read right after the first is cudaSuccess.
@@ -97,9 +97,8 @@ cudaError_t cudaGetLastError() {
     return e;
 }
 
-// The same slot, not reset (not measured on a GPU after a sticky error:
-// documented as "does not reset the error", so it agrees with the next
-// cudaGetLastError).
+// The same slot, left in place, so it agrees with the next cudaGetLastError
+// (after a sticky error this was not measured on a GPU).
 cudaError_t cudaPeekAtLastError() {
     last_error_was_read();
     deliver_sticky();
