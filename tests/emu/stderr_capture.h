@@ -48,16 +48,12 @@ struct stderr_capture {
     int saved = -1;
 };
 
-// After a fault the error is sticky, as on a GPU: every later call returns
-// it, and reading it does not clear it.
+// After a fault the error is sticky, as on a GPU: every later call fails
+// with it. cudaGetLastError reads and resets the thread's last error, so a
+// second read right after the first is cudaSuccess (as on an H200, CUDA 13.0).
 inline void check_sticky(cudaError_t expected) {
     CHECK(cudaGetLastError() == expected);
-#ifdef CUEMU
-    // The emulator's cudaGetLastError keeps answering the sticky error; an
-    // H200 (CUDA 13.0) answered cudaSuccess to a second read right after the
-    // first, while every other call still returned the error.
-    CHECK(cudaGetLastError() == expected);
-#endif
+    CHECK(cudaGetLastError() == cudaSuccess);
     CHECK(cudaDeviceSynchronize() == expected);
     float* more = nullptr;
     CHECK(cudaMalloc(&more, 16) == expected);

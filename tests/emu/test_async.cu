@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "random_data.h"
@@ -586,13 +587,32 @@ TEST_CASE("process: a fault surfaces at the next synchronizing call, then stays"
     CHECK(report.find("out-of-bounds write in kernel 'write_unguarded'") != std::string::npos);
     // Work queued after the fault never ran: the context is dead, as on a GPU.
     CHECK(*m_marker == -1.0f);
-    // Sticky from now on.
+    // Sticky from now on: every call fails with it. cudaGetLastError reads
+    // and resets this thread's last error, as on an H200 (CUDA 13.0), and each
+    // call that fails with the sticky error sets it again.
     CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
-    CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(cudaPeekAtLastError() == cudaSuccess);
     CHECK(cudaStreamQuery(0) == cudaErrorIllegalAddress);
+    CHECK(cudaPeekAtLastError() == cudaErrorIllegalAddress);
+    CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
     float h = 0.0f;
     CHECK(cudaMemcpy(&h, d_small, sizeof h, cudaMemcpyDeviceToHost) == cudaErrorIllegalAddress);
     CHECK(cudaMalloc(&d_other, 16) == cudaErrorIllegalAddress);
+    CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    // Another host thread has a last error of its own: its first read hears
+    // of the fault (seen by this thread's wait), its second is cudaSuccess.
+    cudaError_t first = cudaSuccess, second = cudaErrorUnknown, call = cudaSuccess;
+    std::thread other([&] {
+        first = cudaGetLastError();
+        second = cudaGetLastError();
+        call = cudaDeviceSynchronize();
+    });
+    other.join();
+    CHECK(first == cudaErrorIllegalAddress);
+    CHECK(second == cudaSuccess);
+    CHECK(call == cudaErrorIllegalAddress);
 }
 
 TEST_CASE("process: cudaDeviceReset frees every allocation; a pointer kept is reported" *

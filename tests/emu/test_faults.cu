@@ -2,7 +2,7 @@
 // Every case checks the emulator's report of the fault (what a GPU leaves to
 // compute-sanitizer), so all are in the test suite "emulator-only".
 // names the kernel, block, thread, source line and buffer, stops the kernel,
-// and the error is sticky (every later call returns it), as on a GPU.
+// and the error is sticky (every later call fails with it), as on a GPU.
 // Launches are asynchronous: the launch itself succeeds, the kernel faults
 // later, and the next synchronizing call is the first to return the error.
 // A sticky error lasts for the whole process, so CTest runs each test case

@@ -397,7 +397,7 @@ TEST_CASE("cross-device-access-report" * doctest::test_suite("emulator-only")) {
     CHECK(has(report, "memory of device 1, and peer access from device 0 to device 1 is not enabled"));
     CHECK(has(report, "cudaDeviceEnablePeerAccess(1, 0)"));
     CHECK(has(report, "cudaErrorIllegalAddress, or give a silent wrong answer"));
-    CHECK(has(report, "returns that error while this device is current"));
+    CHECK(has(report, "fails with that error while this device is current"));
     CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
     // The error is device 0's: device 1's work went on, and device 1 is usable.
     REQUIRE(cudaSetDevice(1) == cudaSuccess);
@@ -500,7 +500,7 @@ TEST_CASE("reports-of-several-devices-do-not-interleave" * doctest::test_suite("
             inside = true;
             ++reports;
         }
-        if (has(line, "and every later CUDA call returns that error")) {
+        if (has(line, "and every later CUDA call fails with that error")) {
             CHECK_MESSAGE(inside, "a report's last line without its headline:\n" << text);
             inside = false;
         }

@@ -1,7 +1,8 @@
 // test_runtime.cu - the emulator's runtime, exercised through ordinary CUDA
 // code: launch limits and error codes (the real ones), non-sticky errors,
 // memory checks, shared memory per block, barrier semantics, a race that
-// reproduces, atomics, and launch syntax the rewriter must handle.
+// reproduces, atomics, and launch syntax the rewriter must handle; and, as a
+// process's first calls, a call that needs the context made current.
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 #include <sched.h>
@@ -472,3 +473,19 @@ TEST_CASE("with one worker per CPU each worker keeps to one CPU; other counts st
     for (int b = 0; b < blocks; ++b) CHECK(seen[b] == expected);
 }
 #endif  // CUEMU
+
+// Run as the first CUDA calls of its process (emu.runtime.l2-reset-first):
+// cudaCtxResetPersistingL2Cache does not make the primary context current, so
+// before any call has it fails, as on an H200 (CUDA 13.0, measured 2026-11-30,
+// docs/gpu-runs/2026-11-30-h200-runtime-facts.txt); cudaInitDevice makes the
+// context without making it current.
+TEST_CASE("process: cudaCtxResetPersistingL2Cache before and after the context is current") {
+    CHECK(cudaCtxResetPersistingL2Cache() == cudaErrorDeviceUninitialized);
+    CHECK(cudaGetLastError() == cudaErrorDeviceUninitialized);
+    CHECK(cudaInitDevice(0, 0, 0) == cudaSuccess);
+    CHECK(cudaCtxResetPersistingL2Cache() == cudaErrorDeviceUninitialized);
+    CHECK(cudaGetLastError() == cudaErrorDeviceUninitialized);
+    CHECK(cudaFree(nullptr) == cudaSuccess);
+    CHECK(cudaCtxResetPersistingL2Cache() == cudaSuccess);
+    CHECK(cudaGetLastError() == cudaSuccess);
+}

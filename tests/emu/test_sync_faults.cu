@@ -4,7 +4,7 @@
 // kernel that never finishes (the watchdog), and refused launch
 // configurations. Each message names the kernel, its launch line, the block
 // and a thread; there is one message per bug, and then every later call
-// returns the sticky error, as after a failed kernel on a GPU.
+// fails with the sticky error, as after a failed kernel on a GPU.
 // Sticky errors last for the whole process, so CTest runs each test case as a
 // process of its own (--test-case=<name>). The bugs' reports and the watchdog
 // are the emulator's: those cases are in the test suite "emulator-only"; in

@@ -49,7 +49,7 @@ bool device_operand(const call_site& at, const char* family, const char* operand
                  "  On a GPU the algorithm's kernels would fault or read and write whatever is there,\n"
                  "  reported by a later call that waits. The emulator does not run it: the call\n"
                  "  returns cudaSuccess, as the launch would, and its work fails with\n"
-                 "  cudaErrorIllegalAddress, which every later CUDA call returns.\n",
+                 "  cudaErrorIllegalAddress, as every later CUDA call does.\n",
                  work_name(at, family).c_str(), at.file, at.line, operand, what);
     return false;
 }

@@ -127,7 +127,13 @@ cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
     return cudaSuccess;
 }
 
-cudaError_t cudaCtxResetPersistingL2Cache() { return context_status(); }
+// It does not make the context current: as the first CUDA call of an H200's
+// process (CUDA 13.0, measured 2026-11-30) it was cudaErrorDeviceUninitialized
+// (201, "invalid device context"), and cudaSuccess after cudaFree(0).
+cudaError_t cudaCtxResetPersistingL2Cache() {
+    if (!context_is_current()) return record(cudaErrorDeviceUninitialized);
+    return context_status();
+}
 
 // ---- limits ------------------------------------------------------------------------------
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {

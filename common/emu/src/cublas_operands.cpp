@@ -121,7 +121,7 @@ bool operand_checks::device(const char* name, const char* kind, const void* p, s
                  "launch would,\n"
                  "  and its work fails with cudaErrorIllegalAddress (\"an illegal memory access was "
                  "encountered\"),\n"
-                 "  which every later CUDA call returns.\n",
+                 "  as every later CUDA call does.\n",
                  at_.call, at_.file, at_.line, kind, name, shape.c_str(), why.c_str(),
                  hint.c_str());
     return false;

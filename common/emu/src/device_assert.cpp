@@ -51,6 +51,6 @@ extern "C" void __assert_fail(const char* expression, const char* file, unsigned
                      "the asserted condition was false for this thread: the line above names "
                      "the\n        condition, the block and the thread",
                      "the failing thread prints the line above, the kernel stops and every later "
-                     "CUDA call\n  returns cudaErrorAssert",
+                     "CUDA call\n  fails with cudaErrorAssert",
                      file, static_cast<int>(line));
 }

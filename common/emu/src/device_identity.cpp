@@ -70,7 +70,7 @@ cudaError_t cudaInitDevice(int device, unsigned int device_flags, unsigned int f
     if (!is_valid_device(device)) return record(cudaErrorInvalidDevice);
     if (flags & ~static_cast<unsigned int>(cudaInitDeviceFlagsAreValid)) return record(cudaErrorInvalidValue);
     if (flags & cudaInitDeviceFlagsAreValid) return cudaSetDeviceFlags(device_flags);
-    return context_status();
+    return device_status();  // the context is made, not made current (as documented)
 }
 
 // Checked as documented; every emulated device works, so the first one of the

@@ -418,7 +418,7 @@ cudaError_t report_fault(const fault_report& r) {
     else
         std::fprintf(stderr,
                      "  The emulator stops the kernel with %s (\"%s\"),\n"
-                     "  and every later CUDA call returns that error%s.\n",
+                     "  and every later CUDA call fails with that error%s.\n",
                      cudaGetErrorName(error), cudaGetErrorString(error),
                      device_count() > 1 ? " while this device is current" : "");
     return error;
@@ -436,7 +436,7 @@ cudaError_t report_kernel_problem(const launch_site& site, const std::string& he
     std::fprintf(stderr,
                  "  On a GPU %s.\n"
                  "  The emulator stops the kernel with %s (\"%s\"),\n"
-                 "  and every later CUDA call returns that error.\n",
+                 "  and every later CUDA call fails with that error.\n",
                  on_a_gpu, cudaGetErrorName(error), cudaGetErrorString(error));
     return error;
 }

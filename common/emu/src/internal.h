@@ -35,13 +35,21 @@ bool set_peer_access(int from, int to, bool enabled);
 // returns it, so API functions can end with `return record(code);`.
 cudaError_t record(cudaError_t e);
 // A sticky error (an illegal address, a failed launch) corrupts the CUDA
-// context: every later call returns it, and cudaGetLastError does not clear it.
+// context: every later call fails with it, each setting the host thread's
+// last error again (cudaGetLastError resets only that slot).
 // Sticky errors belong to one device (its context): device is the one whose
 // work faulted.
 void make_sticky(cudaError_t e, int device);
 // cudaSuccess, or the current device's sticky error (recorded as the last
 // error). Every API call that talks to the "device" starts with this.
 cudaError_t context_status();
+// context_status without making the context current on this host thread
+// (cudaInitDevice: an H200 still answered cudaCtxResetPersistingL2Cache with
+// cudaErrorDeviceUninitialized after it).
+cudaError_t device_status();
+// Whether this host thread has made the current device's context current
+// (a call that checks context_status has).
+bool context_is_current();
 
 // ---- CUEMU_CHECK (check_setting.cpp) ---------------------------------------------
 // Whether CUEMU_CHECK names this check ("uninit", "race"); the setting is a
