@@ -109,6 +109,42 @@ TEST_CASE("a loop the same for every thread runs once for the block, around its 
     CHECK_FALSE(contains(nested, "__cuemu_sb.park("));
 }
 
+TEST_CASE("the block's cooperative group: its sync is a barrier, the rest of cooperative groups is not split") {
+    const std::string head = "__global__ void k(float* p) {\n    cg::thread_block block = cg::this_thread_block();\n"
+                             "    __shared__ float s[64];\n    s[block.thread_rank()] = p[threadIdx.x];\n";
+    const std::string tail = "    p[threadIdx.x] = s[63 - threadIdx.x];\n}\n";
+    for (const std::string& wait :
+         {"    cg::sync(block);\n", "    block.sync();\n", "    cg::this_thread_block().sync();\n",
+          "    cooperative_groups::sync(block);\n", "    __syncthreads();\n"}) {
+        CAPTURE(wait);
+        const std::string out = rewritten(head + wait + tail);
+        REQUIRE(contains(out, kSplitHead));
+        // The group holds nothing of a thread's: declared once, above the regions.
+        CHECK(contains(out, "__cuemu_sb;\n#line 2 \"/src/t.cu\"\ncg::thread_block block = cg::this_thread_block();"));
+        CHECK(contains(out, "__cuemu_sb.barrier(\"/src/t.cu\", 5);"));
+    }
+    CHECK(split("__global__ void k(float* p) {\n    const cooperative_groups::thread_block b = "
+                "cooperative_groups::this_thread_block();\n    p[b.thread_rank()] = 1;\n    b.sync();\n"
+                "    p[b.size() - 1] += 1;\n}\n"));
+    // A __device__ function given the group, written into the kernel.
+    const std::string called = rewritten(
+        "__device__ void stage(float* s, const float* p, cg::thread_block group) {\n"
+        "    s[group.thread_rank()] = p[threadIdx.x];\n    group.sync();\n}\n" + head +
+        "    stage(s, p, block);\n" + tail);
+    CHECK(contains(called, kSplitHead));
+    // Tiles, the grid, another group's sync, the group in an expression or
+    // passed on, a declaration by auto: the fiber path.
+    for (const std::string& other :
+         {"    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);\n    tile.sync();\n",
+          "    cg::grid_group grid = cg::this_grid();\n    grid.sync();\n",
+          "    cg::sync(cg::tiled_partition(block, 32));\n", "    if (p[0] > 0) block.sync();\n",
+          "    p[0] = cg::reduce(block, 1.0f, cg::plus<float>());\n    block.sync();\n",
+          "    auto same = cg::this_thread_block();\n    same.sync();\n"}) {
+        CAPTURE(other);
+        CHECK_FALSE(split(head + "    __syncthreads();\n" + other + tail));
+    }
+}
+
 TEST_CASE("an array kept across barriers is a local copy in each region, unless a pointer is kept") {
     const std::string head = "__global__ void k(float* p) {\n    __shared__ float s[64];\n"
                              "    float acc[4] = {};\n";

@@ -5,6 +5,7 @@
 // which the same cases check with CUEMU_SPLIT=0 (every block on fibers) too.
 // Kernels the rewriter must not split (a barrier in a function the kernel
 // calls, a parameter changed by each thread) run right all the same.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
@@ -138,6 +139,23 @@ __global__ void some_threads_leave_the_loop(int* data, int n) {
     }
 }
 constexpr int leave_loop_barrier_line = __LINE__ - 4;
+
+namespace cg = cooperative_groups;
+
+// NVIDIA's samples wait with the block's cooperative group: cg::sync(block),
+// block.sync(). Each thread reverses a window of 64 with its neighbours' values.
+__global__ void reverse_with_group(int* data) {
+    cg::thread_block block = cg::this_thread_block();
+    __shared__ int window[64];
+    const unsigned rank = block.thread_rank();
+    window[rank] = data[blockIdx.x * 64 + rank];
+    cg::sync(block);
+    const int mirrored = window[63 - rank];
+    block.sync();
+    window[rank] = mirrored + static_cast<int>(block.size());
+    cg::this_thread_block().sync();
+    data[blockIdx.x * 64 + rank] = window[(rank + 1) % 64];
+}
 
 // A bug: the first 40 threads return at once, and the others divide by zero
 // in the condition of a loop that is the same for every thread. The split
@@ -477,6 +495,20 @@ TEST_CASE("a template kernel, named with its arguments at the launch") {
     CUDA_CHECK(cudaGetLastError());
     CHECK(d_c.to_host() == expect);
     check_split(before, 4);
+}
+
+TEST_CASE("the block's cooperative group waits as __syncthreads does") {
+    const int blocks = 3;
+    std::vector<int> data(blocks * 64), expect(blocks * 64);
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<int>(i * 7 % 23);
+    for (int b = 0; b < blocks; ++b)
+        for (int r = 0; r < 64; ++r) expect[b * 64 + r] = data[b * 64 + 63 - (r + 1) % 64] + 64;
+    device_buffer<int> d_data(data);
+    const long long before = split_blocks();
+    reverse_with_group<<<blocks, 64>>>(d_data.get());
+    CUDA_CHECK(cudaGetLastError());
+    CHECK(d_data.to_host() == expect);
+    check_split(before, blocks);
 }
 
 TEST_CASE("threads that return after the last barrier, some early") {

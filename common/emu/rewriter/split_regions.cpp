@@ -178,6 +178,7 @@ private:
     std::set<std::string> template_params_;  // all its template parameters
     std::set<std::string> hoisted_names_;    // the constants declared once, above the regions
     std::set<std::string> uniform_vars_;     // the variables of uniform loops (uniform_loop)
+    std::set<std::string> block_handles_;    // variables holding the block's group (block_group_use)
     std::vector<Var> vars_;
     std::map<std::size_t, std::string> replace_;  // token -> its text in the split version
     std::vector<std::unique_ptr<Statement>> loop_parts_;
@@ -319,6 +320,13 @@ private:
                 if (!id(nx(nx(nx(t + 1) + 1) + 1), "dynamic_shared_memory")) throw Unsplittable{__LINE__, name};
                 continue;
             }
+            // The block's own group (cooperative_groups' thread_block): its
+            // sync() is a __syncthreads(); anything else of cooperative groups
+            // (tiles, the grid, reductions) is refused below.
+            if (const std::size_t last = block_group_use(t); last != npos) {
+                t = last;
+                continue;
+            }
             // The kernel's own name is on the list (its body has barriers);
             // here it can only be a variable: a launch from a kernel is refused.
             // A call redirected to a __device__ function's twin is a call of the function.
@@ -339,18 +347,98 @@ private:
         return end;
     }
 
-    // The __syncthreads of a barrier statement (inside its guard, if any).
+    // The __syncthreads (or the group's sync) of a barrier statement (inside its guard, if any).
     std::size_t barrier_token(const Statement& st) const {
         for (std::size_t t = first_of(st); t < st.end; t = nx(t + 1))
-            if (id(t, "__syncthreads")) return t;
+            if (id(t, "__syncthreads") || id(t, "sync")) return t;
         return first_of(st);
     }
 
-    bool has_barrier(std::size_t b, std::size_t e) const { return mentions(b, e, "__syncthreads"); }
+    // A __syncthreads, or the sync of the block's group (the only `sync`
+    // screen lets through, member or not).
+    bool has_barrier(std::size_t b, std::size_t e) const {
+        for (std::size_t t = b; t < e; ++t)
+            if (id(t, "__syncthreads") || id(t, "sync")) return true;
+        return false;
+    }
 
+    // `__syncthreads();`, or the block's group waiting: `cg::sync(block);`,
+    // `block.sync();`, `cg::this_thread_block().sync();`.
     bool is_barrier_statement(std::size_t i, std::size_t e) const {
-        const std::size_t open = nx(i + 1), close = nx(open + 1), semi = nx(close + 1);
-        return id(i, "__syncthreads") && is(open, '(') && is(close, ')') && is(semi, ';') && semi + 1 == e;
+        std::size_t call = i;
+        if (is_group_namespace(i)) call = nx(nx(nx(i + 1) + 1) + 1);
+        if (id(call, "sync") && is(nx(call + 1), '(')) {  // cg::sync(block)
+            const std::size_t handle = nx(nx(call + 1) + 1), close = nx(handle + 1);
+            return block_handles_.count(s_.spelling(handle)) && is(close, ')') && is(nx(close + 1), ';') &&
+                   nx(close + 1) + 1 == e;
+        }
+        if (call == i && s_.is_ident(i) && block_handles_.count(s_.spelling(i))) {
+            call = nx(i + 1);  // block.sync()
+        } else if (id(call, "this_thread_block") && is(nx(call + 1), '(') && is(nx(nx(call + 1) + 1), ')')) {
+            call = nx(nx(nx(call + 1) + 1) + 1);  // cg::this_thread_block().sync()
+        } else if (call != i || !id(i, "__syncthreads")) {
+            return false;
+        }
+        if (!id(i, "__syncthreads")) {
+            if (!is(call, '.') || !id(nx(call + 1), "sync")) return false;
+            call = nx(call + 1);
+        }
+        const std::size_t open = nx(call + 1), close = nx(open + 1), semi = nx(close + 1);
+        return is(open, '(') && is(close, ')') && is(semi, ';') && semi + 1 == e;
+    }
+
+    // ---- the block's own group (cooperative groups) -------------------------------------
+    // `cg::` or `cooperative_groups::` at token i.
+    bool is_group_namespace(std::size_t i) const {
+        return (id(i, "cg") || id(i, "cooperative_groups")) && is(nx(i + 1), ':') && is(nx(nx(i + 1) + 1), ':');
+    }
+    // A use of the block's group at token t that the split version can keep,
+    // and its last token: the type and this_thread_block() (with or without
+    // the namespace), the group's sync (a barrier: parse_list checks its form)
+    // and its members that only read threadIdx, blockIdx or blockDim.
+    // npos: not one (screen refuses what is a barrier seed).
+    std::size_t block_group_use(std::size_t t) {
+        std::size_t name = t;
+        if (is_group_namespace(t)) name = nx(nx(nx(t + 1) + 1) + 1);
+        else if (is(s_.prev_code(t), ':')) return npos;  // another namespace's
+        if (id(name, "thread_block") || id(name, "this_thread_block")) {
+            // `[cg::]thread_block block = [cg::]this_thread_block();`: block is the group.
+            if (id(name, "thread_block") && s_.is_ident(nx(name + 1)) && is(nx(nx(name + 1) + 1), '='))
+                block_handles_.insert(s_.spelling(nx(name + 1)));
+            return name;
+        }
+        if (id(name, "sync") && name != t) return name;  // cg::sync(...): its argument is checked as a statement
+        if (id(t, "sync")) {
+            const std::size_t dot = s_.prev_code(t), object = s_.prev_code(dot);
+            const bool of_group = is(dot, '.') && (is(object, ')') || (s_.is_ident(object) &&
+                                                                       block_handles_.count(s_.spelling(object))));
+            if (of_group || (is(nx(t + 1), '(') && block_handles_.count(s_.spelling(nx(nx(t + 1) + 1))))) return t;
+        }
+        return npos;
+    }
+    // `[const] [cg::]thread_block block = [cg::]this_thread_block();`, or `= other_block;`
+    std::size_t group_handle_of(std::size_t i) const {
+        std::size_t t = id(i, "const") ? nx(i + 1) : i;
+        if (is_group_namespace(t)) t = nx(nx(nx(t + 1) + 1) + 1);
+        return id(t, "thread_block") ? nx(t + 1) : npos;
+    }
+    bool is_block_group_declaration(std::size_t i, std::size_t e) const {
+        const std::size_t handle = group_handle_of(i);
+        if (handle == npos) return false;
+        const std::size_t assign = nx(handle + 1);
+        if (!s_.is_ident(handle) || !block_handles_.count(s_.spelling(handle)) || !is(assign, '=')) return false;
+        std::size_t call = nx(assign + 1);
+        // A copy of the group: a __device__ function's parameter, written in
+        // as `= (block);` (split_inline.h).
+        const bool parenthesized = is(call, '(');
+        const std::size_t other = parenthesized ? nx(call + 1) : call;
+        if (s_.is_ident(other) && block_handles_.count(s_.spelling(other))) {
+            const std::size_t semi = parenthesized && is(nx(other + 1), ')') ? nx(nx(other + 1) + 1) : nx(other + 1);
+            return is(semi, ';') && semi + 1 == e;
+        }
+        if (is_group_namespace(call)) call = nx(nx(nx(call + 1) + 1) + 1);
+        const std::size_t open = nx(call + 1), close = nx(open + 1), semi = nx(close + 1);
+        return id(call, "this_thread_block") && is(open, '(') && is(close, ')') && is(semi, ';') && semi + 1 == e;
     }
 
     // break or continue outside any loop or switch of the statement itself:
@@ -387,6 +475,11 @@ private:
                     parse_loop(st, i, depth + 1);
                 } else if (barrier) {
                     throw UNSPLITTABLE;
+                } else if (is_block_group_declaration(i, st.end)) {
+                    // The group holds nothing of a thread's: declared once, above the regions.
+                    note_name(s_.spelling(group_handle_of(i)));
+                    hoisted_.push_back({st.begin, st.end});
+                    st.kind = Statement::Kind::hoisted;
                 } else if (id(i, "__shared__")) {
                     hoist(st);
                 } else if (mentions(i, st.end, "__shared__")) {
@@ -442,7 +535,7 @@ private:
             st.cond_end = close;
         }
         if (st.cond_begin >= st.cond_end) throw UNSPLITTABLE;  // no condition: a break would end it
-        if (mentions(st.cond_begin, st.cond_end, "__syncthreads")) throw UNSPLITTABLE;
+        if (has_barrier(st.cond_begin, st.cond_end)) throw UNSPLITTABLE;
         st.body_open = nx(close + 1);
         if (!is(st.body_open, '{')) throw UNSPLITTABLE;
         st.body_close = group_end(st.body_open) - 1;

@@ -14,9 +14,11 @@
 //     `for` or `while` loop that is itself such a statement (loops nest), or
 //     alone under `if constexpr (C)` (the split version is then for C true:
 //     its tag's type is split_tag only where C holds, and launch.h runs the
-//     twin for the others);
+//     twin for the others); the block's cooperative group waiting
+//     (cg::sync(block), block.sync()) is such a barrier, the group declared
+//     with its type from this_thread_block();
 //   - nothing else in the kernel can wait for another thread: no warp
-//     function, cooperative group, volatile access, inline asm, and no call of
+//     function, other cooperative group, volatile access, inline asm, and no call of
 //     a function that may reach one (the barrier names of the tree,
 //     find_barrier_reach), no lambda, goto or local class; a call that
 //     split_inline.h can write into the kernel's text is written in first;
