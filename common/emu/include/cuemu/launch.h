@@ -299,7 +299,7 @@ bool note_source_uses_shared_memory();
 enum class race_blocks { none, every, sampled };
 race_blocks race_check_of_launch(const launch_site& site, const launch_config& config);
 // Whether the race check looks at the block this worker runs now (set when a
-// block starts, src/scheduler.cpp), for a launch that samples its blocks.
+// block starts, src/block_loop.cpp), for a launch that samples its blocks.
 extern __thread bool tls_block_race_checked;
 bool shared_memory_free_twins_allowed();
 struct shared_memory_free {};
