@@ -30,7 +30,7 @@ bool profiling_requested();
 extern __thread bool tls_profiling;
 
 // ---- the scheduler's side ---------------------------------------------------------
-// Around a launch, on the device thread (scheduler.cpp: run_launch).
+// Around a launch, on the device thread (block_loop.cpp: run_launch).
 void profile_launch_begin(const launch_site& site, const launch_config& config);
 void profile_launch_end();
 // A block starts on this worker (the previous one, if any, has finished).

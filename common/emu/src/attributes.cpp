@@ -22,7 +22,7 @@ namespace {
 // cudaDevAttrMemoryClockRate answer this nominal 1 GHz (in kHz), which is
 // not a measurement of anything.
 constexpr int nominal_clock_khz = 1000000;
-constexpr int fiber_stack_bytes = 256 * 1024;  // scheduler.cpp's fiber stacks
+constexpr int fiber_stack_bytes = 256 * 1024;  // block_loop.cpp's fiber stacks
 
 std::mutex settings_mutex;
 unsigned int device_flags = 0;

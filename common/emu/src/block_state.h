@@ -1,6 +1,6 @@
 // block_state.h - a worker's fibers and the block they run (the CUDA threads'
-// slots, warps, the block's queues), shared by the scheduler (scheduler.cpp)
-// and the code it calls only when something goes wrong: the fault handler
+// slots, warps, the block's queues), shared by the scheduler (scheduler.cpp,
+// block_loop.cpp) and the code it calls only when something goes wrong: the fault handler
 // (fault_handler.cpp), the report of a block that cannot go on
 // (stuck_block_report.cpp) and the launch checks (launch_checks.cpp). The hot
 // paths (running threads, barriers, warp groups) stay in scheduler.cpp, where
@@ -111,7 +111,7 @@ struct block_state {
 // tile's other threads.
 enum class fiber_state { idle, at_barrier, at_warp, at_tile, at_lockstep, faulted, threw, timed_out, refused };
 
-struct alignas(64) fiber_slot {  // its hot fields in one cache line (scheduler.cpp: take_queued)
+struct alignas(64) fiber_slot {  // its hot fields in one cache line (scheduler_shared.h: take_queued)
     fiber_context context = nullptr;  // this CUDA thread, while suspended
     fiber_state state = fiber_state::idle;
     block_state* block = nullptr;
@@ -230,13 +230,13 @@ void report_block_problem(worker_state& w, launch_job& job, const std::string& h
 // The running CUDA thread, told why the launch must stop (see kernel_cannot_go_on).
 fiber_slot* refusing_slot(cudaError_t error, const char* headline, const char* what,
                           const char* hint, const char* on_a_gpu, const char* file, int line);
-// What barrier_is_sound (scheduler.cpp) found wrong when every live thread
+// What barrier_is_sound (block_loop.cpp) found wrong when every live thread
 // of the block is suspended, reported (report_block_problem).
 void report_warp_waits_for_barrier(worker_state& w, block_state& block, unsigned warp);
 void report_barrier_after_exit(worker_state& w, block_state& block);
 void report_different_barriers(worker_state& w, block_state& block, fiber_slot* first, fiber_slot* b);
 // Threads wait in a multi-warp tile's call that a thread of the tile has not
-// reached and cannot reach: it exited, or waits elsewhere (scheduler.cpp finds
+// reached and cannot reach: it exited, or waits elsewhere (block_loop.cpp finds
 // them when no thread of the block can run).
 void report_tile_call_not_reached(worker_state& w, block_state& block);
 

@@ -698,7 +698,7 @@ extern "C" {
 // The emulator's SIGSEGV handler must see guard-page faults: ASan keeps its own
 // handler only until the emulator installs one (allow_user_segv_handler), and
 // the emulator hands faults it does not own back to it. Fibers switch stacks
-// (annotated in scheduler.cpp); detect_stack_use_after_return stays off, as
+// (annotated in scheduler.cpp and block_loop.cpp); detect_stack_use_after_return stays off, as
 // its fake stacks do not follow a fiber from one CUDA thread to the next.
 // ASAN_OPTIONS in the environment still overrides these.
 const char* __asan_default_options() {

@@ -98,10 +98,10 @@ void read_context(int sig, void* raw_context, const void** pc, int* is_write) {
 struct sigaction previous_actions[NSIG];  // what was installed before ours
 
 // Whether the interrupted code ran on the stack of s's fiber. A worker
-// switching to or from a CUDA thread (resume, yield_to_scheduler in
-// scheduler.cpp) still names it in tls_slot while it runs on the scheduler's
-// stack; leaving from there by siglongjmp would land on a fiber that is
-// suspended. True where the stack pointer cannot be read.
+// switching to or from a CUDA thread (resume in block_loop.cpp,
+// yield_to_scheduler in scheduler.cpp) still names it in tls_slot while it
+// runs on the scheduler's stack; leaving from there by siglongjmp would land
+// on a fiber that is suspended. True where the stack pointer cannot be read.
 bool interrupted_on_fiber_stack(const fiber_slot& s, const void* raw_context) {
 #if defined(__linux__) && defined(__x86_64__)
     const auto* uc = static_cast<const ucontext_t*>(raw_context);

@@ -37,7 +37,7 @@ void* switch_fiber(fiber_context* from, fiber_context to, void* message);
 using fiber_entry = void (*)(void* arg, void* message);
 
 // A fiber's stack, with a guard page below it; the fiber's frames start
-// `colour` bytes below the mapping's end (scheduler.cpp: stack_colour), and
+// `colour` bytes below the mapping's end (block_loop.cpp: stack_colour), and
 // have the same room whatever the colour, so that a kernel's deep stack
 // overflows the same way on every thread.
 struct fiber_stack {

@@ -265,7 +265,7 @@ struct kernel_position {
 };
 bool current_kernel_position(kernel_position* out);
 
-// ---- scheduler (scheduler.cpp) ---------------------------------------------------
+// ---- scheduler (scheduler.cpp, block_loop.cpp) ----------------------------------
 int worker_count();  // worker_pool.cpp
 std::string emulator_device_name();  // device.cpp
 // What the launch itself refuses (a bad configuration), checked at the launch

@@ -1,4 +1,4 @@
-// launch_job.h - what the scheduler (scheduler.cpp) and the worker pool
+// launch_job.h - what the scheduler (block_loop.cpp, scheduler.cpp) and the worker pool
 // (worker_pool.cpp) share: a launch as the workers see it, and the calls
 // each makes on the other. The pool owns the worker threads (how many, where
 // they run, waking them and waiting for them, the watchdog's looks); the
@@ -64,7 +64,7 @@ struct launch_job {
     cudaError_t error = cudaSuccess;
 };
 
-// ---- the scheduler, for the pool (scheduler.cpp) ------------------------------------
+// ---- the scheduler, for the pool (block_loop.cpp) -----------------------------------
 // One worker thread's fibers and scratch space, kept from launch to launch.
 struct pool_worker;
 struct pool_worker_deleter {

@@ -16,7 +16,7 @@
 //   - Like a GPU, the emulated device has engines that work at the same time,
 //     each with its own thread taking its work in issue order, skipping work
 //     that must still wait: the compute engine (kernels through the worker
-//     pool, scheduler.cpp and worker_pool.cpp; memsets; copies within the device), one copy engine
+//     pool, scheduler.cpp, block_loop.cpp and worker_pool.cpp; memsets; copies within the device), one copy engine
 //     per direction between host and device (copy_engines.cpp says which copy
 //     goes where, and when cudaMemcpyAsync must wait for pageable memory),
 //     and one thread for host functions. So a copy on one stream can run while

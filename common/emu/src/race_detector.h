@@ -24,7 +24,7 @@
 
 namespace cuemu::detail {
 
-// ---- the scheduler's side (scheduler.cpp calls these) -----------------------------
+// ---- the scheduler's side (scheduler.cpp and block_loop.cpp call these) -----------
 // A block starts on this worker: its shared memory is the worker's copy of the
 // __shared__ variables plus dynamic_bytes at dynamic_shared. left_out: the
 // block runs an uninstrumented twin because the check leaves it out

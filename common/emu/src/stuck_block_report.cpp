@@ -1,7 +1,7 @@
 // stuck_block_report.cpp - the reports of a block that cannot go on: threads
 // that skip a __syncthreads (they exited, or wait at another one) or a call
 // of a multi-warp tile (thread_block_tile<64> and up), warp lanes
-// waiting for lanes held at a block barrier (scheduler.cpp's barrier_is_sound
+// waiting for lanes held at a block barrier (block_loop.cpp's barrier_is_sound
 // finds them), and a CUDA thread that stops its launch itself
 // (stop_kernel_with, kernel_cannot_go_on: a device-side assert, a misaligned
 // access, a race, grid.sync() without a cooperative launch). Each names the

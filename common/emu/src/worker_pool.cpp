@@ -389,7 +389,7 @@ private:
     bool quit_ = false;
 
     // The launch a compute engine thread runs itself (run_here), for the
-    // watcher; launches take turns (scheduler.cpp), so there is one at most.
+    // watcher; launches take turns (block_loop.cpp), so there is one at most.
     struct watched_launch {
         launch_job* job = nullptr;  // nullptr: none runs now
         pthread_t thread{};

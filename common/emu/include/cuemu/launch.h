@@ -299,7 +299,7 @@ bool note_source_uses_shared_memory();
 enum class race_blocks { none, every, sampled };
 race_blocks race_check_of_launch(const launch_site& site, const launch_config& config);
 // Whether the race check looks at the block this worker runs now (set when a
-// block starts, src/scheduler.cpp), for a launch that samples its blocks.
+// block starts, src/block_loop.cpp), for a launch that samples its blocks.
 extern __thread bool tls_block_race_checked;
 bool shared_memory_free_twins_allowed();
 struct shared_memory_free {};
@@ -595,18 +595,28 @@ __attribute__((no_sanitize("thread", "alignment"))) void thread_loop_of(void* p)
     }
 }
 
-// A block of a kernel with a split version: the version runs the block's
+// A block's threads, for a launch whose arguments are trivially copyable
+// (as local values, as in thread_loop_of): `body` runs each thread, or, where
+// it carries a split version (split_body), the version runs the block's
 // threads itself (split_block.h). Where a fiber takes the loop up again
 // after a thread of the block started, which no split block does, the
 // twin's loop goes on instead.
+template <class Body, class Tuple>
+__attribute__((no_sanitize("thread", "alignment"))) void run_block_with(const Body& body, const Tuple& args) {
+    if constexpr (is_split_body<Body>::value) {
+        if (tls_thread_cursor.next == 0) {
+            std::apply([&body](auto... a) { body.split(split_tag{}, a...); }, args);
+            return;
+        }
+    }
+    std::apply([&body](auto... a) { run_threads(body, a...); }, args);
+}
+
+// A block of a kernel with a split version (run_block_with).
 template <class Context>
 __attribute__((no_sanitize("thread", "alignment"))) void split_loop_of(void* p) {
     auto* c = static_cast<Context*>(p);
-    if (tls_thread_cursor.next != 0) {
-        thread_loop_of<Context>(p);
-        return;
-    }
-    std::apply([c](auto... args) { c->body.split(split_tag{}, args...); }, c->args);
+    run_block_with(c->body, c->args);
 }
 
 // A block of a launch whose blocks the race check samples: the instrumented
@@ -614,17 +624,10 @@ __attribute__((no_sanitize("thread", "alignment"))) void split_loop_of(void* p) 
 template <class Context>
 __attribute__((no_sanitize("thread", "alignment"))) void sampled_loop_of(void* p) {
     auto* c = static_cast<Context*>(p);
-    using unchecked = decltype(c->body.unchecked);
-    if (tls_block_race_checked) {
-        std::apply([c](auto... args) { run_threads(c->body.checked, args...); }, c->args);
-    } else if constexpr (is_split_body<unchecked>::value) {
-        if (tls_thread_cursor.next != 0)
-            std::apply([c](auto... args) { run_threads(c->body.unchecked, args...); }, c->args);
-        else
-            std::apply([c](auto... args) { c->body.unchecked.split(split_tag{}, args...); }, c->args);
-    } else {
-        std::apply([c](auto... args) { run_threads(c->body.unchecked, args...); }, c->args);
-    }
+    if (tls_block_race_checked)
+        run_block_with(c->body.checked, c->args);
+    else
+        run_block_with(c->body.unchecked, c->args);
 }
 
 template <class Body, class... Args>
