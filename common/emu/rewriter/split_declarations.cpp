@@ -158,7 +158,13 @@ void Splitter::read_declaration(Statement& st, std::size_t scope_begin, std::siz
         }
         return true;
     };
-    bool hoistable = !loop_init && (is_constexpr || is_const) && star == npos;
+    // A scalar that is not const but that nothing changes after its
+    // declaration is as constant (a __device__ function's parameter written
+    // into the kernel, `int k__cuemu_in1 = (k);`, is one).
+    bool unchanged = all_scalar && !is_const;
+    for (const Declarator& d : declarators)
+        unchanged = unchanged && never_changed(s_.spelling(d.name), st.end, scope_end);
+    bool hoistable = !loop_init && (is_constexpr || is_const || unchanged) && star == npos;
     for (const Declarator& d : declarators) hoistable = hoistable && d.dims.empty() && uniform(d);
     if (is_constexpr && !hoistable) throw UNSPLITTABLE;
     if (hoistable) {

@@ -37,14 +37,21 @@ bool Splitter::uniform_loop(Statement& st) {
     loop_vars.insert(var);
     if (!uniform_expression(st.cond_begin, st.cond_end, loop_vars)) return false;
     if (!st.inc || !uniform_increment(st.inc->begin, st.inc->end, var, loop_vars)) return false;
-    for (std::size_t u = st.body_open; u < st.body_close; ++u) {
-        if (!names(u, var)) continue;
-        if (written_at(u, true) || address_taken_at(u) || modified_in(var, u, u + 1)) return false;
-    }
+    if (!never_changed(var, st.body_open, st.body_close)) return false;
     st.uniform = true;
     st.loop_var = var;
     st.loop_type = type;
     st.loop_value_begin = value;
+    return true;
+}
+
+// Nothing in tokens [b, e) assigns to the variable `name`, increments it,
+// takes its address or passes it alone to a function (which may take it by
+// reference).
+bool Splitter::never_changed(const std::string& name, std::size_t b, std::size_t e) const {
+    for (std::size_t u = b; u < e && u < s_.size(); ++u)
+        if (names(u, name) && (written_at(u, true) || address_taken_at(u) || modified_in(name, u, u + 1)))
+            return false;
     return true;
 }
 

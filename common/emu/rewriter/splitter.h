@@ -213,6 +213,7 @@ private:
 
     // ---- loops the same for every thread, the block's group (split_uniform.cpp) ----------
     bool uniform_loop(Statement& st);
+    bool never_changed(const std::string& name, std::size_t b, std::size_t e) const;
     bool uniform_expression(std::size_t b, std::size_t e, const std::set<std::string>& loop_vars) const;
     bool uniform_name(std::size_t u, const std::set<std::string>& loop_vars) const;
     bool uniform_macro(const std::string& macro, const std::set<std::string>& loop_vars, int depth) const;
