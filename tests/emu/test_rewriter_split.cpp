@@ -102,6 +102,20 @@ TEST_CASE("a loop the same for every thread runs once for the block, around its 
         CHECK(contains(text, "__cuemu_sb.running() && (__cuemu_sb.lead(), static_cast<bool>("));
         CHECK_FALSE(contains(text, "__cuemu_sb.park("));
     }
+    // A scalar nothing changes after its declaration is a constant: declared
+    // once above the regions, and a loop bounded by it is the same for every
+    // thread (a __device__ function's parameter, written in, is one).
+    const std::string counted = head + "    int count = n / 2;\n";
+    const std::string rest = loop("for (int i = 0; i < count; ++i)", "").substr(head.size());
+    const std::string unchanged = rewritten(counted + rest);
+    CHECK(contains(unchanged, "__shared__ float s[64];\n#line 4 \"/src/t.cu\"\nint count = n / 2;"));
+    CHECK_FALSE(contains(unchanged, "__cuemu_sb.park("));
+    for (const std::string& change : {"    count += 1;\n", "    bump(count);\n", "    int* pc = &count; *pc = 1;\n"}) {
+        CAPTURE(change);
+        const std::string changed = rewritten(counted + change + rest);
+        CHECK_FALSE(contains(changed, "__shared__ float s[64];\n#line 4 \"/src/t.cu\"\nint count = n / 2;"));
+        CHECK_FALSE(contains(changed, "static_cast<bool>(i < count)"));
+    }
     const std::string nested = rewritten(loop("for (int i = 0; i < n; ++i)",
                                               "        for (int j = i; j < 4; ++j) {\n"
                                               "            s[j] += 1.0f;\n            __syncthreads();\n        }\n"));
