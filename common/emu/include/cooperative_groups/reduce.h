@@ -72,10 +72,15 @@ struct is_multi_warp_tile<thread_block_tile<Size, P>> : std::bool_constant<(Size
 template <class GroupT, class T, class Op>
 T reduce(const GroupT& group, T value, Op op, const char* cuemu_file = __builtin_FILE(),
          int cuemu_line = __builtin_LINE()) {
+    // nvcc 13 refuses a whole block or grid too ("This group does not
+    // exclusively represent a tile"); the branch below keeps the refusal to
+    // this one line.
     static_assert(details::reducible_group<GroupT>::value,
-                  "cg::reduce: the group must be a thread_block_tile or a coalesced_group "
-                  "(the emulator has no block-wide or grid-wide reduce)");
-    if constexpr (details::is_multi_warp_tile<GroupT>::value) {
+                  "cg::reduce: the group must be a thread_block_tile or a coalesced_group, as with "
+                  "nvcc (a whole block or grid is not a tile: reduce each warp's tile, then the tiles' results)");
+    if constexpr (!details::reducible_group<GroupT>::value) {
+        return value;
+    } else if constexpr (details::is_multi_warp_tile<GroupT>::value) {
         return details::group_access::multi_warp_reduce(group, value, op, cuemu_file, cuemu_line);
     } else {
         const unsigned size = group.size(), rank = group.thread_rank();
