@@ -146,14 +146,17 @@ TEST_CASE("the block's cooperative group: its sync is a barrier, the rest of coo
         "    s[group.thread_rank()] = p[threadIdx.x];\n    group.sync();\n}\n" + head +
         "    stage(s, p, block);\n" + tail);
     CHECK(contains(called, kSplitHead));
+    // Declared by auto, as learners often write it.
+    CHECK(split("__global__ void k(float* p) {\n    auto block = cg::this_thread_block();\n"
+                "    p[block.thread_rank()] = 1;\n    block.sync();\n    p[0] += 1;\n}\n"));
     // Tiles, the grid, another group's sync, the group in an expression or
-    // passed on, a declaration by auto: the fiber path.
+    // passed on, auto for anything else: the fiber path.
     for (const std::string& other :
          {"    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);\n    tile.sync();\n",
           "    cg::grid_group grid = cg::this_grid();\n    grid.sync();\n",
           "    cg::sync(cg::tiled_partition(block, 32));\n", "    if (p[0] > 0) block.sync();\n",
           "    p[0] = cg::reduce(block, 1.0f, cg::plus<float>());\n    block.sync();\n",
-          "    auto same = cg::this_thread_block();\n    same.sync();\n"}) {
+          "    auto warp = cg::tiled_partition<32>(block);\n    warp.sync();\n"}) {
         CAPTURE(other);
         CHECK_FALSE(split(head + "    __syncthreads();\n" + other + tail));
     }

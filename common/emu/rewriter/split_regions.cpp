@@ -132,6 +132,8 @@ void Splitter::screen(std::size_t b, std::size_t e) {
             continue;
         }
         const std::string name = s_.spelling(t);
+        // `auto block = cg::this_thread_block();` only (is_block_group_declaration).
+        if (name == "auto" && auto_block_group(t)) continue;
         if (refused_words.count(name)) throw Unsplittable{__LINE__, name};
         if (name == "cuemu") {  // only the extern __shared__ pointer's initializer (:: is two tokens)
             if (!id(nx(nx(nx(t + 1) + 1) + 1), "dynamic_shared_memory")) throw Unsplittable{__LINE__, name};

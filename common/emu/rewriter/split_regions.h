@@ -16,7 +16,7 @@
 //     its tag's type is split_tag only where C holds, and launch.h runs the
 //     twin for the others); the block's cooperative group waiting
 //     (cg::sync(block), block.sync()) is such a barrier, the group declared
-//     with its type from this_thread_block();
+//     from this_thread_block(), with its type or auto;
 //   - nothing else in the kernel can wait for another thread: no warp
 //     function, other cooperative group, volatile access, inline asm, and no call of
 //     a function that may reach one (the barrier names of the tree,

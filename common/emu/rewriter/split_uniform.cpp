@@ -175,8 +175,25 @@ std::size_t Splitter::block_group_use(std::size_t t) {
 // The variable a `[const] [cg::]thread_block block = ...;` declares.
 std::size_t Splitter::group_handle_of(std::size_t i) const {
     std::size_t t = id(i, "const") ? nx(i + 1) : i;
+    if (id(t, "auto")) return auto_block_group_call(t) != npos ? nx(t + 1) : npos;
     if (is_group_namespace(t)) t = nx(nx(nx(t + 1) + 1) + 1);
     return id(t, "thread_block") ? nx(t + 1) : npos;
+}
+// At `auto` (token t): `auto block = [cg::]this_thread_block()`, and then
+// the token of this_thread_block; npos if it is anything else.
+std::size_t Splitter::auto_block_group_call(std::size_t t) const {
+    const std::size_t handle = nx(t + 1), assign = nx(handle + 1);
+    if (!s_.is_ident(handle) || !is(assign, '=')) return npos;
+    std::size_t call = nx(assign + 1);
+    if (is_group_namespace(call)) call = nx(nx(nx(call + 1) + 1) + 1);
+    return id(call, "this_thread_block") && is(nx(call + 1), '(') && is(nx(nx(call + 1) + 1), ')') ? call : npos;
+}
+// screen's view of `auto`: the block's group declared by auto is one, and
+// its variable holds the group from here on.
+bool Splitter::auto_block_group(std::size_t t) {
+    if (auto_block_group_call(t) == npos) return false;
+    block_handles_.insert(s_.spelling(nx(t + 1)));
+    return true;
 }
 
 // `[const] [cg::]thread_block block = [cg::]this_thread_block();`, or `= other_block;`

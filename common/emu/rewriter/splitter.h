@@ -222,6 +222,8 @@ private:
     bool is_group_namespace(std::size_t i) const;
     std::size_t block_group_use(std::size_t t);
     std::size_t group_handle_of(std::size_t i) const;
+    std::size_t auto_block_group_call(std::size_t t) const;
+    bool auto_block_group(std::size_t t);
     bool is_block_group_declaration(std::size_t i, std::size_t e) const;
 
     // ---- declarations ---------------------------------------------------------------
