@@ -12,7 +12,7 @@
 namespace cuemu::detail {
 
 // A channel format the emulator can read: 1, 2 or 4 channels of the same
-// size (8, 16 or 32 bits; floats 32 bits).
+// size (8, 16 or 32 bits; floats 16 (half) or 32 bits).
 struct texel_format {
     cudaChannelFormatKind kind;
     int channel_bytes;
@@ -21,10 +21,8 @@ struct texel_format {
 };
 
 // The error for a descriptor no format matches (cudaErrorInvalidChannelDescriptor),
-// or cudaSuccess with *out filled. `call` names the caller in the line printed
-// for a format CUDA has but the emulator does not (16-bit floats).
-cudaError_t check_channel_format(const cudaChannelFormatDesc& desc, const char* call,
-                                 texel_format* out);
+// or cudaSuccess with *out filled.
+cudaError_t check_channel_format(const cudaChannelFormatDesc& desc, texel_format* out);
 
 // One side of a 3D copy (cudaMemcpy3D, a graph's memcpy node): where its
 // rows start, and whether it is device memory.

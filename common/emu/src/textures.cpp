@@ -25,6 +25,7 @@
 #include <shared_mutex>
 
 #include "cuemu/builtins.h"
+#include "cuemu/fp_round.h"
 #include "internal.h"
 #include "texture_internal.h"
 
@@ -96,7 +97,7 @@ cudaError_t source_of(const cudaResourceDesc& r, texel_source* out) {
         case cudaResourceTypeLinear: {
             const auto& l = r.res.linear;
             texel_format format;
-            if (cudaError_t e = check_channel_format(l.desc, "cudaCreateTextureObject", &format))
+            if (cudaError_t e = check_channel_format(l.desc, &format))
                 return e;
             if (!l.devPtr || l.sizeInBytes == 0 ||
                 !aligned_for_texture(l.devPtr, texture_alignment) ||
@@ -110,7 +111,7 @@ cudaError_t source_of(const cudaResourceDesc& r, texel_source* out) {
         case cudaResourceTypePitch2D: {
             const auto& p = r.res.pitch2D;
             texel_format format;
-            if (cudaError_t e = check_channel_format(p.desc, "cudaCreateTextureObject", &format))
+            if (cudaError_t e = check_channel_format(p.desc, &format))
                 return e;
             if (!p.devPtr || p.width == 0 || p.height == 0 ||
                 !aligned_for_texture(p.devPtr, texture_alignment) ||
@@ -176,7 +177,13 @@ void read_texel(const texture_object& t, long long x, long long y, long long z,
     }
     for (int c = 0; c < s.format.channels; ++c) {
         const unsigned char* channel = at + c * s.format.channel_bytes;
-        if (s.format.kind == cudaChannelFormatKindFloat) {
+        if (s.format.kind == cudaChannelFormatKindFloat && s.format.channel_bytes == 2) {
+            // Half: promoted to float before any filtering (Programming
+            // Guide, "16-Bit Floating-Point Textures"); every half is a float.
+            std::uint16_t bits;
+            std::memcpy(&bits, channel, 2);
+            out->f[c] = static_cast<float>(fp::value_of(bits, fp::binary16));
+        } else if (s.format.kind == cudaChannelFormatKindFloat) {
             std::memcpy(&out->f[c], channel, 4);
         } else {
             const long long v = load_integer(channel, s.format);
@@ -621,7 +628,9 @@ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* surface,
     if (resource->resType != cudaResourceTypeArray) return record(cudaErrorInvalidValue);
     cudaArray* a = find_array(resource->res.array.array);
     if (!a) return record(cudaErrorInvalidResourceHandle);
-    if (!(a->flags & cudaArraySurfaceLoadStore)) return record(cudaErrorInvalidValue);
+    // Without cudaArraySurfaceLoadStore too: an H200 (CUDA 13.0) made such a
+    // surface object (docs/gpu-runs/2026-11-30-h200.md). What its reads and
+    // writes do there was not measured; here they work as on a flagged array.
     std::unique_lock<std::shared_mutex> hold(objects_lock);
     *surface = ++last_handle;
     surfaces.emplace(*surface, surface_object{*resource, array_source(a)});

@@ -310,8 +310,8 @@ cudaChannelFormatDesc cudaCreateChannelDesc() {
 #define CUEMU_TEXEL_CALLER \
     const char* cuemu_file = __builtin_FILE(), int cuemu_line = __builtin_LINE()
 
-// 16-bit float channels: the descriptors exist, and cudaMallocArray and
-// cudaCreateTextureObject refuse them with a line (not emulated).
+// 16-bit float (half) channels: arrays and textures of them are made, and a
+// fetch returns float (float2, float4), each texel widened exactly.
 inline cudaChannelFormatDesc cudaCreateChannelDescHalf() {
     return cudaCreateChannelDesc(16, 0, 0, 0, cudaChannelFormatKindFloat);
 }
