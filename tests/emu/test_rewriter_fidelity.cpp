@@ -297,6 +297,30 @@ TEST_CASE("exit() and abort() in device code are refused with nvcc's words") {
     CHECK(errors[2].line == 6);
 }
 
+// ---- the host runtime in device code (nvcc 13 refuses these; the device runtime's own stay)
+
+TEST_CASE("host-only runtime calls in device code are refused with nvcc's words") {
+    const auto errors = errors_of(
+        "__global__ void child(int* p) { }\n"
+        "__global__ void k(int* p) {\n  child<<<1, 1>>>(p);\n  cudaDeviceSynchronize();\n}\n"
+        "__device__ void d(int* p) { cudaMemcpy(p, p + 1, 4, cudaMemcpyDeviceToDevice); }\n"
+        "__global__ void ok(int* p) {\n  cudaStream_t s;\n  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n"
+        "  child<<<1, 1, 0, s>>>(p);\n  cudaStreamDestroy(s);\n  cudaGetLastError();\n"
+        "  int* q; cudaMalloc(&q, 4); cudaFree(q);\n  cudaMemcpyAsync(p, p + 1, 4, cudaMemcpyDeviceToDevice, 0);\n}\n"
+        "__host__ __device__ void hd() { cudaDeviceSynchronize(); }\n"
+        "void host() { cudaDeviceSynchronize(); }\n");
+    INFO(describe(errors));
+    REQUIRE(errors.size() == 2);
+    CHECK(errors[0].line == 4);
+    CHECK(errors[0].message.rfind("calling a __host__ function(\"cudaDeviceSynchronize\") from a __global__ "
+                                  "function(\"k\") is not allowed (nvcc refuses it: since CUDA 12 a kernel cannot "
+                                  "wait for the grids it launches",
+                                  0) == 0);
+    CHECK(errors[1].line == 6);
+    CHECK(contains(errors[1].message, "function(\"cudaMemcpy\") from a __device__ function(\"d\")"));
+    CHECK(contains(errors[1].message, "the device runtime has no cudaMemcpy"));
+}
+
 TEST_CASE("what nvcc allows stays allowed: assert in kernels, throw and exit in host code") {
     const std::string source =
         "#include <cassert>\n#include <cstdlib>\n"

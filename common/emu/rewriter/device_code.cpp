@@ -187,6 +187,37 @@ bool ends_the_process(const std::string& name) {
     return name == "exit" || name == "abort" || name == "quick_exit" || name == "_Exit" || name == "_exit";
 }
 
+// CUDA runtime functions that exist for host code only: nvcc 13 refuses each
+// in a kernel or __device__ function (checked with nvcc 13.0, -rdc=true,
+// sm_90), where the device runtime has its own cudaMalloc, cudaMemcpyAsync,
+// cudaStreamCreateWithFlags, cudaGetLastError and the like. The emulator's
+// versions would run there, so this check stands in for nvcc's.
+bool host_only_runtime_function(const std::string& name) {
+    static const std::set<std::string> names = {
+        "cudaDeviceSynchronize", "cudaDeviceReset", "cudaSetDevice", "cudaDeviceSetLimit",
+        "cudaDriverGetVersion", "cudaGetDeviceProperties", "cudaMemGetInfo",
+        "cudaDeviceEnablePeerAccess", "cudaFuncSetCacheConfig",
+        "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpyPeer", "cudaMemcpyToSymbol",
+        "cudaMemcpyFromSymbol", "cudaMemset", "cudaMallocManaged", "cudaMallocHost",
+        "cudaHostAlloc", "cudaFreeHost", "cudaHostGetDevicePointer", "cudaMallocPitch",
+        "cudaMallocAsync", "cudaFreeAsync", "cudaStreamCreate", "cudaStreamSynchronize",
+        "cudaStreamQuery", "cudaStreamBeginCapture", "cudaLaunchHostFunc", "cudaEventCreate",
+        "cudaEventSynchronize", "cudaEventQuery", "cudaEventElapsedTime"};
+    return names.count(name) != 0;
+}
+
+std::string host_only_runtime_message(const std::string& name, Space caller_space,
+                                      const std::string& caller) {
+    std::string message = "calling a __host__ function(\"" + name + "\") from a " +
+                          space_word(caller_space) + " function(\"" + caller +
+                          "\") is not allowed (nvcc refuses it: ";
+    if (name == "cudaDeviceSynchronize")
+        return message +
+               "since CUDA 12 a kernel cannot wait for the grids it launches; launch what needs "
+               "their results with cudaStreamTailLaunch, or from the host after a synchronize)";
+    return message + "the device runtime has no " + name + ")";
+}
+
 }  // namespace
 
 std::vector<Diagnostic> check_device_code(const Source& src, const std::vector<Activity>& activity,
@@ -230,6 +261,11 @@ std::vector<Diagnostic> check_device_code(const Source& src, const std::vector<A
                            " function(\"" + caller.name +
                            "\") is not allowed (nvcc refuses it: a kernel cannot end the program; "
                            "return from the kernel, or stop it with assert())"));
+                continue;
+            }
+            if (known == spaces.end() && device_side && caller.space != Space::host_device &&
+                host_only_runtime_function(name)) {
+                errors.push_back(src.diagnostic_at(i, host_only_runtime_message(name, caller.space, caller.name)));
                 continue;
             }
             if (qualified || caller.space == Space::host_device) continue;
