@@ -32,6 +32,7 @@
 #include "cuemu/runtime.h"
 #include "block_state.h"
 #include "diagnostics.h"
+#include "dynamic_parallelism.h"
 #include "fiber_context.h"
 #include "fiber_switch.h"
 #include "internal.h"
@@ -354,9 +355,10 @@ void* dynamic_shared_memory() { return detail::tls_dynamic_shared; }
 // Runs a checked launch to the end, on the device thread (queue.cpp). Returns
 // the error a fault inside the kernel gives (sticky), or cudaSuccess.
 cudaError_t detail::run_launch(const launch_site& site, const launch_config& config,
-                               void (*run_thread)(void*), void* ctx) {
+                               void (*run_thread)(void*), void* ctx, int depth) {
     using namespace detail;
     launch_job job;
+    job.depth = depth;
     job.site = &site;
     job.config = &config;
     job.run_thread = run_thread;
@@ -384,6 +386,9 @@ cudaError_t detail::run_launch(const launch_site& site, const launch_config& con
         if (job.report_stops) job.error = e;
     }
     if (continue_after_fault() && job.fault_count > 1) report_fault_count(site, job.fault_count);
+    // The grids its threads launched complete before it does (a faulted
+    // grid's are dropped: the context is gone).
+    if (job.error == cudaSuccess) return run_child_grids(job);
     return job.error;
 }
 

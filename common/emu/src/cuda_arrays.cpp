@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cuemu/runtime.h"
+#include "dynamic_parallelism.h"
 #include "internal.h"
 #include "texture_internal.h"
 
@@ -265,6 +266,7 @@ cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* d
 
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) { return copy_3d(p); }
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t) {
+    if (inside_kernel()) return refuse_in_kernel("cudaMemcpy3DAsync");  // dynamic_parallelism.cpp
     return copy_3d(p);
 }
 

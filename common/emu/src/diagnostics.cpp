@@ -318,6 +318,20 @@ cudaError_t report_fault(const fault_report& r) {
         hint = buf;
         on_a_gpu = "this may stop the kernel with cudaErrorIllegalAddress, or give a silent "
                    "wrong answer";
+    } else if (find_host_alias(r.address, &alias) && alias.parent_memory) {
+        headline = std::string("a parent's ") + alias.parent_memory + " used by a child grid (" +
+                   access_word(r.is_write) + ")";
+        char text[1024];  // the file's path may be long
+        std::snprintf(text, sizeof text,
+                      "argument %d of the launch at %s:%d, made by a kernel, is %p, the launching "
+                      "thread's %s,\n    which a child grid cannot reach; the kernel used it at %s",
+                      alias.argument, alias.site.file, alias.site.line, alias.host_pointer,
+                      alias.parent_memory, offset_words(alias.offset).c_str());
+        detail = text;
+        hint = "give a child grid global memory (cudaMalloc, a __device__ variable, malloc in "
+               "the kernel),\n        copying what it needs there first";
+        on_a_gpu = "a pointer to a parent's shared or local memory is undefined in a child grid "
+                   "(CUDA Programming Guide): it may fault, or read other data";
     } else if (find_host_alias(r.address, &alias) && alias.reference) {
         headline = std::string("host object used through a reference parameter (") +
                    access_word(r.is_write) + ")";

@@ -14,6 +14,7 @@
 #include "cuemu/runtime.h"
 #include "cuemu/runtime_extra.h"
 #include "cuemu/textures.h"
+#include "dynamic_parallelism.h"
 #include "internal.h"
 
 namespace cuemu::detail {
@@ -243,6 +244,7 @@ cudaError_t cudaMemset3D(cudaPitchedPtr pitched, int value, cudaExtent extent, c
 }
 cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitched, int value, cudaExtent extent,
                               cudaStream_t stream, const char* file, int line) {
+    if (inside_kernel()) return refuse_in_kernel("cudaMemset3DAsync");  // dynamic_parallelism.cpp
     return set_3d(pitched, value, extent, stream, "cudaMemset3DAsync", file, line);
 }
 
@@ -258,6 +260,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                               size_t width, size_t height, cudaMemcpyKind kind,
                               cudaStream_t stream, const char* file, int line) {
+    if (inside_kernel()) return refuse_in_kernel("cudaMemcpy2DAsync");
     return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, "cudaMemcpy2DAsync",
                    file, line);
 }
@@ -269,5 +272,6 @@ cudaError_t cudaMemset2D(void* dev_ptr, size_t pitch, int value, size_t width, s
 
 cudaError_t cudaMemset2DAsync(void* dev_ptr, size_t pitch, int value, size_t width,
                               size_t height, cudaStream_t stream, const char* file, int line) {
+    if (inside_kernel()) return refuse_in_kernel("cudaMemset2DAsync");
     return set_2d(dev_ptr, pitch, value, width, height, stream, "cudaMemset2DAsync", file, line);
 }

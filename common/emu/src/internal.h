@@ -176,6 +176,10 @@ struct host_alias_info {
     // launch_device without peer access to memory_device (-1: a host pointer).
     int memory_device = -1;
     int launch_device = -1;
+    // A launch from a kernel passed the launching thread's own memory,
+    // which a child grid cannot reach: "shared memory" or "local memory"
+    // (dynamic_parallelism.cpp); nullptr otherwise.
+    const char* parent_memory = nullptr;
     // The window was given to another launch while this one still held it
     // (more launches with screened arguments in flight than windows): the
     // fields above may be that launch's.
@@ -284,9 +288,13 @@ struct launch_limits {
     bool opted_in;              // cudaFuncSetAttribute set the dynamic limit
 };
 launch_limits launch_limits_of(const void* kernel);
-// Runs a checked launch to the end; the fault's (sticky) error or cudaSuccess.
+// Runs a checked launch to the end, with the grids its threads launch (a
+// host launch is of depth 0); the fault's (sticky) error or cudaSuccess.
 cudaError_t run_launch(const launch_site& site, const launch_config& config,
-                       void (*run_thread)(void*), void* ctx);
+                       void (*run_thread)(void*), void* ctx, int depth = 0);
+// What the device refuses in a launch's configuration (launch_checks.cpp):
+// cudaSuccess, or the error with why in words.
+cudaError_t launch_configuration_error(const launch_config& config, std::string& why);
 // True on a worker thread while it runs a CUDA thread.
 bool inside_kernel();
 // Stops the launch from inside a kernel with a report (see

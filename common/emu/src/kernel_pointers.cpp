@@ -15,6 +15,7 @@
 #include <mutex>
 #include <vector>
 
+#include "dynamic_parallelism.h"
 #include "internal.h"
 #include "memory_registry.h"
 
@@ -75,7 +76,7 @@ thread_local std::vector<std::size_t> unheld_alias_windows;
 // launch holds (caller holds registry_mutex). memory_device: the device whose
 // memory p is (-1 for host memory), launch_device: the launch's device.
 void* alias_locked(void* p, int argument, const launch_site& site, int memory_device,
-                   int launch_device, bool reference) {
+                   int launch_device, bool reference, const char* parent_memory = nullptr) {
     std::size_t chosen = alias_windows.size();
     for (std::size_t k = 0; k < alias_windows.size(); ++k) {
         const std::size_t i = (next_alias_window + k) % alias_windows.size();
@@ -108,6 +109,7 @@ void* alias_locked(void* p, int argument, const launch_site& site, int memory_de
     w.info.site = site;
     w.info.memory_device = memory_device;
     w.info.launch_device = launch_device;
+    w.info.parent_memory = parent_memory;
     w.info.shared = w.holders > 0;
     ++w.holders;
     unheld_alias_windows.push_back(chosen);
@@ -151,6 +153,15 @@ namespace cuemu {
 namespace {
 void* screen_argument_address(void* p, int argument, const launch_site& site, bool reference) {
     if (!p) return p;  // a null pointer is reported as one if it is used
+    if (inside_kernel()) {
+        // A launch from a kernel: global memory of every kind is the child's
+        // too (in-kernel malloc included); the launching thread's shared and
+        // local memory are not.
+        const char* kind = launching_thread_memory(p);
+        if (!kind) return p;
+        std::lock_guard<std::mutex> lock(registry_mutex);
+        return alias_locked(p, argument, site, -1, -1, reference, kind);
+    }
     {
         std::lock_guard<std::mutex> lock(registry_mutex);
         // Device or managed memory, live or freed: anything in the device

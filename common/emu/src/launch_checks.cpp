@@ -1,6 +1,6 @@
 // launch_checks.cpp - what a launch is refused before it is queued, as the
 // real runtime refuses it: a configuration past the hardware's limits (the
-// real ones), and a launch from inside a kernel. Also the note the emulator
+// real ones) (a launch from a kernel too: dynamic_parallelism.cpp). Also the note the emulator
 // prints about a refused launch the program never asked about.
 #include <cstdint>
 #include <cstdio>
@@ -150,19 +150,15 @@ void integer_passed_as_pointer(long long value) {
     std::_Exit(1);
 }
 
+cudaError_t detail::launch_configuration_error(const launch_config& config, std::string& why) {
+    return check_configuration(config, why);
+}
+
 // The host side of a launch, at the launch itself: what a GPU refuses before
 // the kernel is queued.
 cudaError_t detail::check_launch(const launch_site& site, const launch_config& config) {
     using namespace detail;
     print_unread_refusal();  // an earlier refused launch the program never checked
-    if (tls_slot) {
-        std::fflush(stdout);  // the program's own output before the report (abort drops it)
-        std::fprintf(stderr,
-                     "cuemu: kernel %s launched from inside another kernel (%s:%d); dynamic "
-                     "parallelism is not supported by the emulator\n",
-                     site.kernel, site.file, site.line);
-        std::abort();
-    }
     std::string why;
     cudaError_t e = check_configuration(config, why);
     // The caller records e (not sticky); remember why, in case the program

@@ -33,6 +33,8 @@ struct schedule_setting {
     std::uint64_t seed = 0;
 };
 
+struct child_grids;  // dynamic_parallelism.h
+
 struct launch_job {
     const launch_site* site;
     const launch_config* config;
@@ -62,6 +64,12 @@ struct launch_job {
     std::uint64_t report_block = std::numeric_limits<std::uint64_t>::max();
     bool report_stops = false;  // a fault that stops the launch, not one it goes on after
     cudaError_t error = cudaSuccess;
+    // Kernels launched from kernels (dynamic_parallelism.cpp): how deep this
+    // grid is (a host launch: 0), and the grids its threads launched, run
+    // when its blocks are done. Guarded by children_mutex.
+    int depth = 0;
+    std::mutex children_mutex;
+    std::shared_ptr<child_grids> children;
 };
 
 // ---- the scheduler, for the pool (block_loop.cpp) -----------------------------------

@@ -45,6 +45,7 @@
 
 #include "cuemu/runtime.h"
 #include "diagnostics.h"
+#include "dynamic_parallelism.h"
 #include "graph_internal.h"
 #include "internal.h"
 #include "memory_registry.h"
@@ -573,6 +574,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
 // copy is done (copy_engines.cpp).
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream, const char* file, int line) {
+    if (inside_kernel()) return refuse_in_kernel("cudaMemcpyAsync");  // dynamic_parallelism.cpp
     if (cudaError_t e = context_status()) return e;
     if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpyAsync", file, line))
         return e;
@@ -587,6 +589,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
 
 cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream,
                             const char* file, int line) {
+    if (inside_kernel()) return refuse_in_kernel("cudaMemsetAsync");
     return queue_fill(dev_ptr, value, count, stream, "cudaMemsetAsync", file, line);
 }
 

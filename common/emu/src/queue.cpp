@@ -71,6 +71,7 @@
 #include "brief_spin.h"
 #include "cuemu/runtime.h"
 #include "device_queue.h"
+#include "dynamic_parallelism.h"
 #include "graph_internal.h"
 #include "internal.h"
 #include "../profiler/profiler.h"
@@ -577,6 +578,10 @@ void cuemu::enqueue_launch(const launch_site& site, const launch_config& config,
     std::shared_ptr<void> owned(ctx, destroy);  // freed when the work is done or dropped
     // Its screened arguments' windows, held as long as ctx (kernel_pointers.cpp).
     std::shared_ptr<void> aliases = hold_pointer_aliases();
+    if (inside_kernel()) {  // a kernel launched from a kernel
+        launch_from_device(site, config, run_thread, std::move(owned), std::move(aliases));
+        return;
+    }
     if (context_status() != cudaSuccess) return;  // a sticky error: nothing runs
     if (cudaError_t e = check_launch(site, config)) {
         record(e);  // reported by the next cudaGetLastError(), not sticky

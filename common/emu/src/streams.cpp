@@ -8,6 +8,7 @@
 
 #include "cuemu/runtime.h"
 #include "device_queue.h"
+#include "dynamic_parallelism.h"
 #include "graph_internal.h"
 #include "internal.h"
 #include "trace.h"
@@ -15,6 +16,7 @@
 using namespace cuemu::detail;
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+    if (inside_kernel()) return create_device_stream(stream, flags);  // the device runtime's
     if (!stream) return record(cudaErrorInvalidValue);
     if (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)
         return record(cudaErrorInvalidValue);
@@ -34,6 +36,7 @@ cudaError_t cudaStreamCreate(cudaStream_t* stream) {
 // As on a GPU, destroying a stream with work pending returns at once; the
 // work still runs (it does not refer to the stream object).
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    if (inside_kernel()) return destroy_device_stream(stream);
     if (in_forked_child()) return forked_child_error();
     device_queue* found = queue_of_stream(stream);
     if (!found) return record(cudaErrorInvalidResourceHandle);

@@ -47,6 +47,10 @@ typedef struct CUevent_st* cudaEvent_t;
 // stream here (the emulator has the legacy default stream only).
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
+// The device runtime's own streams, for launches from a kernel (see
+// "Kernels launched from kernels" in common/emu/README.md).
+#define cudaStreamTailLaunch ((cudaStream_t)0x3)
+#define cudaStreamFireAndForget ((cudaStream_t)0x4)
 #define CUDART_CB  // the calling convention of callbacks: nothing special on Linux
 typedef void (*cudaHostFn_t)(void* user_data);
 
