@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "device_buffer.h"
-#include "stderr_capture.h"
+#include "wmma_test_support.h"
 
 using namespace nvcuda;
 
@@ -50,14 +50,6 @@ std::vector<T> random_matrix(int count) {
     for (T& x : v) x = from_double<T>(dist(rng()));
     return v;
 }
-
-// A matrix of rows x cols, stored row by row or column by column.
-struct matrix_shape {
-    int rows, cols;
-    bool row_major;
-    int at(int r, int c) const { return row_major ? r * cols + c : c * rows + r; }
-    int ld() const { return row_major ? cols : rows; }
-};
 
 // D = alpha * A * B + beta * C in double, and how far a result may lie from
 // it. The products are exact (the tf32 inputs are rounded first, as the
@@ -124,38 +116,31 @@ __device__ void round_inputs(wmma::fragment<Use, 16, 16, 8, wmma::precision::tf3
 template <class In, class Memory, class Acc, int m, int n, int k, class LayoutA, class LayoutB>
 __global__ void tiled_gemm(const Memory* a, const Memory* b, const Acc* c, Acc* d, int M, int N, int K, float alpha,
                            float beta, wmma::layout_t c_layout, bool c_into_accumulator) {
-    const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-    const int tile_row = warp / (N / n), tile_col = warp % (N / n);
-    if (tile_row * m >= M) return;  // whole warps leave together
-    const bool a_row_major = std::is_same<LayoutA, wmma::row_major>::value;
-    const bool b_row_major = std::is_same<LayoutB, wmma::row_major>::value;
-    const bool c_row_major = c_layout == wmma::mem_row_major;
-    const int lda = a_row_major ? K : M, ldb = b_row_major ? N : K, ldc = c_row_major ? N : M;
-    const int r0 = tile_row * m, c0 = tile_col * n;
-    const int c_offset = c_row_major ? r0 * ldc + c0 : c0 * ldc + r0;
+    const warp_tile t = this_warps_tile<m, n, LayoutA, LayoutB>(M, N, K, c_layout);
+    if (!t.in_range) return;  // whole warps leave together
 
     wmma::fragment<wmma::matrix_a, m, n, k, In, LayoutA> a_frag;
     wmma::fragment<wmma::matrix_b, m, n, k, In, LayoutB> b_frag;
     wmma::fragment<wmma::accumulator, m, n, k, Acc> acc_frag, c_frag;
     if (c_into_accumulator)
-        wmma::load_matrix_sync(acc_frag, c + c_offset, ldc, c_layout);
+        wmma::load_matrix_sync(acc_frag, c + t.c_offset, t.ldc, c_layout);
     else
         wmma::fill_fragment(acc_frag, Acc(0.0f));
     for (int kk = 0; kk < K; kk += k) {
-        wmma::load_matrix_sync(a_frag, a + (a_row_major ? r0 * lda + kk : kk * lda + r0), lda);
-        wmma::load_matrix_sync(b_frag, b + (b_row_major ? kk * ldb + c0 : c0 * ldb + kk), ldb);
+        wmma::load_matrix_sync(a_frag, a + t.a_at(kk), t.lda);
+        wmma::load_matrix_sync(b_frag, b + t.b_at(kk), t.ldb);
         round_inputs(a_frag);
         round_inputs(b_frag);
         wmma::mma_sync(acc_frag, a_frag, b_frag, acc_frag);
     }
     if (!c_into_accumulator) {
-        wmma::load_matrix_sync(c_frag, c + c_offset, ldc, c_layout);
+        wmma::load_matrix_sync(c_frag, c + t.c_offset, t.ldc, c_layout);
         using Real = typename std::conditional<std::is_same<Acc, double>::value, double, float>::type;
         for (int i = 0; i < c_frag.num_elements; ++i)
             c_frag.x[i] = Acc(Real(alpha) * Real(acc_frag.x[i]) + Real(beta) * Real(c_frag.x[i]));
-        wmma::store_matrix_sync(d + c_offset, c_frag, ldc, c_layout);
+        wmma::store_matrix_sync(d + t.c_offset, c_frag, t.ldc, c_layout);
     } else {
-        wmma::store_matrix_sync(d + c_offset, acc_frag, ldc, c_layout);
+        wmma::store_matrix_sync(d + t.c_offset, acc_frag, t.ldc, c_layout);
     }
 }
 
@@ -422,26 +407,6 @@ __global__ void load_with_odd_ldm(const float* c, float* d) {
     wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
     wmma::load_matrix_sync(acc, c, 18, wmma::mem_row_major);  // 72 bytes: not a multiple of 16
     d[threadIdx.x] = acc.x[0];
-}
-
-// The error is sticky: these buffers are never freed (cudaFree would fail).
-template <class T>
-T* device_array(size_t count) {
-    T* p = nullptr;
-    REQUIRE(cudaMalloc(&p, count * sizeof(T)) == cudaSuccess);
-    REQUIRE(cudaMemset(p, 0, count * sizeof(T)) == cudaSuccess);
-    return p;
-}
-
-// Runs a kernel that misuses wmma; the launch must fail with the report's words.
-template <class Launch>
-void expect_report(Launch launch, const std::vector<std::string>& words) {
-    stderr_capture capture(capture_until::device_idle);
-    launch();
-    CHECK(cudaGetLastError() == cudaSuccess);  // the launch itself is fine
-    const std::string report = capture.finish();
-    for (const std::string& w : words) CHECK_MESSAGE(report.find(w) != std::string::npos, "missing: " << w);
-    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
 }
 
 // The wmma-* cases check the emulator's reports of misuse CUDA leaves undefined

@@ -3,16 +3,19 @@
 // store_matrix_sync, mma_sync and __float_to_tf32.
 //
 // Emulated: __half and __nv_bfloat16 inputs in m16n16k16, m32n8k16 and
-// m8n32k16 (float accumulators, and __half ones for __half inputs),
+// m8n32k16 (float accumulators, and __half ones for __half inputs), signed
+// char and unsigned char inputs in the same shapes (int accumulators),
 // precision::tf32 in m16n16k8 (float accumulator) and double in m8n8k4. Any
-// other fragment is a static_assert naming what is emulated.
+// other fragment (sub-byte, 1-bit) is a static_assert naming what is emulated.
 //
 // Each lane holds its own share of a tile, num_elements values, as on a GPU
 // (the counts are CUDA 13's). Which element of the tile x[i] of a lane is, is
 // unspecified by CUDA; here it is what an H200 with CUDA 13.0 does (measured
 // with tests/emu/wmma_layout_dump.cu), whatever the memory layout: see
 // place_of below. Where a GPU's fragment holds every element more than once
-// (__half A and B), so does this one.
+// (__half A and B), so does this one. The 8-bit A and B fragments were not
+// measured on a GPU: they follow a rule of the emulator's own (byte_place_of),
+// and int accumulators that of float ones.
 //
 // Rounding, the model: products of the inputs are exact (they are in float
 // for __half, bf16 and tf32), and each output element is accumulated in float
@@ -20,7 +23,10 @@
 // __half accumulator is rounded to half once, at the end. A GPU also forms
 // exact products and accumulates in at least single precision, but in its own
 // order and rounding, so results agree to within a few float roundings per
-// element, not bit for bit. See common/emu/README.md, "Tensor cores (wmma)".
+// element, not bit for bit. Integer fragments (wmma_mma.h) are exact: the
+// products and their sum with C's element in 64 bits, then wrapped to 32 bits
+// (two's complement), or with satf clamped to the int range. See
+// common/emu/README.md, "Tensor cores (wmma)".
 #ifndef CUEMU_WMMA_H
 #define CUEMU_WMMA_H
 
@@ -45,7 +51,7 @@ namespace precision {
 struct tf32;
 }
 // Named so that a program using them meets the fragment's static_assert
-// rather than an unknown name: integer and sub-byte tensor cores are not emulated.
+// rather than an unknown name: sub-byte and 1-bit tensor cores are not emulated.
 namespace experimental {
 namespace precision {
 struct u4;
@@ -87,9 +93,16 @@ constexpr bool is_half_shape(int m, int n, int k) {
     return is_shape(m, n, k, 16, 16, 16) || is_shape(m, n, k, 32, 8, 16) || is_shape(m, n, k, 8, 32, 16);
 }
 
+// 8-bit integer inputs (A and B of one mma_sync are both signed or both unsigned).
+template <class T>
+constexpr bool is_byte() {
+    return std::is_same<T, signed char>::value || std::is_same<T, unsigned char>::value;
+}
+
 template <class T>
 constexpr bool input_supported(int m, int n, int k) {
-    return ((std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value) && is_half_shape(m, n, k)) ||
+    return ((std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value || is_byte<T>()) &&
+            is_half_shape(m, n, k)) ||
            (std::is_same<T, wm::precision::tf32>::value && is_shape(m, n, k, 16, 16, 8)) ||
            (std::is_same<T, double>::value && is_shape(m, n, k, 8, 8, 4));
 }
@@ -97,7 +110,7 @@ constexpr bool input_supported(int m, int n, int k) {
 template <class T>
 constexpr bool accumulator_supported(int m, int n, int k) {
     return (std::is_same<T, float>::value && (is_half_shape(m, n, k) || is_shape(m, n, k, 16, 16, 8))) ||
-           (std::is_same<T, __half>::value && is_half_shape(m, n, k)) ||
+           ((std::is_same<T, __half>::value || std::is_same<T, int>::value) && is_half_shape(m, n, k)) ||
            (std::is_same<T, double>::value && is_shape(m, n, k, 8, 8, 4));
 }
 
@@ -151,8 +164,9 @@ class fragment
     static_assert(traits::supported,
                   "nvcuda::wmma::fragment: this element type and shape is not emulated. The emulator has "
                   "__half and __nv_bfloat16 inputs in m16n16k16, m32n8k16 and m8n32k16 (float accumulators, or "
-                  "__half ones for __half inputs), precision::tf32 in m16n16k8 (float accumulator) and double in "
-                  "m8n8k4; integer and experimental sub-byte tensor cores are not emulated");
+                  "__half ones for __half inputs), signed char and unsigned char inputs in the same shapes (int "
+                  "accumulators), precision::tf32 in m16n16k8 (float accumulator) and double in m8n8k4; the "
+                  "experimental sub-byte and 1-bit tensor cores are not emulated");
     static_assert(traits::layout_fits,
                   "nvcuda::wmma::fragment: matrix_a and matrix_b fragments take row_major or col_major; "
                   "accumulators take none (their layout is given to load_matrix_sync and store_matrix_sync)");
@@ -177,6 +191,9 @@ struct type_tag { static constexpr std::uint64_t value = sizeof(T) * 16; };
 template <> struct type_tag<__half> { static constexpr std::uint64_t value = 1; };
 template <> struct type_tag<__nv_bfloat16> { static constexpr std::uint64_t value = 2; };
 template <> struct type_tag<wm::precision::tf32> { static constexpr std::uint64_t value = 3; };
+template <> struct type_tag<signed char> { static constexpr std::uint64_t value = 4; };
+template <> struct type_tag<unsigned char> { static constexpr std::uint64_t value = 5; };
+template <> struct type_tag<int> { static constexpr std::uint64_t value = 6; };  // not float's
 
 template <int m, int n, int k, class T>
 constexpr std::uint64_t shape_tag() { return (((std::uint64_t(m) * 64 + n) * 64 + k) << 8) | type_tag<T>::value; }
@@ -216,6 +233,24 @@ CUEMU_WMMA_UNWATCHED constexpr place place_of(unsigned lane, int i) {
     return {g + 8 * b1, 2 * t + b0 + 8 * b2};                // 16 x 16 (m16n16k16 and m16n16k8)
 }
 
+// The 8-bit A and B fragments, which no GPU was measured for: the emulator's
+// own rule, each lane holding runs of four neighbours along k. x[i] of A is
+// row g + 8 (i / 4), column 4t + i % 4 (A of 8 x 16 holds rows g; 16 x 16,
+// g and g + 8; 32 x 16, g + 8j for j = 0..3); B is the same transposed, row
+// 4t + i % 4, column g + 8 (i / 4). Each element is held once.
+template <class Use>
+CUEMU_WMMA_UNWATCHED constexpr place byte_place_of(unsigned lane, int i) {
+    const int g = static_cast<int>(lane % 32) / 4, t = static_cast<int>(lane % 4);
+    const int along_k = 4 * t + i % 4, across = g + 8 * (i / 4);
+    return std::is_same<Use, wm::matrix_b>::value ? place{along_k, across} : place{across, along_k};
+}
+
+// Where x[i] of a fragment of element type T lies.
+template <class Use, int m, int n, int k, class T>
+CUEMU_WMMA_UNWATCHED constexpr place place_in(unsigned lane, int i) {
+    return is_byte<T>() ? byte_place_of<Use>(lane, i) : place_of<Use, m, n, k>(lane, i);
+}
+
 // Where element (row, col) lies in memory.
 inline std::size_t offset_of(int row, int col, unsigned ldm, bool row_major) {
     return row_major ? std::size_t(row) * ldm + col : std::size_t(col) * ldm + row;
@@ -228,7 +263,7 @@ template <class Use, int m, int n, int k, class T, class Layout, class Memory>
 inline void load_share(wm::fragment<Use, m, n, k, T, Layout>& f, const Memory* p, unsigned ldm, bool row_major) {
     const unsigned lane = lane_index();
     for (int i = 0; i < f.num_elements; ++i) {
-        const place at = place_of<Use, m, n, k>(lane, i);
+        const place at = place_in<Use, m, n, k, T>(lane, i);
         f.x[i] = p[offset_of(at.row, at.col, ldm, row_major)];
     }
 }

@@ -36,7 +36,8 @@ inline unsigned lane_index() { return linear_thread_index() & 31u; }
 inline unsigned warp_index() { return linear_thread_index() >> 5; }
 
 // Per warp, room for the largest A (32 x 16) and B (16 x 32) tile in the type
-// mma_sync computes in (float, or double for double inputs). A block runs on
+// mma_sync computes in (float, or double for double inputs, or 64-bit
+// integers for 8-bit ones). A block runs on
 // one OS thread from start to end, so one area per OS thread, indexed by the
 // warp, is the block's own. Plain bytes, since mma_sync puts floats or doubles there.
 constexpr int scratch_elements = 2 * 512;  // A, then B
@@ -113,8 +114,8 @@ inline void check_ldm(const char* function, unsigned ldm, unsigned element_bytes
                         " elements of this type";
         ::cuemu::kernel_cannot_go_on("a wmma load or store with an ldm that is not a multiple of 16 bytes",
                                      report_text().c_str(),
-                                     "pad the matrix's leading dimension to a multiple of 8 halves, 4 floats\n"
-                                     "        or 2 doubles",
+                                     "pad the matrix's leading dimension to a multiple of 16 chars, 8 halves,\n"
+                                     "        4 floats or ints, or 2 doubles",
                                      "the result is undefined", file, line);
     }
 }
