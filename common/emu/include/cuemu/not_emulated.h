@@ -76,6 +76,11 @@ CUEMU_NOT_EMULATED(cudaIpcOpenMemHandle, "sharing memory between processes")
 CUEMU_NOT_EMULATED(cudaIpcGetEventHandle, "sharing events between processes")
 CUEMU_NOT_EMULATED(cudaLaunchKernelExC, "launch attributes and clusters")
 CUEMU_NOT_EMULATED(cudaGetDriverEntryPoint, "the driver API")
+// the device runtime's low-level launch, which <<<...>>> in a kernel becomes on a GPU
+CUEMU_NOT_EMULATED(cudaGetParameterBuffer, "the device runtime's low-level launch: launch with <<<...>>> in the kernel")
+CUEMU_NOT_EMULATED(cudaGetParameterBufferV2, "the device runtime's low-level launch: launch with <<<...>>> in the kernel")
+CUEMU_NOT_EMULATED(cudaLaunchDevice, "the device runtime's low-level launch: launch with <<<...>>> in the kernel")
+CUEMU_NOT_EMULATED(cudaLaunchDeviceV2, "the device runtime's low-level launch: launch with <<<...>>> in the kernel")
 // device
 CUEMU_NOT_EMULATED(cudaDeviceGetTexture1DLinearMaxWidth, "1D linear texture limits")
 CUEMU_NOT_EMULATED(cudaDeviceFlushGPUDirectRDMAWrites, "GPUDirect RDMA")
