@@ -321,6 +321,16 @@ TEST_CASE("host-only runtime calls in device code are refused with nvcc's words"
     CHECK(contains(errors[1].message, "the device runtime has no cudaMemcpy"));
 }
 
+TEST_CASE("a kernel with __cluster_dims__ is refused in one error naming clusters") {
+    const auto errors = errors_of(
+        "__global__ void __cluster_dims__(2, 1, 1) k(int* p) { p[0] = 1; }\n"
+        "#if 0\n__global__ void __cluster_dims__(4, 1, 1) never(int* p) { }\n#endif\n");
+    INFO(describe(errors));
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].line == 1);
+    CHECK(errors[0].message.rfind("cuemu does not emulate thread block clusters (__cluster_dims__)", 0) == 0);
+}
+
 TEST_CASE("what nvcc allows stays allowed: assert in kernels, throw and exit in host code") {
     const std::string source =
         "#include <cassert>\n#include <cstdlib>\n"

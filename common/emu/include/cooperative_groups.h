@@ -606,10 +606,44 @@ auto group_size(const GroupT& group) -> decltype(group.num_threads()) {
     return group.num_threads();
 }
 
+// Thread block clusters (compute capability 9.0: cg::this_cluster(),
+// cluster_group, distributed shared memory) are not emulated. The names exist
+// so that a program using them stops at one error naming clusters, raised
+// where this_cluster() is called, instead of a cascade of unknown names; the
+// members below are never reached.
+template <class... T>
+constexpr bool cuemu_cluster_refused = false;
+class cluster_group {
+  public:
+    void sync() const {}
+    void barrier_wait() const {}
+    unsigned long long barrier_arrive() const { return 0; }
+    unsigned block_rank() const { return 0; }
+    unsigned num_blocks() const { return 0; }
+    dim3 dim_blocks() const { return dim3(); }
+    dim3 block_index() const { return dim3(); }
+    unsigned long long thread_rank() const { return 0; }
+    unsigned long long num_threads() const { return 0; }
+    dim3 dim_threads() const { return dim3(); }
+    dim3 thread_index() const { return dim3(); }
+    template <class T>
+    T* map_shared_rank(T* address, unsigned) const { return address; }
+    template <class T>
+    unsigned query_shared_rank(const T*) const { return 0; }
+};
+template <class... A>
+cluster_group this_cluster(A&&...) {
+    static_assert(cuemu_cluster_refused<A...>,
+                  "cuemu does not emulate thread block clusters (cg::this_cluster, cluster_group, "
+                  "distributed shared memory, __cluster_dims__): build this program with nvcc for "
+                  "a GPU of compute capability 9.0");
+    return cluster_group();
+}
+
 }  // namespace cooperative_groups
 
-// The multi-GPU and cluster parts of cooperative groups do not exist here;
-// using one is a compile error naming it.
+// The multi-GPU parts of cooperative groups do not exist here; using one is
+// a compile error naming it.
 
 #undef CUEMU_CG_SITE
 #undef CUEMU_CG_SITE_ARGS

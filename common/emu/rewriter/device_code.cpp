@@ -230,6 +230,15 @@ std::vector<Diagnostic> check_device_code(const Source& src, const std::vector<A
         if (!f.certain || is_cuda_header_function(f.name)) uncertain.insert(f.name);
     }
     std::vector<Diagnostic> errors;
+    // Thread block clusters: a kernel head's __cluster_dims__ would otherwise
+    // be a cascade of the host compiler's errors (cooperative_groups.h
+    // refuses this_cluster() the same way).
+    for (std::size_t i = 0; i < src.size(); ++i) {
+        if (src.is_ident(i, "__cluster_dims__") && !src[i].in_directive && activity[i] == Activity::active)
+            errors.push_back(src.diagnostic_at(
+                i, "cuemu does not emulate thread block clusters (__cluster_dims__): build this "
+                   "program with nvcc for a GPU of compute capability 9.0"));
+    }
     for (const FunctionDefinition& caller : functions) {
         if (!caller.certain) continue;
         const bool device_side = caller.space != Space::host;
