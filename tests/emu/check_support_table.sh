@@ -2,7 +2,8 @@
 # check_support_table.sh EMU_DIR [CUDA_RUNTIME_API_H] - each support table in EMU_DIR/README.md
 # names exactly the calls the headers declare in its "emulated" column, and
 # exactly the calls the emulator refuses at build time in its "refused" column:
-#   runtime-support  include/cuemu/runtime.h, runtime_extra.h, graphs.h, textures.h;
+#   runtime-support  include/cuemu/runtime.h, runtime_extra.h, graphs.h, textures.h,
+#                    launch_attributes.h;
 #                    not_emulated.h, graphs.h
 #   cublas-support   include/cublas_v2.h, cublasLt.h; cuemu/cublas_not_emulated.h,
 #                    cuemu/cublaslt_not_emulated.h
@@ -40,7 +41,7 @@ check_table() {
 check_table runtime-support cuda "calls" \
     "$(grep -ohE '\bcuda[A-Z][A-Za-z0-9_]*\s*\(' "$emu/include/cuemu/runtime.h" \
            "$emu/include/cuemu/runtime_extra.h" "$emu/include/cuemu/graphs.h" \
-           "$emu/include/cuemu/textures.h" |
+           "$emu/include/cuemu/textures.h" "$emu/include/cuemu/launch_attributes.h" |
            sed -E 's/\s*\($//' | sort -u)" \
     "$(grep -ohE '^CUEMU_(REMOVED_IN_CUDA_13|NOT_EMULATED|GRAPH_CALL_NOT_EMULATED)\(cuda[A-Za-z0-9_]+' \
            "$emu/include/cuemu/not_emulated.h" "$emu/include/cuemu/graphs.h" | sed 's/.*(//' | sort -u)"

@@ -85,6 +85,7 @@
 #include "launch.h"
 #include "runtime_extra.h"
 #include "graphs.h"
+#include "launch_attributes.h"
 #include "textures.h"
 #include "not_emulated.h"
 

@@ -74,7 +74,6 @@ cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise, Device) {
 CUEMU_NOT_EMULATED(cudaIpcGetMemHandle, "sharing memory between processes")
 CUEMU_NOT_EMULATED(cudaIpcOpenMemHandle, "sharing memory between processes")
 CUEMU_NOT_EMULATED(cudaIpcGetEventHandle, "sharing events between processes")
-CUEMU_NOT_EMULATED(cudaLaunchKernelExC, "launch attributes and clusters")
 CUEMU_NOT_EMULATED(cudaGetDriverEntryPoint, "the driver API")
 // the device runtime's low-level launch, which <<<...>>> in a kernel becomes on a GPU
 CUEMU_NOT_EMULATED(cudaGetParameterBuffer, "the device runtime's low-level launch: launch with <<<...>>> in the kernel")
