@@ -114,12 +114,17 @@ __global__ void pass_local_memory(int* out) {
     child_reads<<<1, 8>>>(mine, out);
 }
 
-// Memory from malloc in a kernel is global memory: a child may use it.
+__global__ void free_heap(int* heap) { free(heap); }
+
+// Memory from malloc in a kernel is global memory: a child may use it. A
+// tail launch frees it once the child is done (it runs after the grid's
+// other children).
 __global__ void pass_heap_memory(int* out) {
     int* heap = static_cast<int*>(malloc(8 * sizeof(int)));
     if (!heap) return;
     for (int i = 0; i < 8; ++i) heap[i] = 50 + i;
     child_reads<<<1, 8>>>(heap, out);
+    free_heap<<<1, 1, 0, cudaStreamTailLaunch>>>(heap);
 }
 
 namespace {
