@@ -174,7 +174,7 @@ TEST_CASE("one-block clusters are ordinary launches; larger clusters are refused
     cluster.val.clusterDim.x = 2;
     CHECK(cudaLaunchKernelEx(&config, scale_add, 1.0f, d_x, d_y, 64) == cudaErrorNotSupported);
     CHECK(cudaGetLastError() == cudaErrorNotSupported);
-    cudaLaunchAttribute unknown = attribute(static_cast<cudaLaunchAttributeID>(99));
+    cudaLaunchAttribute unknown = attribute(static_cast<cudaLaunchAttributeID>(15));  // none has 15
     config.attrs = &unknown;
     CHECK(cudaLaunchKernelEx(&config, scale_add, 1.0f, d_x, d_y, 64) == cudaErrorInvalidValue);
     CHECK(cudaGetLastError() == cudaErrorInvalidValue);

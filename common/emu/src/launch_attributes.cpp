@@ -5,6 +5,7 @@
 // work earlier, or tune how it places and caches, change nothing and are
 // accepted; cooperative launches are emulated; clusters are not.
 #include <cstdio>
+#include <cstring>
 
 #include "cuemu/launch_attributes.h"
 #include "cuemu/runtime.h"
@@ -39,7 +40,10 @@ cudaError_t launch_config_with_attributes(const cudaLaunchConfig_t* config, laun
                          config->stream);
     for (unsigned i = 0; i < config->numAttrs; ++i) {
         const cudaLaunchAttribute& a = config->attrs[i];
-        switch (a.id) {
+        // Read as an int: a program may pass a value the enumeration lacks.
+        int id;
+        std::memcpy(&id, &a.id, sizeof id);
+        switch (id) {
             case cudaLaunchAttributeIgnore:
             // Hints about caching, placement, priority and memory ordering
             // domains; and permissions to overlap with the work before it,
@@ -90,8 +94,10 @@ cudaError_t record_attribute_events(const cudaLaunchConfig_t* config) {
     for (unsigned i = 0; i < config->numAttrs; ++i) {
         const cudaLaunchAttribute& a = config->attrs[i];
         cudaEvent_t event = nullptr;
-        if (a.id == cudaLaunchAttributeProgrammaticEvent) event = a.val.programmaticEvent.event;
-        if (a.id == cudaLaunchAttributeLaunchCompletionEvent) event = a.val.launchCompletionEvent.event;
+        int id;
+        std::memcpy(&id, &a.id, sizeof id);
+        if (id == cudaLaunchAttributeProgrammaticEvent) event = a.val.programmaticEvent.event;
+        if (id == cudaLaunchAttributeLaunchCompletionEvent) event = a.val.launchCompletionEvent.event;
         if (event)
             if (cudaError_t e = cudaEventRecord(event, config->stream)) return e;
     }
