@@ -420,6 +420,25 @@ TEST_CASE("other inline PTX in device code is refused, naming it; host code's as
     CHECK(contains(only_message("__global__ void k(int x) { int y; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(y) : \"r\"(x)); }\n"),
                    "inline PTX is not emulated"));
     CHECK(contains(body("void host() { asm volatile(\"pause\"); }\n"), "asm volatile(\"pause\")"));
+    // bfind with a second input, or a memory operand, is not the form read.
+    CHECK(contains(only_message("__device__ unsigned f(unsigned a, unsigned b) { unsigned r;\n"
+                                "  asm(\"bfind.u32 %0, %1;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n"),
+                   "inline PTX is not emulated"));
+}
+
+TEST_CASE("bfind in inline PTX becomes a call with its input, on the same lines") {
+    const std::string source =
+        "__device__ unsigned top(unsigned word, long long wide) {\n"
+        "    unsigned ret, amount;\n"
+        "    asm volatile(\"bfind.u32 %0, %1;\" : \"=r\"(ret) : \"r\"(word));\n"
+        "    asm(\"bfind.shiftamt.s64 %0, %1;\"\n"
+        "        : \"=r\"(amount) : \"l\"(wide - 1));\n"
+        "    return ret + amount;\n"
+        "}\n";
+    const std::string out = body(source);
+    CHECK(contains(out, "    (ret) = ::cuemu::ptx::bfind_u32(word);\n"));
+    CHECK(contains(out, "    (amount) = ::cuemu::ptx::bfind_shiftamt_s64(wide - 1)\n;\n"));
+    CHECK(count_lines(out) == count_lines(source));
 }
 
 }  // TEST_SUITE
