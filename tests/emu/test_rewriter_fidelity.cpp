@@ -213,12 +213,37 @@ TEST_CASE("a __host__ __device__ function gets each side's branch, chosen at run
         "#endif\n"
         "}\n";
     const std::string out = body(source);
-    CHECK(line_of(out, "if (::cuemu::in_device_code()) {") == 2);
+    CHECK(line_of(out, "if (::cuemu::in_device_branch()) {") == 2);
     CHECK(line_of(out, "    return 750;") == 3);
     CHECK(line_of(out, "} else {") == 4);
     CHECK(line_of(out, "    return -1;") == 5);
     CHECK(line_of(out, "}\n}") == 6);
     CHECK(line_of(out, "    p[0] = 1;") == 10);
+    CHECK(count_lines(out) == count_lines(source));
+    CHECK(gxx_syntax_errors(kHeader + out) == "");
+}
+
+TEST_CASE("a variable both branches declare alike is declared once, before the run-time choice") {
+    const std::string source =
+        "__host__ __device__ unsigned pick(unsigned i, int* count) {\n"
+        "#ifdef __CUDA_ARCH__\n"
+        "    unsigned seed = i + 1;\n"
+        "    *count += 1;\n"
+        "    float* scratch;\n"
+        "#else\n"
+        "    unsigned seed = 0;\n"
+        "    float* scratch;\n"
+        "#endif\n"
+        "    scratch = nullptr; return seed * 2 + (scratch == nullptr);\n"
+        "}\n";
+    const std::string out = body(source);
+    CHECK(line_of(out, "unsigned seed; float * scratch; if (::cuemu::in_device_branch()) {") == 2);
+    CHECK(line_of(out, "    seed = i + 1;") == 3);
+    CHECK(line_of(out, "    *count += 1;") == 4);
+    CHECK(line_of(out, "} else {") == 6);
+    CHECK(line_of(out, "    seed = 0;") == 7);
+    CHECK(line_of(out, "    scratch = nullptr; return seed * 2") == 10);
+    CHECK_FALSE(contains(out, "unsigned seed ="));
     CHECK(count_lines(out) == count_lines(source));
     CHECK(gxx_syntax_errors(kHeader + out) == "");
 }
@@ -231,10 +256,15 @@ TEST_CASE("where host and device cannot each get their branch, the build stops a
         CHECK(contains(message, "cannot give each side its own branch"));
     }
     SUBCASE("in a __host__ __device__ function, a branch declares what follows uses") {
+        // Declared with another type on the other side (or not at all), the
+        // variable cannot be declared once before the if.
         const std::string message = only_message(
-            "__host__ __device__ int f() {\n#ifdef __CUDA_ARCH__\n  int v = 1;\n#else\n  int v = 2;\n#endif\n  return v;\n}\n");
+            "__host__ __device__ int f() {\n#ifdef __CUDA_ARCH__\n  int v = 1;\n#else\n  long v = 2;\n#endif\n  return v;\n}\n");
         CHECK(message.rfind("2: ", 0) == 0);
         CHECK(contains(message, "declares 'v'"));
+        CHECK(contains(only_message("__host__ __device__ int f() {\n#ifdef __CUDA_ARCH__\n  const int v = 1;\n#else\n"
+                                    "  const int v = 2;\n#endif\n  return v;\n}\n"),
+                       "cannot be chosen at run time"));
     }
     SUBCASE("a kernel whose whole body needs a newer device than the emulated one") {
         const std::string message = only_message(
