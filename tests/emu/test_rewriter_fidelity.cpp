@@ -456,6 +456,26 @@ TEST_CASE("other inline PTX in device code is refused, naming it; host code's as
                    "inline PTX is not emulated"));
 }
 
+TEST_CASE("host variables named like the built-in variables are renamed, members and device code not") {
+    const std::string source =
+        "__global__ void k(unsigned* out) { out[0] = blockDim.x * gridDim.x; }\n"
+        "void go(dim3 gridDim, unsigned* out) {\n"
+        "    dim3 blockDim;\n"
+        "    blockDim.x = 4;\n"
+        "    cudaKernelNodeParams params;\n"
+        "    params.gridDim = gridDim;\n"
+        "    k<<<gridDim, blockDim>>>(out);\n"
+        "}\n";
+    const std::string out = body(source);
+    CHECK(line_of(out, "out[0] = blockDim.x * gridDim.x;") == 1);
+    CHECK(line_of(out, "void go(dim3 cuemu_host_gridDim, unsigned* out) {") == 2);
+    CHECK(line_of(out, "    dim3 cuemu_host_blockDim;") == 3);
+    CHECK(line_of(out, "    cuemu_host_blockDim.x = 4;") == 4);
+    CHECK(line_of(out, "    params.gridDim = cuemu_host_gridDim;") == 6);
+    CHECK(contains(out, "launch_config(cuemu_host_gridDim, cuemu_host_blockDim)"));
+    CHECK(count_lines(out) == count_lines(source));
+}
+
 TEST_CASE("bfind in inline PTX becomes a call with its input, on the same lines") {
     const std::string source =
         "__device__ unsigned top(unsigned word, long long wide) {\n"
