@@ -330,6 +330,10 @@ TEST_CASE("the host and device heaps are freed each on its own side" * doctest::
     CHECK(report.find("buffer from cudaMalloc in a kernel at") != std::string::npos);
     CHECK(report.find("only device code frees") != std::string::npos);
     CHECK(cudaGetLastError() == cudaErrorInvalidValue);  // the host's failed cudaFree
+    free_in_kernel<<<1, 1>>>(kernel_made, d_status);      // where it belongs
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(cudaMemcpy(status, d_status, sizeof status, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(status[0] == static_cast<int>(cudaSuccess));
     CHECK(cudaFree(host_made) == cudaSuccess);
     CHECK(cudaFree(d_status) == cudaSuccess);
 }
