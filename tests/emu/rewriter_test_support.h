@@ -173,7 +173,7 @@ void launch(launch_site s, launch_config c, F&& f, kernel_ref<R> ref, fast_body<
     launch(s, c, f, ref, a...);
 }
 inline void* dynamic_shared_memory() { return nullptr; }
-inline bool in_device_code() { return false; }
+inline bool in_device_branch() { return false; }
 }
 )";
 

@@ -654,3 +654,74 @@ TEST_CASE("ptx-special-registers") {
     REQUIRE(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
     CHECK(r[0].sm_count == unsigned(sm_count));
 }
+
+// ---- PTX's bfind in inline assembly (rewriter/inline_ptx.cpp) ---------------------------
+// The most significant non-sign bit: a 1, or for a negative signed value a 0;
+// with .shiftamt, how far a left shift takes it to the top; 0xffffffff when
+// there is none (PTX ISA, "bfind").
+struct bfind_results {
+    unsigned u32, s32, u64, s64, shift_u32, shift_s32, shift_u64, shift_s64;
+};
+
+__global__ void find_bits(const long long* in, bfind_results* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const long long v = in[i];
+    const unsigned narrow = static_cast<unsigned>(v);
+    const int narrow_signed = static_cast<int>(narrow);
+    const unsigned long long wide = static_cast<unsigned long long>(v);
+    bfind_results r;
+    asm("bfind.u32 %0, %1;" : "=r"(r.u32) : "r"(narrow));
+    asm("bfind.s32 %0, %1;" : "=r"(r.s32) : "r"(narrow_signed));
+    asm("bfind.u64 %0, %1;" : "=r"(r.u64) : "l"(wide));
+    asm("bfind.s64 %0, %1;" : "=r"(r.s64) : "l"(v));
+    asm("bfind.shiftamt.u32 %0, %1;" : "=r"(r.shift_u32) : "r"(narrow));
+    asm("bfind.shiftamt.s32 %0, %1;" : "=r"(r.shift_s32) : "r"(narrow_signed));
+    asm volatile("bfind.shiftamt.u64 %0, %1;" : "=r"(r.shift_u64) : "l"(wide));
+    asm volatile("bfind.shiftamt.s64 %0, %1;" : "=r"(r.shift_s64) : "l"(v));
+    out[i] = r;
+}
+
+// The place of the highest bit of `bits` that differs from `sign` (0 or 1),
+// counted by hand, or -1.
+int highest_differing(unsigned long long bits, int width, int sign) {
+    for (int b = width - 1; b >= 0; --b)
+        if (static_cast<int>((bits >> b) & 1u) != sign) return b;
+    return -1;
+}
+
+TEST_CASE("ptx-bfind") {
+    const std::vector<long long> values = {0,          1,           2,          3,         0x80000000LL, 0xffffffffLL,
+                                           12345,      -1,          -2,         -12345,    1LL << 40,    -(1LL << 40),
+                                           1LL << 62,  INT64_MIN,   INT64_MAX,  0x7fffffff};
+    const int n = static_cast<int>(values.size());
+    device_buffer<long long> in(n);
+    in.write(values);
+    device_buffer<bfind_results> out(n);
+    find_bits<<<1, 32>>>(in.ptr, out.ptr, n);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const auto r = out.read();
+    auto place = [](int p) { return p < 0 ? 0xffffffffu : static_cast<unsigned>(p); };
+    auto shift = [](int p, int width) { return p < 0 ? 0xffffffffu : static_cast<unsigned>(width - 1 - p); };
+    for (int i = 0; i < n; ++i) {
+        const unsigned long long wide = static_cast<unsigned long long>(values[i]);
+        const unsigned narrow = static_cast<unsigned>(wide);
+        INFO("value " << values[i]);
+        const int u32 = highest_differing(narrow, 32, 0);
+        const int s32 = highest_differing(narrow, 32, static_cast<int>(narrow >> 31));
+        const int u64 = highest_differing(wide, 64, 0);
+        const int s64 = highest_differing(wide, 64, static_cast<int>(wide >> 63));
+        CHECK(r[i].u32 == place(u32));
+        CHECK(r[i].s32 == place(s32));
+        CHECK(r[i].u64 == place(u64));
+        CHECK(r[i].s64 == place(s64));
+        CHECK(r[i].shift_u32 == shift(u32, 32));
+        CHECK(r[i].shift_s32 == shift(s32, 32));
+        CHECK(r[i].shift_u64 == shift(u64, 64));
+        CHECK(r[i].shift_s64 == shift(s64, 64));
+    }
+    // Spot values from the definition: 1 is bit 0, -1 has no non-sign bit.
+    CHECK(r[1].u32 == 0u);
+    CHECK(r[7].s32 == 0xffffffffu);
+    CHECK(r[4].shift_u32 == 0u);
+}

@@ -259,6 +259,85 @@ TEST_CASE("a child grid may read memory its parent got from malloc") {
     CHECK(cudaFree(d_out) == cudaSuccess);
 }
 
+// ---- the device runtime's cudaMalloc and cudaFree: the device heap --------------------
+// Each thread gets a buffer with cudaMalloc, a child grid fills it, a later
+// grid reads it back and frees it with cudaFree, in device code throughout
+// (as BezierLineCDP in NVIDIA's samples does): no wait for the device.
+__device__ int* heap_buffers[4];
+
+__global__ void fill_buffer(int* buffer, int n, int base) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) buffer[i] = base + i;
+}
+
+__global__ void allocate_and_fill(int n, int* status) {
+    const int t = threadIdx.x;
+    int* buffer = nullptr;
+    status[t] = cudaMalloc(reinterpret_cast<void**>(&buffer), n * sizeof(int));
+    heap_buffers[t] = buffer;
+    if (buffer) fill_buffer<<<(n + 31) / 32, 32>>>(buffer, n, 1000 * t);
+}
+
+__global__ void sum_and_free(int n, int* sums, int* status) {
+    const int t = threadIdx.x;
+    int sum = 0;
+    for (int i = 0; i < n; ++i) sum += heap_buffers[t][i];
+    sums[t] = sum;
+    status[t] = cudaFree(heap_buffers[t]);
+}
+
+__global__ void free_in_kernel(void* p, int* status) { *status = cudaFree(p); }
+
+TEST_CASE("cudaMalloc and cudaFree in kernels: the device heap, used by a child grid") {
+    constexpr int n = 100;
+    int *d_status, *d_sums;
+    REQUIRE(cudaMalloc(&d_status, 8 * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&d_sums, 4 * sizeof(int)) == cudaSuccess);
+    allocate_and_fill<<<1, 4>>>(n, d_status);
+    sum_and_free<<<1, 4>>>(n, d_sums, d_status + 4);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    int status[8], sums[4];
+    REQUIRE(cudaMemcpy(status, d_status, sizeof status, cudaMemcpyDeviceToHost) == cudaSuccess);
+    REQUIRE(cudaMemcpy(sums, d_sums, sizeof sums, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int t = 0; t < 4; ++t) {
+        CHECK(status[t] == static_cast<int>(cudaSuccess));
+        CHECK(status[4 + t] == static_cast<int>(cudaSuccess));
+        CHECK(sums[t] == 1000 * t * n + n * (n - 1) / 2);
+    }
+    CHECK(cudaFree(d_status) == cudaSuccess);
+    CHECK(cudaFree(d_sums) == cudaSuccess);
+}
+
+TEST_CASE("the host and device heaps are freed each on its own side" * doctest::test_suite("emulator-only")) {
+    // CUDA calls either free an error; what a GPU returns was not measured.
+    int *d_status, *host_made;
+    REQUIRE(cudaMalloc(&d_status, 4 * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&host_made, 16) == cudaSuccess);
+    allocate_and_fill<<<1, 1>>>(8, d_status);
+    stderr_capture capture;
+    free_in_kernel<<<1, 1>>>(host_made, d_status + 1);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    int* kernel_made = nullptr;
+    REQUIRE(cudaMemcpyFromSymbol(&kernel_made, heap_buffers, sizeof kernel_made) == cudaSuccess);
+    CHECK(cudaFree(kernel_made) == cudaErrorInvalidValue);
+    const std::string report = capture.finish();
+    int status[2];
+    REQUIRE(cudaMemcpy(status, d_status, sizeof status, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(status[0] == static_cast<int>(cudaSuccess));
+    CHECK(status[1] == static_cast<int>(cudaErrorInvalidValue));
+    CHECK(report.find("cudaFree in a kernel at") != std::string::npos);
+    CHECK(report.find("frees only what a kernel got with cudaMalloc") != std::string::npos);
+    CHECK(report.find("buffer from cudaMalloc in a kernel at") != std::string::npos);
+    CHECK(report.find("only device code frees") != std::string::npos);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);  // the host's failed cudaFree
+    free_in_kernel<<<1, 1>>>(kernel_made, d_status);      // where it belongs
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(cudaMemcpy(status, d_status, sizeof status, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(status[0] == static_cast<int>(cudaSuccess));
+    CHECK(cudaFree(host_made) == cudaSuccess);
+    CHECK(cudaFree(d_status) == cudaSuccess);
+}
+
 // ---- faults: each its own process (ctest runs them one by one) -------------------------
 TEST_CASE("child-fault" * doctest::test_suite("emulator-only")) {
     stderr_capture capture;

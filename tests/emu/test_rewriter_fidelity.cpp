@@ -213,12 +213,37 @@ TEST_CASE("a __host__ __device__ function gets each side's branch, chosen at run
         "#endif\n"
         "}\n";
     const std::string out = body(source);
-    CHECK(line_of(out, "if (::cuemu::in_device_code()) {") == 2);
+    CHECK(line_of(out, "if (::cuemu::in_device_branch()) {") == 2);
     CHECK(line_of(out, "    return 750;") == 3);
     CHECK(line_of(out, "} else {") == 4);
     CHECK(line_of(out, "    return -1;") == 5);
     CHECK(line_of(out, "}\n}") == 6);
     CHECK(line_of(out, "    p[0] = 1;") == 10);
+    CHECK(count_lines(out) == count_lines(source));
+    CHECK(gxx_syntax_errors(kHeader + out) == "");
+}
+
+TEST_CASE("a variable both branches declare alike is declared once, before the run-time choice") {
+    const std::string source =
+        "__host__ __device__ unsigned pick(unsigned i, int* count) {\n"
+        "#ifdef __CUDA_ARCH__\n"
+        "    unsigned seed = i + 1;\n"
+        "    *count += 1;\n"
+        "    float* scratch;\n"
+        "#else\n"
+        "    unsigned seed = 0;\n"
+        "    float* scratch;\n"
+        "#endif\n"
+        "    scratch = nullptr; return seed * 2 + (scratch == nullptr);\n"
+        "}\n";
+    const std::string out = body(source);
+    CHECK(line_of(out, "unsigned seed; float * scratch; if (::cuemu::in_device_branch()) {") == 2);
+    CHECK(line_of(out, "    seed = i + 1;") == 3);
+    CHECK(line_of(out, "    *count += 1;") == 4);
+    CHECK(line_of(out, "} else {") == 6);
+    CHECK(line_of(out, "    seed = 0;") == 7);
+    CHECK(line_of(out, "    scratch = nullptr; return seed * 2") == 10);
+    CHECK_FALSE(contains(out, "unsigned seed ="));
     CHECK(count_lines(out) == count_lines(source));
     CHECK(gxx_syntax_errors(kHeader + out) == "");
 }
@@ -231,10 +256,15 @@ TEST_CASE("where host and device cannot each get their branch, the build stops a
         CHECK(contains(message, "cannot give each side its own branch"));
     }
     SUBCASE("in a __host__ __device__ function, a branch declares what follows uses") {
+        // Declared with another type on the other side (or not at all), the
+        // variable cannot be declared once before the if.
         const std::string message = only_message(
-            "__host__ __device__ int f() {\n#ifdef __CUDA_ARCH__\n  int v = 1;\n#else\n  int v = 2;\n#endif\n  return v;\n}\n");
+            "__host__ __device__ int f() {\n#ifdef __CUDA_ARCH__\n  int v = 1;\n#else\n  long v = 2;\n#endif\n  return v;\n}\n");
         CHECK(message.rfind("2: ", 0) == 0);
         CHECK(contains(message, "declares 'v'"));
+        CHECK(contains(only_message("__host__ __device__ int f() {\n#ifdef __CUDA_ARCH__\n  const int v = 1;\n#else\n"
+                                    "  const int v = 2;\n#endif\n  return v;\n}\n"),
+                       "cannot be chosen at run time"));
     }
     SUBCASE("a kernel whose whole body needs a newer device than the emulated one") {
         const std::string message = only_message(
@@ -420,6 +450,45 @@ TEST_CASE("other inline PTX in device code is refused, naming it; host code's as
     CHECK(contains(only_message("__global__ void k(int x) { int y; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(y) : \"r\"(x)); }\n"),
                    "inline PTX is not emulated"));
     CHECK(contains(body("void host() { asm volatile(\"pause\"); }\n"), "asm volatile(\"pause\")"));
+    // bfind with a second input, or a memory operand, is not the form read.
+    CHECK(contains(only_message("__device__ unsigned f(unsigned a, unsigned b) { unsigned r;\n"
+                                "  asm(\"bfind.u32 %0, %1;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n"),
+                   "inline PTX is not emulated"));
+}
+
+TEST_CASE("host variables named like the built-in variables are renamed, members and device code not") {
+    const std::string source =
+        "__global__ void k(unsigned* out) { out[0] = blockDim.x * gridDim.x; }\n"
+        "void go(dim3 gridDim, unsigned* out) {\n"
+        "    dim3 blockDim;\n"
+        "    blockDim.x = 4;\n"
+        "    cudaKernelNodeParams params;\n"
+        "    params.gridDim = gridDim;\n"
+        "    k<<<gridDim, blockDim>>>(out);\n"
+        "}\n";
+    const std::string out = body(source);
+    CHECK(line_of(out, "out[0] = blockDim.x * gridDim.x;") == 1);
+    CHECK(line_of(out, "void go(dim3 cuemu_host_gridDim, unsigned* out) {") == 2);
+    CHECK(line_of(out, "    dim3 cuemu_host_blockDim;") == 3);
+    CHECK(line_of(out, "    cuemu_host_blockDim.x = 4;") == 4);
+    CHECK(line_of(out, "    params.gridDim = cuemu_host_gridDim;") == 6);
+    CHECK(contains(out, "launch_config(cuemu_host_gridDim, cuemu_host_blockDim)"));
+    CHECK(count_lines(out) == count_lines(source));
+}
+
+TEST_CASE("bfind in inline PTX becomes a call with its input, on the same lines") {
+    const std::string source =
+        "__device__ unsigned top(unsigned word, long long wide) {\n"
+        "    unsigned ret, amount;\n"
+        "    asm volatile(\"bfind.u32 %0, %1;\" : \"=r\"(ret) : \"r\"(word));\n"
+        "    asm(\"bfind.shiftamt.s64 %0, %1;\"\n"
+        "        : \"=r\"(amount) : \"l\"(wide - 1));\n"
+        "    return ret + amount;\n"
+        "}\n";
+    const std::string out = body(source);
+    CHECK(contains(out, "    (ret) = ::cuemu::ptx::bfind_u32(word);\n"));
+    CHECK(contains(out, "    (amount) = ::cuemu::ptx::bfind_shiftamt_s64(wide - 1)\n;\n"));
+    CHECK(count_lines(out) == count_lines(source));
 }
 
 }  // TEST_SUITE

@@ -322,6 +322,72 @@ TEST_CASE("__launch_bounds__ caps a kernel's blocks, as on a GPU") {
     CHECK(cudaFree(d) == cudaSuccess);
 }
 
+// A launch whose arguments convert to the kernel's parameters (a float* for a
+// const float*, an int for a long, as NVIDIA's immaTensorCoreGemm passes a
+// uint8_t* for a const uint8_t*) is still a launch of that kernel: its
+// __launch_bounds__ and its opt-in to more dynamic shared memory apply.
+__global__ void __launch_bounds__(128) bounded_const_kernel(const float* in, float* out, long n) {
+    if (threadIdx.x < n) out[threadIdx.x] = in[threadIdx.x] + 1.0f;
+}
+__global__ void opted_in_kernel(const float* in, float* out) {
+    extern __shared__ float big[];
+    big[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = 2.0f * big[31 - threadIdx.x];
+}
+
+TEST_CASE("a launch whose arguments convert to the parameters keeps the kernel's limits and opt-in") {
+    float* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 256 * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMemset(d, 0, 256 * sizeof(float)) == cudaSuccess);
+    bounded_const_kernel<<<1, 128>>>(d, d + 128, 3);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    bounded_const_kernel<<<1, dim3(16, 9)>>>(d, d + 128, 3);  // 144 threads
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    int optin = 0;
+    REQUIRE(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+    REQUIRE(optin > 48 * 1024);
+    REQUIRE(cudaFuncSetAttribute(opted_in_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) ==
+            cudaSuccess);
+    opted_in_kernel<<<1, 32, optin>>>(d, d + 128);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(cudaFree(d) == cudaSuccess);
+}
+
+// Host code may name its own variables and parameters threadIdx, blockIdx,
+// blockDim and gridDim, which nvcc's host compilation only knows as
+// declarations (immaTensorCoreGemm: `dim3 gridDim; dim3 blockDim;` in main);
+// device code still reads the built-ins.
+__global__ void record_shape(unsigned* out) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        out[0] = gridDim.x;
+        out[1] = blockDim.x;
+    }
+}
+
+static void launch_shaped(dim3 gridDim, dim3 blockDim, unsigned* out) { record_shape<<<gridDim, blockDim>>>(out); }
+
+TEST_CASE("host variables and parameters named gridDim and blockDim") {
+    unsigned* d = nullptr;
+    REQUIRE(cudaMalloc(&d, 2 * sizeof(unsigned)) == cudaSuccess);
+    dim3 gridDim;
+    dim3 blockDim;
+    blockDim.x = 64;
+    gridDim.x = 3;
+    record_shape<<<gridDim, blockDim>>>(d);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    unsigned shape[2];
+    REQUIRE(cudaMemcpy(shape, d, sizeof shape, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(shape[0] == 3u);
+    CHECK(shape[1] == 64u);
+    launch_shaped(dim3(5), dim3(32), d);
+    REQUIRE(cudaMemcpy(shape, d, sizeof shape, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(shape[0] == 5u);
+    CHECK(shape[1] == 32u);
+    CHECK(cudaFree(d) == cudaSuccess);
+}
+
 TEST_CASE("cudaFuncGetAttributes, cudaFuncSetAttribute, cache configs and limits") {
     cudaFuncAttributes a;
     REQUIRE(cudaFuncGetAttributes(&a, plain_kernel) == cudaSuccess);

@@ -17,6 +17,7 @@
 #include <thrust/fill.h>
 #include <thrust/functional.h>
 #include <thrust/gather.h>
+#include <thrust/generate.h>
 #include <thrust/host_vector.h>
 #include <thrust/inner_product.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -218,6 +219,33 @@ TEST_CASE("transform with a functor and a __device__ lambda, sequence and fill")
         thrust::fill(out.begin(), out.end(), 11);
         CHECK(to_std(out) == std::vector<int>(n, 11));
     }
+}
+
+// A __host__ __device__ functor that tests __CUDA_ARCH__ takes its device
+// branch when a device algorithm calls it, as in the Thrust kernels a GPU runs,
+// and sees a sensible thread index there; on the host, its host branch.
+struct which_side {
+    int calls = 0;
+    __host__ __device__ int operator()() {
+#ifdef __CUDA_ARCH__
+        int side = threadIdx.x < blockDim.x && blockIdx.x < gridDim.x ? 1 : -1;
+        calls += blockDim.x * gridDim.x;
+#else
+        int side = 2;
+#endif
+        return side;
+    }
+};
+
+TEST_CASE("a functor's #ifdef __CUDA_ARCH__ takes the device branch in device algorithms") {
+    thrust::device_vector<int> d(1000, 0);
+    thrust::generate(d.begin(), d.end(), which_side{});
+    CHECK(to_std(d) == std::vector<int>(1000, 1));
+    thrust::host_vector<int> h(10, 0);
+    thrust::generate(h.begin(), h.end(), which_side{});
+    CHECK(std::vector<int>(h.begin(), h.end()) == std::vector<int>(10, 2));
+    which_side on_host;
+    CHECK(on_host() == 2);
 }
 
 // CUDA 13's Thrust brings in libcu++'s function objects and

@@ -93,13 +93,15 @@ bool statement_keyword(const std::string& w) {
 // Why the tokens [begin, end) cannot become the body of an if/else (a
 // declaration the code after the #endif may use, brackets that close
 // outside), or "" when they can.
-std::string not_a_statement_list(const Source& src, std::size_t begin, std::size_t end) {
+std::string not_a_statement_list(const Source& src, std::size_t begin, std::size_t end,
+                                 const std::set<std::size_t>& moved = {}) {
     const std::vector<std::size_t> code = code_tokens(src, begin, end);
     std::vector<char> open;
     bool statement_start = true;
     for (std::size_t k = 0; k < code.size(); ++k) {
         const std::size_t t = code[k];
         if (statement_start && open.empty() && src.is_ident(t) && !statement_keyword(src.spelling(t)) &&
+            moved.count(t) == 0 &&
             k + 1 < code.size() &&
             (src.is_ident(code[k + 1]) ||
              ((src.is_punct(code[k + 1], '*') || src.is_punct(code[k + 1], '&')) && k + 2 < code.size() &&
@@ -124,6 +126,62 @@ std::string not_a_statement_list(const Source& src, std::size_t begin, std::size
         return "it does not end a statement";
     }
     return "";
+}
+
+// A declaration `TYPE NAME = value;` or `TYPE NAME;` at the top level of a
+// branch, of the kind that can move before the if that replaces the #if:
+// one declarator, a type of names, `::`, `<>` and `*` (no auto, const,
+// static, reference or array, which an assignment could not finish).
+struct MovableDeclaration {
+    std::size_t first;      // its first token
+    std::size_t name;       // the declared name
+    std::size_t semicolon;  // its ';'
+    bool initialized;       // `= value` follows the name
+    std::string type;       // the type's tokens, one blank apart
+};
+
+std::vector<MovableDeclaration> movable_declarations(const Source& src, std::size_t begin, std::size_t end) {
+    static const std::set<std::string> refused = {"auto",     "const",        "constexpr", "static",  "extern",
+                                                  "register", "thread_local", "typedef",   "using",   "decltype",
+                                                  "volatile", "mutable",      "inline",    "typename"};
+    const std::vector<std::size_t> code = code_tokens(src, begin, end);
+    std::vector<MovableDeclaration> out;
+    int depth = 0;
+    bool statement_start = true;
+    for (std::size_t k = 0; k < code.size(); ++k) {
+        const std::size_t t = code[k];
+        if (statement_start && depth == 0 && src.is_ident(t) && !statement_keyword(src.spelling(t))) {
+            std::size_t eq = npos, semicolon = npos;
+            bool single = true;
+            int d = 0;
+            for (std::size_t j = k; j < code.size() && semicolon == npos; ++j) {
+                const std::string w = src.spelling(code[j]);
+                if (w == "(" || w == "[" || w == "{") ++d;
+                else if (w == ")" || w == "]" || w == "}") --d;
+                else if (d == 0 && w == "=" && eq == npos) eq = j;
+                else if (d == 0 && w == "," ) single = false;
+                else if (d == 0 && w == ";") semicolon = j;
+                if (d < 0) break;
+            }
+            const std::size_t name = semicolon == npos ? npos : (eq == npos ? semicolon : eq) - 1;
+            bool movable = single && name != npos && name > k && src.is_ident(code[name]);
+            std::string type;
+            for (std::size_t j = k; movable && j < name; ++j) {
+                const std::string w = src.spelling(code[j]);
+                movable = src.is_ident(code[j]) ? refused.count(w) == 0
+                                                : (w == "*" || w == "::" || w == ":" || w == "<" || w == ">" || w == ">>");
+                type += (type.empty() ? "" : " ") + w;
+            }
+            if (movable) out.push_back({t, code[name], code[semicolon], eq != npos, type});
+        }
+        statement_start = false;
+        if (src[t].kind != Kind::Punct) continue;
+        const char c = src.text()[src[t].begin];
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        if (c == ')' || c == ']' || c == '}') --depth;
+        if (depth == 0 && (c == ';' || c == '}')) statement_start = true;
+    }
+    return out;
 }
 
 // Code, as opposed to blanks and comments (for tokens already marked inactive,
@@ -293,17 +351,37 @@ private:
         return false;
     }
 
-    //   #ifdef __CUDA_ARCH__        if (::cuemu::in_device_code()) {
+    //   #ifdef __CUDA_ARCH__        if (::cuemu::in_device_branch()) {
     //     device branch        ->     device branch
     //   #else                       } else {
     //     host branch                 host branch
     //   #endif                      }
+    //
+    // A variable both branches declare alike (`unsigned seed = ...;` in each)
+    // is declared once before the if, and each branch assigns it, so the code
+    // after the #endif sees it whichever branch ran.
     void dispatch_at_run_time(const Group& g, std::size_t host, std::size_t device) {
         const std::size_t at = g.branches[0].hash;
+        std::vector<MovableDeclaration> moved;
+        std::set<std::size_t> moved_firsts;
+        std::string declared_before;
+        if (host != kNone && device != kNone) {
+            const auto on_host = movable_declarations(src_, g.body_begin(host), g.body_end(host));
+            for (const MovableDeclaration& d : movable_declarations(src_, g.body_begin(device), g.body_end(device))) {
+                for (const MovableDeclaration& h : on_host) {
+                    if (src_.spelling(h.name) != src_.spelling(d.name) || h.type != d.type) continue;
+                    moved.push_back(d);
+                    moved.push_back(h);
+                    moved_firsts.insert(d.first);
+                    moved_firsts.insert(h.first);
+                    declared_before += d.type + " " + src_.spelling(d.name) + "; ";
+                }
+            }
+        }
         std::string refusal;
         for (std::size_t k : {device, host}) {
             if (k == kNone) continue;
-            const std::string why = not_a_statement_list(src_, g.body_begin(k), g.body_end(k));
+            const std::string why = not_a_statement_list(src_, g.body_begin(k), g.body_end(k), moved_firsts);
             if (!why.empty()) {
                 refusal = "the " + std::string(k == device ? "device" : "host") + " branch (from " +
                           where(src_, g.branches[k].hash) + ") cannot be chosen at run time: " + why;
@@ -333,11 +411,12 @@ private:
         auto line_for = [&](std::size_t k, std::size_t name_token, std::size_t line_end, std::size_t hash) {
             std::string text = open ? "}" : "";
             if (k == first) {
-                text += k == device ? "if (::cuemu::in_device_code()) {" : "if (!::cuemu::in_device_code()) {";
+                text += declared_before;
+                text += k == device ? "if (::cuemu::in_device_branch()) {" : "if (!::cuemu::in_device_branch()) {";
                 open = true;
             } else if (k == second && second != kNone) {
-                text += first == kNone ? (k == device ? "if (::cuemu::in_device_code()) {"
-                                                      : "if (!::cuemu::in_device_code()) {")
+                text += first == kNone ? (k == device ? "if (::cuemu::in_device_branch()) {"
+                                                      : "if (!::cuemu::in_device_branch()) {")
                                        : " else {";
                 open = true;
             } else {
@@ -349,6 +428,11 @@ private:
         for (std::size_t k = 0; k < g.branches.size(); ++k) {
             line_for(k, g.branches[k].name, g.branches[k].line_end, g.branches[k].hash);
             if (k != host && k != device) drop_body(g, k, true);
+        }
+        // `TYPE NAME = value;` becomes `NAME = value;`, and `TYPE NAME;` goes.
+        for (const MovableDeclaration& d : moved) {
+            const std::size_t end = d.initialized ? d.name : d.semicolon + 1;
+            plan_.edits[d.first] = Edit{end, newline_run(src_.newlines_between(d.first, d.initialized ? d.name : d.semicolon))};
         }
         std::string last = open ? "}" : "";
         last += newline_run(src_.newlines_between(g.endif_hash, g.endif_line_end));

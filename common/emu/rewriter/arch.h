@@ -8,8 +8,10 @@
 //   - inside a host function: undefined;
 //   - inside a __host__ __device__ function (or one whose qualifiers hide in
 //     a macro), when the two sides take different branches: both branches
-//     are kept and chosen at run time, `if (::cuemu::in_device_code()) {...}
-//     else {...}`, when they are whole statements; otherwise the build stops;
+//     are kept and chosen at run time, `if (::cuemu::in_device_branch()) {...}
+//     else {...}`, when they are whole statements (a variable both declare
+//     alike is declared once before the if, and each branch assigns it);
+//     otherwise the build stops;
 //   - outside functions: only when host and device take the same branch,
 //     when one side's branch is empty and the other's defines no macro
 //     (what one side alone declares, the other's valid code never uses), or

@@ -1,11 +1,13 @@
-// inline_ptx.cpp - special-register reads in inline PTX become calls of the
-// emulator's functions; other inline PTX in device code is refused (see
-// inline_ptx.h).
+// inline_ptx.cpp - special-register reads and bfind in inline PTX become
+// calls of the emulator's functions; other inline PTX in device code is
+// refused (see inline_ptx.h).
 #include "inline_ptx.h"
 
 #include <map>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cuemu_rewrite::internal {
 namespace {
@@ -88,7 +90,7 @@ InlinePtxPlan translate_inline_ptx(const Source& src, const Scopes& scopes) {
                 at, "inline PTX is not emulated: '" + statement +
                         "'. The emulator compiles device code for the CPU, which has no PTX assembler; "
                         "it reads PTX's special registers (mov of %laneid, %warpid, %smid, %nsmid, %clock, "
-                        "%clock64, %globaltimer, %lanemask_*), nothing else. Write the code in CUDA C++ "
+                        "%clock64, %globaltimer, %lanemask_*) and runs bfind, nothing else. Write the code in CUDA C++ "
                         "(an intrinsic, or __shfl_sync, atomics, ...), or build this program with nvcc for a GPU"));
         };
         // The PTX text: adjacent string literals up to the first ':'.
@@ -112,27 +114,58 @@ InlinePtxPlan translate_inline_ptx(const Source& src, const Scopes& scopes) {
             refuse();
             continue;
         }
-        bool only_clobbers = true;
-        std::size_t colons = 0;
-        for (std::size_t k = src.next_code(expr_close + 1); k < close; k = src.next_code(k + 1)) {
-            if (src.is_punct(k, ':')) ++colons;
-            else if (!(colons == 2 && (src[k].kind == Kind::String || src.is_punct(k, ','))))
-                only_clobbers = false;  // an input operand, or a second output
+        // Then the inputs, each "r"/"l"/... (expr), and clobbers (strings).
+        std::vector<std::pair<std::size_t, std::size_t>> inputs;  // each input's '(' and ')'
+        bool simple = true;
+        std::size_t k = src.next_code(expr_close + 1);
+        if (k < close && src.is_punct(k, ':')) {
+            k = src.next_code(k + 1);
+            while (simple && k < close && !src.is_punct(k, ':')) {
+                std::string input_constraint;
+                const std::size_t in_open = src.next_code(k + 1);
+                const std::size_t in_close = src.is_punct(in_open, '(') ? matching_paren(src, in_open) : npos;
+                if (src[k].kind != Kind::String || !literal_text(src.spelling(k), input_constraint) ||
+                    in_close == npos || in_close >= close) {
+                    simple = false;
+                    break;
+                }
+                inputs.emplace_back(in_open, in_close);
+                k = src.next_code(in_close + 1);
+                if (k < close && src.is_punct(k, ',')) k = src.next_code(k + 1);
+            }
         }
+        if (simple && k < close && src.is_punct(k, ':')) {
+            for (k = src.next_code(k + 1); k < close; k = src.next_code(k + 1))
+                if (!(src[k].kind == Kind::String || src.is_punct(k, ','))) simple = false;
+        } else if (k < close) {
+            simple = false;
+        }
+        auto text_of = [&](std::size_t first, std::size_t last) {
+            return src.text().substr(src[first].begin, src[last].end - src[first].begin);
+        };
+        // What replaces the statement: the output's expression, assigned.
+        std::string call;
         static const std::regex read_register(
             R"(^\s*mov\.[busf](16|32|64)\s+%0\s*,\s*%%([a-z_0-9]+)\s*;?\s*$)");
+        static const std::regex find_bit(R"(^\s*bfind(\.shiftamt)?\.([us])(32|64)\s+%0\s*,\s*%1\s*;?\s*$)");
         std::smatch match;
-        const auto known = std::regex_match(ptx, match, read_register)
-                               ? special_registers().find(match[2].str())
-                               : special_registers().end();
-        if (!only_clobbers || known == special_registers().end()) {
+        if (simple && inputs.empty() && std::regex_match(ptx, match, read_register)) {
+            const auto known = special_registers().find(match[2].str());
+            if (known != special_registers().end()) call = "::cuemu::ptx::" + known->second + "()";
+        } else if (simple && inputs.size() == 1 && std::regex_match(ptx, match, find_bit)) {
+            // bfind[.shiftamt].{u32,s32,u64,s64} d, a (cuemu/ptx_registers.h)
+            call = "::cuemu::ptx::bfind" + std::string(match[1].matched ? "_shiftamt" : "") + "_" +
+                   match[2].str() + match[3].str() + text_of(inputs[0].first, inputs[0].second);
+        }
+        if (call.empty()) {
             refuse();
             continue;
         }
         // (lane) = ::cuemu::ptx::laneid(), with the statement's newlines kept.
-        const std::string target = src.text().substr(src[expr_open].begin, src[expr_close].end - src[expr_open].begin);
-        const std::size_t lines = src.newlines_between(at, close) - count_newlines(target, 0, target.size());
-        plan.edits[at] = Edit{close + 1, target + " = ::cuemu::ptx::" + known->second + "()" + newlines(lines, false)};
+        const std::string target = text_of(expr_open, expr_close);
+        const std::size_t lines = src.newlines_between(at, close) - count_newlines(call, 0, call.size()) -
+                                  count_newlines(target, 0, target.size());
+        plan.edits[at] = Edit{close + 1, target + " = " + call + newlines(lines, false)};
     }
     return plan;
 }

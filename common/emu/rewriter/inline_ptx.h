@@ -7,7 +7,9 @@
 //   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
 //   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 // become calls of the emulator's equivalents (cuemu/ptx_registers.h), on the
-// same line; any other asm statement in device code stops the build with one
+// same line, and so does PTX's bfind (find the most significant bit),
+//   asm("bfind.u32 %0, %1;" : "=r"(place) : "r"(word));
+// which quicksorts use to round up to a power of two; any other asm statement in device code stops the build with one
 // line that names it. Host code's asm is the host's business and left alone.
 #ifndef CUEMU_REWRITE_INLINE_PTX_H
 #define CUEMU_REWRITE_INLINE_PTX_H

@@ -12,6 +12,7 @@
 #include "arch.h"
 #include "checks.h"
 #include "conditionals.h"
+#include "host_builtin_names.h"
 #include "inline_ptx.h"
 #include "launch_syntax.h"
 #include "scopes.h"
@@ -725,6 +726,8 @@ Result rewrite(const std::string& original, const std::string& display_name, con
     InlinePtxPlan ptx = translate_inline_ptx(src, scopes);
     Edits edits = arch.edits;
     for (auto& [first, edit] : ptx.edits) edits.emplace(first, std::move(edit));
+    // Host variables named like the built-in variables (host_builtin_names.h).
+    for (auto& [first, edit] : rename_host_builtin_names(src, scopes)) edits.emplace(first, std::move(edit));
 
     Result result = Rewriter(src, conditionals.activity, edits, options, scopes).run(display_name);
     for (const Diagnostic& d : arch.errors) result.errors.push_back(d);

@@ -297,6 +297,10 @@ cudaError_t run_launch(const launch_site& site, const launch_config& config,
 cudaError_t launch_configuration_error(const launch_config& config, std::string& why);
 // True on a worker thread while it runs a CUDA thread.
 bool inside_kernel();
+// True on the engine thread while it runs a library's algorithm as device
+// work (Thrust's, thrust/device_work.cpp): cuemu::in_device_branch() then
+// takes the device branches of __host__ __device__ functors (scheduler.cpp).
+extern __thread bool tls_library_device_work;
 // Stops the launch from inside a kernel with a report (see
 // kernel_cannot_go_on in builtins.h) and the given sticky error
 // (stuck_block_report.cpp).

@@ -209,7 +209,8 @@ bool is_graph_memory_kind(const char* how) {
            std::strcmp(how, "cudaMallocAsync in a stream capture") == 0;
 }
 bool is_device_only_kind(const char* how) {
-    return std::strcmp(how, "cudaMalloc") == 0 || is_stream_ordered_kind(how) || is_graph_memory_kind(how);
+    return std::strcmp(how, "cudaMalloc") == 0 || std::strcmp(how, "cudaMalloc in a kernel") == 0 ||
+           is_stream_ordered_kind(how) || is_graph_memory_kind(how);
 }
 
 // The stream-ordered allocator's (memory_pools.cpp): an allocation of its
@@ -299,7 +300,48 @@ void free_all_allocations(int device) {
 
 using namespace cuemu::detail;
 
+// In a kernel, the device runtime's cudaMalloc and cudaFree, which CUDA maps
+// to the device heap's malloc and free: no wait for the device, and memory
+// only the device frees (the host's cudaFree of it, or the kernel's of the
+// host's, is an error, as CUDA says). Here a buffer like cudaMalloc's, of its
+// own kind, so that every check applies to it.
+namespace {
+constexpr const char* kernel_malloc_kind = "cudaMalloc in a kernel";
+
+bool from_kernel_malloc(const allocation_info& info) { return std::strcmp(info.how, kernel_malloc_kind) == 0; }
+
+void wrong_heap(const char* call, const allocation_info& info, const char* file, int line, const char* rule) {
+    std::fflush(stdout);  // the program's own output first
+    std::fprintf(stderr,
+                 "cuemu: %s at %s:%d was given the %zu-byte buffer from %s at %s:%d; %s, and CUDA calls "
+                 "this an error; it returns cudaErrorInvalidValue\n",
+                 call, file, line, info.size, info.how, info.file, info.line, rule);
+}
+
+cudaError_t free_in_kernel(void* dev_ptr, const char* file, int line) {
+    if (!dev_ptr) return cudaSuccess;
+    std::unique_lock<std::mutex> lock(registry_mutex);
+    auto it = live.find(static_cast<const char*>(dev_ptr));
+    if (it != live.end() && from_kernel_malloc(by_base[it->second].info)) {
+        release_locked(it, "cudaFree in a kernel", file, line);
+        return cudaSuccess;
+    }
+    const mapping* m = mapping_at(dev_ptr);
+    allocation_info info;
+    if (m) info = m->info;
+    lock.unlock();
+    if (m && !info.freed && info.begin == dev_ptr) {
+        wrong_heap("cudaFree in a kernel", info, file, line,
+                   "in a kernel, cudaFree frees only what a kernel got with cudaMalloc (the device heap)");
+    } else {
+        explain_bad_free(dev_ptr, m ? &info : nullptr, file, line, "cudaFree in a kernel");
+    }
+    return record(cudaErrorInvalidValue);
+}
+}  // namespace
+
 cudaError_t cudaMalloc(void** dev_ptr, size_t size, const char* file, int line) {
+    if (inside_kernel()) return allocate(dev_ptr, size, kernel_malloc_kind, file, line);
     // A "potentially unsafe" call during a capture (graph_capture.cpp).
     if (cudaError_t e = capture_check_unsafe_call()) return record(e);
     return allocate(dev_ptr, size, "cudaMalloc", file, line);
@@ -315,6 +357,7 @@ cudaError_t cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags,
 // cudaFree waits for the device first, as on a GPU: a kernel still queued
 // may use the buffer.
 cudaError_t cudaFree(void* dev_ptr, const char* file, int line) {
+    if (inside_kernel()) return free_in_kernel(dev_ptr, file, line);
     if (cudaError_t e = synchronize_device("cudaFree")) return e;
     if (!dev_ptr) return cudaSuccess;
     if (cudaError_t e; free_graph_allocation(dev_ptr, nullptr, false, "cudaFree", file, line, &e)) return e;
@@ -328,6 +371,13 @@ cudaError_t cudaFree(void* dev_ptr, const char* file, int line) {
         if (m) info = m->info;
         lock.unlock();
         explain_bad_free(dev_ptr, m ? &info : nullptr, file, line);
+        return record(cudaErrorInvalidValue);
+    }
+    if (from_kernel_malloc(by_base[it->second].info)) {
+        const allocation_info info = by_base[it->second].info;
+        lock.unlock();
+        wrong_heap("cudaFree", info, file, line,
+                   "memory a kernel got with cudaMalloc is the device heap's, which only device code frees");
         return record(cudaErrorInvalidValue);
     }
     const bool stream_ordered = is_stream_ordered_kind(by_base[it->second].info.how);

@@ -426,6 +426,11 @@ namespace cuemu {
 
 bool in_device_code() { return detail::tls_slot != nullptr; }
 
+namespace detail {
+__thread bool tls_library_device_work = false;
+}
+bool in_device_branch() { return detail::tls_slot != nullptr || detail::tls_library_device_work; }
+
 bool detail::inside_kernel() { return detail::tls_slot != nullptr; }
 
 

@@ -25,10 +25,15 @@ extern __thread dim3 tls_block_dim;
 extern __thread dim3 tls_grid_dim;
 // Start of the block's dynamic shared memory (extern __shared__ arrays).
 void* dynamic_shared_memory();
-// True on a CUDA thread of a running kernel. cuemu-rewrite turns an #if on
-// __CUDA_ARCH__ inside a __host__ __device__ function into a choice on this
-// when host and device code take different branches (rewriter/arch.h).
+// True on a CUDA thread of a running kernel.
 bool in_device_code();
+// True where a GPU would run the device compilation of a __host__ __device__
+// function: on a kernel's CUDA thread, and in a Thrust algorithm run as device
+// work (thrust/device_work.cpp), whose functors a GPU runs in Thrust's
+// kernels. cuemu-rewrite turns an #if on __CUDA_ARCH__ inside a __host__
+// __device__ function into a choice on this when host and device code take
+// different branches (rewriter/arch.h).
+bool in_device_branch();
 }  // namespace cuemu
 
 // Read-only views, as in CUDA (assigning to threadIdx.x is a compile error).

@@ -256,6 +256,17 @@ template <class FunctionPointer>
 struct kernel_pointer_request {
     using type = FunctionPointer;
 };
+// Asked for this, the lambda gives the address of the one kernel its name
+// names, whatever its parameter types, where the name is neither overloaded
+// nor a template whose arguments the launch deduces: what a launch whose
+// arguments convert to the parameters (a float* for a const float*) needs
+// to find the kernel's __launch_bounds__, static __shared__ bytes and
+// cudaFuncSetAttribute settings (kernel_facts.cpp).
+struct any_kernel_address {
+    const void* address;
+    template <class... P>
+    any_kernel_address(void (*kernel)(P...)) : address(reinterpret_cast<const void*>(kernel)) {}
+};
 template <class Resolver>
 struct kernel_ref {
     Resolver resolve;
@@ -569,6 +580,16 @@ void launch_resolved(const launch_site& site, const launch_config& config, Body 
                                                kernel_pointer_request<by_signature>>) {
         ref.resolve(kernel_pointer_request<by_signature>{})(site, config, std::forward<Args>(args)...);
     } else {
+        // Arguments that convert to the parameters: the kernel is called as
+        // C++ calls it (launch.h's top), and known by its name's one address.
+        if constexpr (std::is_invocable_v<Resolver, kernel_pointer_request<any_kernel_address>>) {
+            if (!config.kernel) {
+                launch_config named = config;
+                named.kernel = ref.resolve(kernel_pointer_request<any_kernel_address>{}).address;
+                launch(site, named, body, std::forward<Args>(args)...);
+                return;
+            }
+        }
         launch(site, config, body, std::forward<Args>(args)...);
     }
 }

@@ -5,6 +5,8 @@
 // (rewriter/inline_ptx.cpp). What they answer is what a GPU may answer:
 // %warpid and %smid are documented as volatile hints (a warp may move, a
 // block's SM is the hardware's choice), %globaltimer as a nanosecond timer.
+// PTX's bfind, which code writes the same way (asm("bfind.u32 %0, %1;" ...)),
+// is here too.
 #ifndef CUEMU_PTX_REGISTERS_H
 #define CUEMU_PTX_REGISTERS_H
 
@@ -43,6 +45,32 @@ inline unsigned lanemask_lt() { return lanemask_eq() - 1u; }
 inline unsigned lanemask_le() { return lanemask_lt() | lanemask_eq(); }
 inline unsigned lanemask_ge() { return ~lanemask_lt(); }
 inline unsigned lanemask_gt() { return ~lanemask_le(); }
+
+// bfind[.shiftamt].{u32,s32,u64,s64} d, a: the place of the most significant
+// non-sign bit of a (a 1, or for a negative signed a, a 0), or with .shiftamt
+// how far a left shift takes that bit to the top; 0xffffffff when there is
+// no such bit (PTX ISA, "bfind").
+inline unsigned bfind_bits(unsigned long long bits, unsigned width, bool shiftamt) {
+    if (bits == 0) return 0xffffffffu;
+    const unsigned place = 63u - static_cast<unsigned>(__builtin_clzll(bits));
+    return shiftamt ? width - 1u - place : place;
+}
+inline unsigned bfind_u32(unsigned a) { return bfind_bits(a, 32, false); }
+inline unsigned bfind_u64(unsigned long long a) { return bfind_bits(a, 64, false); }
+inline unsigned bfind_s32(int a) { return bfind_bits(a < 0 ? ~static_cast<unsigned>(a) : static_cast<unsigned>(a), 32, false); }
+inline unsigned bfind_s64(long long a) {
+    const auto bits = static_cast<unsigned long long>(a);
+    return bfind_bits(a < 0 ? ~bits : bits, 64, false);
+}
+inline unsigned bfind_shiftamt_u32(unsigned a) { return bfind_bits(a, 32, true); }
+inline unsigned bfind_shiftamt_u64(unsigned long long a) { return bfind_bits(a, 64, true); }
+inline unsigned bfind_shiftamt_s32(int a) {
+    return bfind_bits(a < 0 ? ~static_cast<unsigned>(a) : static_cast<unsigned>(a), 32, true);
+}
+inline unsigned bfind_shiftamt_s64(long long a) {
+    const auto bits = static_cast<unsigned long long>(a);
+    return bfind_bits(a < 0 ? ~bits : bits, 64, true);
+}
 
 }  // namespace ptx
 }  // namespace cuemu
