@@ -25,6 +25,14 @@ namespace {
     return record(cudaErrorNotSupported);
 }
 
+// The attribute's id read as an int: a program may pass a value the
+// enumeration lacks, which loading it as the enumeration would not allow.
+int attribute_id(const cudaLaunchAttribute& a) {
+    int id;
+    std::memcpy(&id, &a.id, sizeof id);
+    return id;
+}
+
 // A cluster of 1 x 1 x 1 blocks (or 0, "none") is an ordinary launch.
 template <class Dim>
 bool one_block_cluster(const Dim& d) {
@@ -40,10 +48,7 @@ cudaError_t launch_config_with_attributes(const cudaLaunchConfig_t* config, laun
                          config->stream);
     for (unsigned i = 0; i < config->numAttrs; ++i) {
         const cudaLaunchAttribute& a = config->attrs[i];
-        // Read as an int: a program may pass a value the enumeration lacks.
-        int id;
-        std::memcpy(&id, &a.id, sizeof id);
-        switch (id) {
+        switch (attribute_id(a)) {
             case cudaLaunchAttributeIgnore:
             // Hints about caching, placement, priority and memory ordering
             // domains; and permissions to overlap with the work before it,
@@ -94,8 +99,7 @@ cudaError_t record_attribute_events(const cudaLaunchConfig_t* config) {
     for (unsigned i = 0; i < config->numAttrs; ++i) {
         const cudaLaunchAttribute& a = config->attrs[i];
         cudaEvent_t event = nullptr;
-        int id;
-        std::memcpy(&id, &a.id, sizeof id);
+        const int id = attribute_id(a);
         if (id == cudaLaunchAttributeProgrammaticEvent) event = a.val.programmaticEvent.event;
         if (id == cudaLaunchAttributeLaunchCompletionEvent) event = a.val.launchCompletionEvent.event;
         if (event)
