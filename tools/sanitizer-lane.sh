@@ -14,6 +14,9 @@
 #   tools/sanitizer-lane.sh                 # builds in build-sanitize/ (about 20 minutes on 2 cores)
 #   tools/sanitizer-lane.sh /tmp/san        # another build folder
 #   CTEST_ARGS="-R emu\\." tools/sanitizer-lane.sh   # only some tests (ctest's own options)
+#   TARGETS="test_cuemu_warps" CTEST_ARGS="-R emu.warps" tools/sanitizer-lane.sh
+#                                           # only some targets built (a quick look; the
+#                                           # whole lane is what a merge needs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-$PWD/build-sanitize}
@@ -25,7 +28,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # need): an instrumented test compiled in 10.2 s instead of 14.2 s with -g.
 cmake -S . -B "$build" -G Ninja -DTUTORIAL_SANITIZE=ON -DTUTORIAL_NVCC=OFF -DTUTORIAL_DEBUG_INFO=lines \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
-cmake --build "$build" -j "$jobs"
+# shellcheck disable=SC2086
+cmake --build "$build" -j "$jobs" ${TARGETS:+--target $TARGETS}
 # shellcheck disable=SC2086
 ctest --test-dir "$build" --output-on-failure -j "$jobs" ${CTEST_ARGS:-}
 echo "sanitizer lane: passed ($build)"
