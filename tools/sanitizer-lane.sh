@@ -11,7 +11,7 @@
 # finished 2,584 s after it started in the background of a 47-minute CI run,
 # 2026-12-01), where all of CI must take under 30 minutes.
 #
-#   tools/sanitizer-lane.sh                 # builds in build-sanitize/ (about 20 minutes on 2 cores)
+#   tools/sanitizer-lane.sh                 # builds in build-sanitize/ (about 1,900 CPU seconds)
 #   tools/sanitizer-lane.sh /tmp/san        # another build folder
 #   CTEST_ARGS="-R emu\\." tools/sanitizer-lane.sh   # only some tests (ctest's own options)
 #   TARGETS="test_cuemu_warps" CTEST_ARGS="-R emu.warps" tools/sanitizer-lane.sh
