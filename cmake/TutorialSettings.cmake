@@ -31,7 +31,7 @@ endif()
 # then only the nvcc builds and their tests exist.
 option(TUTORIAL_EMULATOR "Build the CPU emulator and the emulator builds of every lesson" ON)
 
-# The sanitizer lane (CI's second stage, README "Testing"): the emulator, the
+# The sanitizer lane (tools/sanitizer-lane.sh; common/emu/README.md, "The sanitizer build"): the emulator, the
 # lessons and the tests built with AddressSanitizer and UndefinedBehaviorSanitizer.
 # Any undefined behaviour ends the program, so it fails its test. Emulator
 # builds only: configure with -DTUTORIAL_NVCC=OFF.
