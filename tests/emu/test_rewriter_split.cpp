@@ -193,10 +193,10 @@ TEST_CASE("what the rewriter cannot cut with certainty keeps the fiber path") {
     CHECK_FALSE(split(head + "    { s[0] = 1; __syncthreads(); }\n" + tail));
     // A loop with a barrier left by break or continue.
     CHECK_FALSE(split(head + "    for (int i = 0; i < n; ++i) { if (i == 3) break; __syncthreads(); }\n" + tail));
-    // Warp functions (a shuffle that writes a parameter), other barriers, volatile, asm.
+    // Warp functions (a shuffle writing a parameter, a __syncwarp of a computed mask), other barriers, volatile, asm.
     CHECK_FALSE(split(head + wait + "    n = __shfl_sync(0xffffffffu, n, 0);\n" + tail));
     CHECK_FALSE(split(head + wait + "    n = __syncthreads_count(n);\n" + tail));
-    CHECK_FALSE(split(head + wait + "    __syncwarp();\n" + tail));
+    CHECK_FALSE(split(head + wait + "    __syncwarp(n > 0 ? ~0u : 1u);\n" + tail));
     CHECK_FALSE(split(head + wait + "    volatile float* v = s; v[0] = 1;\n" + tail));
     // A lambda, a goto, a local class.
     CHECK_FALSE(split(head + wait + "    auto f = [&](int i) { return s[i]; }; n = f(0);\n" + tail));
@@ -438,8 +438,13 @@ TEST_CASE("shuffles the rewriter cannot cut with certainty keep the fiber path")
     // warp's lanes in its own order among other warps' threads.
     CHECK_FALSE(split(head + "    v += __shfl_xor_sync(0xffffffff, v, 1);\n    atomicAdd(q, v);\n" + tail));
     CHECK_FALSE(split(head + "    v += __shfl_xor_sync(0xffffffff, v, 1);\n    printf(\"%f\", v);\n" + tail));
-    // Other warp functions still keep it on fibers.
-    CHECK_FALSE(split(head + "    v += __ballot_sync(0xffffffff, v > 0);\n" + tail));
+    // Votes and __syncwarp are cut the same way; other warp functions keep the fibers.
+    CHECK(split(head + "    v += __ballot_sync(0xffffffff, v > 0);\n" + tail));
+    CHECK(split(head + "    q[threadIdx.x] = 1.0f;\n    __syncwarp();\n" + tail));
+    CHECK_FALSE(split(head + "    v += __ballot_sync(m, v > 0);\n" + tail));
+    CHECK_FALSE(split(head + "    __syncwarp(m);\n" + tail));
+    CHECK_FALSE(split(head + "    v += __reduce_add_sync(0xffffffff, 1);\n" + tail));
+    CHECK_FALSE(split(head + "    v += __match_any_sync(0xffffffff, v);\n" + tail));
 }
 
 TEST_CASE("an if of the thread's index around shuffles: warps take it whole, checked before the block") {

@@ -143,6 +143,26 @@ __global__ void last_warp(const float* x, float* sums) {
     }
 }
 
+// Votes and __syncwarp: each warp's ballot of its lanes' signs, whether any
+// or all pass, and a neighbour's value through shared memory after the warp
+// has synchronized. Lanes 28 to 31 of the last warp return first where
+// `early` is set (they take no part in the votes: emulator-only).
+__global__ void votes(const int* in, int* out, int early) {
+    __shared__ int s[128];
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (early && threadIdx.x >= blockDim.x - 4) return;
+    int v = in[i];
+    unsigned b = __ballot_sync(0xffffffffu, v > 0);
+    int any = __any_sync(0xffffffff, v > 900000);
+    int all = __all_sync(~0u, v > -900000);
+    s[threadIdx.x] = v;
+    __syncwarp();
+    out[4 * i] = static_cast<int>(b);
+    out[4 * i + 1] = any;
+    out[4 * i + 2] = all;
+    out[4 * i + 3] = s[threadIdx.x ^ 1];
+}
+
 // ---- the host's answers ----------------------------------------------------------
 using namespace split_counts;
 
@@ -351,6 +371,58 @@ TEST_CASE("lesson 12's last warp: an if of the thread's index around a loop of s
     for (int b = 0; b < blocks; ++b)
         CHECK(sums[b] == down_tree(std::vector<float>(x.begin() + b * block, x.begin() + b * block + 32))[0]);
     check_split(before, blocks);
+}
+
+TEST_CASE("votes and __syncwarp, in a block of 96") {
+    const int n = 96;
+    std::vector<int> in = random_ints(n);
+    in[5] = 950000;  // one warp with a lane over 900000 at least
+    device_buffer<int> d_in(n), d_out(4 * n);
+    d_in.write(in);
+    const long long before = split_blocks();
+    votes<<<1, n>>>(d_in.ptr, d_out.ptr, 0);
+    CUDA_CHECK(cudaGetLastError());
+    const std::vector<int> out = d_out.read();
+    for (int w = 0; w < n / 32; ++w) {
+        unsigned ballot = 0;
+        bool any = false, all = true;
+        for (int l = 0; l < 32; ++l) {
+            const int v = in[32 * w + l];
+            if (v > 0) ballot |= 1u << l;
+            any = any || v > 900000;
+            all = all && v > -900000;
+        }
+        for (int l = 0; l < 32; ++l) {
+            const int i = 32 * w + l;
+            CHECK(static_cast<unsigned>(out[4 * i]) == ballot);
+            CHECK(out[4 * i + 1] == (any ? 1 : 0));
+            CHECK(out[4 * i + 2] == (all ? 1 : 0));
+            CHECK(out[4 * i + 3] == in[i ^ 1]);
+        }
+    }
+    check_split(before, 1);
+}
+
+TEST_CASE("votes leave out the lanes that returned" * doctest::test_suite("emulator-only")) {
+    const int n = 64;
+    std::vector<int> in = random_ints(n);
+    device_buffer<int> d_in(n), d_out(4 * n);
+    d_in.write(in);
+    const long long before = split_blocks();
+    votes<<<1, n>>>(d_in.ptr, d_out.ptr, 1);
+    CUDA_CHECK(cudaGetLastError());
+    const std::vector<int> out = d_out.read();
+    unsigned ballot = 0;
+    bool all = true;
+    for (int l = 0; l < 28; ++l) {
+        if (in[32 + l] > 0) ballot |= 1u << l;
+        all = all && in[32 + l] > -900000;
+    }
+    for (int l = 0; l < 28; ++l) {
+        CHECK(static_cast<unsigned>(out[4 * (32 + l)]) == ballot);
+        CHECK(out[4 * (32 + l) + 2] == (all ? 1 : 0));
+    }
+    check_split(before, 1);
 }
 
 // The emulator's own answer where a GPU's is undefined: the same on both paths.

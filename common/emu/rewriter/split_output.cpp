@@ -143,6 +143,9 @@ void Splitter::emit_list(const std::vector<Statement>& list, std::vector<int> vi
                 flush();
                 emit_loop(st, visible, depth + 1, out);
                 break;
+            case Statement::Kind::warp_sync:  // the warp's lanes all finish the region before
+                flush();
+                break;
             case Statement::Kind::branch:
                 flush();
                 emit_branch(st, visible, depth + 1, out);

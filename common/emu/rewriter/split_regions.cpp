@@ -47,8 +47,8 @@ std::string Splitter::run(std::size_t name_token, const std::string& head_name) 
     read_parameters(params_open, params_close);
     screen(body_open + 1, body_close);
     std::vector<Statement> top = parse_list(body_open + 1, body_close, 0, body_open, body_close);
-    if (barriers_ == 0 && shuffles_ == 0) return "";
-    if (shuffles_ > 0) {
+    if (barriers_ == 0 && !warp_cuts()) return "";
+    if (warp_cuts()) {
         std::vector<std::string> guards;
         find_ordered_calls(body_open + 1, body_close, guards);
     }
@@ -75,7 +75,7 @@ std::string Splitter::run(std::size_t name_token, const std::string& head_name) 
     const std::string params = s_.joined(params_open + 1, params_close);
     if (!params.empty() && params != "void") out += ", " + text(params_open + 1, params_close);
     out += ") {\n::cuemu::split_block __cuemu_sb;\n";
-    if (shuffles_ > 0) out += "if (__cuemu_sb.declined_partial_warp()) return;\n";
+    if (warp_cuts()) out += "if (__cuemu_sb.declined_partial_warp()) return;\n";
     for (const auto& [b, e] : hoisted_) out += at_line(b) + text(b, e) + "\n";
     out += block_check();
     std::string bytes;

@@ -17,7 +17,8 @@
 //     twin for the others); the block's cooperative group waiting
 //     (cg::sync(block), block.sync()) is such a barrier, the group declared
 //     from this_thread_block(), with its type or auto;
-//   - a warp shuffle (__shfl_sync, _up, _down, _xor) is a cut too, where it
+//   - a warp shuffle (__shfl_sync, _up, _down, _xor) or vote (__ballot_sync,
+//     __any_sync, __all_sync), or `__syncwarp();`, is a cut too, where it
 //     is called once in a statement of its own at such a statement level,
 //     or under an `if (C)` without else or barrier whose C is of the
 //     thread's index only, inside no loop but uniform ones, not under ?: &&

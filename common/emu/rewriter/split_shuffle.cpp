@@ -1,7 +1,8 @@
-// split_shuffle.cpp - warp shuffles as cut points of a kernel's split version
-// (split_regions.h says which shuffles): the Splitter's reading of a
-// statement that calls __shfl_sync, __shfl_up_sync, __shfl_down_sync or
-// __shfl_xor_sync, and the pass that publishes every thread's value before
+// split_shuffle.cpp - warp shuffles and votes as cut points of a kernel's
+// split version (split_regions.h says which): the Splitter's reading of a
+// statement that calls __shfl_sync, __shfl_up_sync, __shfl_down_sync,
+// __shfl_xor_sync, __ballot_sync, __any_sync, __all_sync or __syncwarp, and
+// the pass that publishes every thread's value before
 // that statement (cuemu/split_block.h reads it back). What else a kernel with
 // shuffles must hold is split_guards.cpp's.
 #include <cstddef>
@@ -14,14 +15,25 @@
 namespace cuemu_rewrite::internal::split_detail {
 namespace {
 
-// The shuffles that may cut a split version, as split_block.h's op numbers
-// (cuemu/builtins.h: warp_shfl_idx = 1 ...).
+// The warp functions that may cut a split version, as split_block.h's op
+// numbers (cuemu/builtins.h: warp_shfl_idx = 1 ... warp_all = 7); __syncwarp
+// is a cut without a value (syncwarp_op).
+constexpr int syncwarp_op = 100;
 int shuffle_op(const std::string& name) {
     if (name == "__shfl_sync") return 1;
     if (name == "__shfl_up_sync") return 2;
     if (name == "__shfl_down_sync") return 3;
     if (name == "__shfl_xor_sync") return 4;
+    if (name == "__ballot_sync") return 5;
+    if (name == "__any_sync") return 6;
+    if (name == "__all_sync") return 7;
+    if (name == "__syncwarp") return syncwarp_op;
     return 0;
+}
+bool all_ones(const std::string& mask) {
+    static const std::set<std::string> words = {"0xffffffff", "0xffffffffu", "0xffffffffU", "0xFFFFFFFF",
+                                                "0xFFFFFFFFu", "0xFFFFFFFFU", "~0u", "~0U", "~0"};
+    return words.count(mask) != 0;
 }
 
 // Calls a kernel with shuffles may make: functions of one value that change
@@ -82,7 +94,9 @@ bool Splitter::pure_expression(std::size_t b, std::size_t e) const {
 // `x = __shfl_down_sync(0xffffffff, v, offset);` and the like: a statement
 // of its own (no if, loop or return around the call), one shuffle, called
 // for certain (no ?:, && or || around it), the mask all ones, the value and
-// the parameter changing nothing, the width absent or a power of two.
+// the parameter changing nothing, the width absent or a power of two. The
+// votes (`__ballot_sync(0xffffffff, p)`, __any_sync, __all_sync) the same
+// way, their predicate published; `__syncwarp();` alone is a cut only.
 void Splitter::read_shuffle(Statement& st) {
     const std::size_t head = first_of(st);
     if (nonuniform_loops_ > 0) throw Unsplittable{__LINE__, "(a shuffle in a loop not the same for every thread)"};
@@ -107,15 +121,39 @@ void Splitter::read_shuffle(Statement& st) {
         if (is(t, '(') || is(t, '[') || is(t, '{')) t = group_end(t) - 1;
         else if (is(t, ',')) commas.push_back(t);
     }
-    if (commas.size() != 2 && commas.size() != 3) throw Unsplittable{__LINE__, "(a shuffle's arguments)"};
+    const int op = shuffle_op(s_.spelling(call));
+    if (op == syncwarp_op) {  // `__syncwarp();` or with the full mask, alone: a cut and nothing else
+        const std::string mask = s_.joined(open + 1, close);
+        if (call != head || !is(nx(close + 1), ';') || nx(close + 1) + 1 != st.end || !commas.empty() ||
+            !(mask.empty() || all_ones(mask)))
+            throw Unsplittable{__LINE__, "(a __syncwarp not alone, or with a mask not a literal 0xffffffff)"};
+        st.kind = Statement::Kind::warp_sync;
+        ++warp_syncs_;
+        return;
+    }
+    const bool vote = op >= 5;
+    if (vote ? commas.size() != 1 : commas.size() != 2 && commas.size() != 3)
+        throw Unsplittable{__LINE__, "(a warp function's arguments)"};
     // The mask: a literal of all ones.
-    const std::string mask = s_.joined(open + 1, commas[0]);
-    static const std::set<std::string> all_ones = {"0xffffffff", "0xffffffffu", "0xffffffffU", "0xFFFFFFFF",
-                                                   "0xFFFFFFFFu", "0xFFFFFFFFU", "~0u", "~0U", "~0"};
-    if (!all_ones.count(mask)) throw Unsplittable{__LINE__, "(a shuffle's mask is not a literal 0xffffffff)"};
-    const std::size_t value_end = commas[1], param_end = commas.size() == 3 ? commas[2] : close;
-    if (!pure_expression(commas[0] + 1, value_end) || !pure_expression(commas[1] + 1, param_end))
-        throw Unsplittable{__LINE__, "(a shuffle's value or parameter may change something)"};
+    if (!all_ones(s_.joined(open + 1, commas[0])))
+        throw Unsplittable{__LINE__, "(a warp function's mask is not a literal 0xffffffff)"};
+    const std::size_t value_end = vote ? close : commas[1], param_end = commas.size() == 3 ? commas[2] : close;
+    if (!pure_expression(commas[0] + 1, value_end) || (!vote && !pure_expression(commas[1] + 1, param_end)))
+        throw Unsplittable{__LINE__, "(a warp function's value or parameter may change something)"};
+    st.kind = Statement::Kind::shuffle;
+    st.shuffle = shuffles_++;
+    st.shuffle_value_begin = commas[0] + 1;
+    st.shuffle_value_end = value_end;
+    const std::string n = std::to_string(st.shuffle);
+    if (vote) {
+        // The predicate as the fiber path's `int predicate` takes it; the
+        // votes' answers from the lanes that published (split_block.h).
+        st.shuffle_value = "(static_cast<int>(" + text(commas[0] + 1, value_end) + ") != 0)";
+        const std::string read = "__cuemu_sb.vote(" + std::to_string(op) + ", __cuemu_shv_" + n + ", __cuemu_shl_" + n + ")";
+        replace_[call] = op == 5 ? read : "static_cast<int>(" + read + ")";
+        for (std::size_t t = call + 1; t <= close; ++t) replace_[t] = "";
+        return;
+    }
     std::string width = "32";
     if (commas.size() == 3) {
         width = s_.joined(commas[2] + 1, close);
@@ -123,18 +161,12 @@ void Splitter::read_shuffle(Statement& st) {
         if (!widths.count(width)) throw Unsplittable{__LINE__, "(a shuffle's width is not a literal power of two)"};
         if (width == "warpSize") width = "32";
     }
-    st.kind = Statement::Kind::shuffle;
-    st.shuffle = shuffles_++;
     st.shuffle_value = text(commas[0] + 1, value_end);
-    st.shuffle_value_begin = commas[0] + 1;
-    st.shuffle_value_end = value_end;
-    const int op = shuffle_op(s_.spelling(call));
     const std::string param = text(commas[1] + 1, param_end);
     // As the fiber path's overloads take it: a delta as unsigned int, a lane as int.
     const std::string param_int = op == 2 || op == 3
                                       ? "static_cast<int>(static_cast<unsigned int>(" + param + "))"
                                       : "static_cast<int>(" + param + ")";
-    const std::string n = std::to_string(st.shuffle);
     replace_[call] = "__cuemu_sb.shuffle<::std::decay_t<decltype(" + st.shuffle_value + ")>>(" +
                      std::to_string(op) + ", __cuemu_shv_" + n + ", __cuemu_shl_" + n + ", " + param_int + ", " +
                      width + ")";

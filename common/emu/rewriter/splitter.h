@@ -47,7 +47,7 @@ struct Var {
 };
 
 struct Statement {
-    enum class Kind { plain, barrier, hoisted, dropped, loop, shuffle, branch } kind = Kind::plain;
+    enum class Kind { plain, barrier, hoisted, dropped, loop, shuffle, branch, warp_sync } kind = Kind::plain;
     std::size_t begin = 0, end = 0;  // tokens [begin, end), a #pragma before it included
     std::size_t head = npos;         // its first token after such a #pragma
     std::vector<int> declares;       // variables it declares
@@ -111,7 +111,9 @@ private:
     std::map<std::size_t, std::string> replace_;  // token -> its text in the split version
     std::vector<std::unique_ptr<Statement>> loop_parts_;
     int barriers_ = 0;
-    int shuffles_ = 0;          // statements with a shuffle (split_shuffle.cpp)
+    int shuffles_ = 0;          // statements with a shuffle or a vote (split_shuffle.cpp)
+    int warp_syncs_ = 0;        // `__syncwarp();` statements
+    bool warp_cuts() const { return shuffles_ + warp_syncs_ > 0; }
     int nonuniform_loops_ = 0;  // the loops not the same for every thread around the statement read now
     // The checks before a block with shuffles starts (split_guards.cpp): the
     // index variables' values written out, the conditions of the ifs around

@@ -108,14 +108,7 @@ inline std::uint32_t ballot_of(const warp_state& w, std::uint32_t group) {
     return ballot;
 }
 
-// A vote's answer, from the group's ballot.
-inline std::uint64_t vote_result(int op, std::uint32_t ballot, std::uint32_t group) {
-    switch (op) {
-        case warp_ballot: return ballot;
-        case warp_any: return ballot != 0;
-        default: return ballot == group;  // warp_all
-    }
-}
+// A vote's answer, from the group's ballot: vote_result (cuemu/builtins.h).
 
 inline bool is_shuffle(int op) {
     return op == warp_shfl_idx || op == warp_shfl_up || op == warp_shfl_down || op == warp_shfl_xor;

@@ -180,6 +180,16 @@ inline int shuffle_source(int op, unsigned lane, int param, unsigned width) {
     return !valid || source < 0 || source > 31 ? -1 : source;
 }
 
+// A vote's answer (warp_ballot, warp_any, warp_all) from the ballot of the
+// group's lanes whose predicate is nonzero; both paths use it, as above.
+inline std::uint64_t vote_result(int op, std::uint32_t ballot, std::uint32_t group) {
+    switch (op) {
+        case warp_ballot: return ballot;
+        case warp_any: return ballot != 0;
+        default: return ballot == group;  // warp_all
+    }
+}
+
 template <class T>
 inline std::uint64_t to_warp_bits(const T& v) {
     static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,

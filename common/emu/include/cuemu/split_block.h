@@ -18,12 +18,15 @@
 // what the fiber path reports as a __syncthreads() not reached by every
 // thread, and so does this (the launch fails with the same report).
 //
-// A shuffle (__shfl_*_sync with the full mask) cuts a split version too: in
+// A shuffle (__shfl_*_sync with the full mask) or a vote (__ballot_sync,
+// __any_sync, __all_sync) cuts a split version too: in
 // a pass before the statement that calls it, every running thread publishes
 // the value it passes (`publish`), and in the region from that statement on
 // the call reads its source lane's value (`shuffle`), by the fiber path's own
-// lane rule (shuffle_source, builtins.h); a lane that had exited gives all
-// one bits, as there. An `if` around shuffles parks the threads for which
+// lane rule (shuffle_source, builtins.h), or the vote over the lanes that
+// published (`vote`, vote_result); a lane that had exited gives all one bits
+// (a shuffle) or takes no part (a vote), as there. `__syncwarp()` is a cut
+// with nothing to publish. An `if` around shuffles parks the threads for which
 // its condition is false, as a loop does. A block with a partial last warp,
 // or one that fails declined_block's check, is left to the fiber path: the
 // version declines it before it has done anything (read by launch.h's
@@ -223,6 +226,19 @@ public:
         std::uint64_t bits = values[t];
         if (source >= 0) bits = lanes[t >> 5] >> source & 1u ? values[(t & ~31u) + source] : ~std::uint64_t{0};
         return from_warp_bits<T>(bits);
+    }
+    // What thread t's vote `op` (warp_ballot, warp_any, warp_all) returns, as
+    // the fiber path's warp_collective would: over the lanes of its warp that
+    // published a predicate (`values` 0 or 1), the others having exited.
+    __attribute__((no_sanitize("thread"), always_inline)) unsigned vote(int op, const std::uint64_t* values,
+                                                                       const unsigned* lanes) const {
+        const unsigned group = lanes[t >> 5], base = t & ~31u;
+        unsigned ballot = 0;
+        for (unsigned rest = group; rest; rest &= rest - 1) {
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(rest));
+            if (values[base + l]) ballot |= 1u << l;
+        }
+        return static_cast<unsigned>(vote_result(op, ballot, group));
     }
     // Every thread has finished: the block's cursor says so, as after the
     // launch's own loop (thread_loop.h) ran them all in one run.
