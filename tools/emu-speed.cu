@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
         {"--rounds", "rounds of measurement; each figure is their median", CLI_INT, &rounds, 1, 1000},
         {"--batch", "launches back to back in the batched measurement", CLI_INT, &batch, 1, 1000},
         {"--small", "2^16 elements and 128x128 matrices: only shows that it works", CLI_FLAG, &small, 0, 0},
-        // The shuffles make the sum slow on the emulator (seconds per launch).
+        // The shuffles made the sum slow on the emulator's fibers (about a second a launch).
         {"--skip-sum-histogram", "time only the vector add, the matmul and the empty kernel",
          CLI_FLAG, &skip_sum_histogram, 0, 0},
     };

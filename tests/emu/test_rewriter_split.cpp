@@ -193,10 +193,10 @@ TEST_CASE("what the rewriter cannot cut with certainty keeps the fiber path") {
     CHECK_FALSE(split(head + "    { s[0] = 1; __syncthreads(); }\n" + tail));
     // A loop with a barrier left by break or continue.
     CHECK_FALSE(split(head + "    for (int i = 0; i < n; ++i) { if (i == 3) break; __syncthreads(); }\n" + tail));
-    // Warp functions, other barriers, volatile, asm.
+    // Warp functions (a shuffle writing a parameter, a __syncwarp of a computed mask), other barriers, volatile, asm.
     CHECK_FALSE(split(head + wait + "    n = __shfl_sync(0xffffffffu, n, 0);\n" + tail));
     CHECK_FALSE(split(head + wait + "    n = __syncthreads_count(n);\n" + tail));
-    CHECK_FALSE(split(head + wait + "    __syncwarp();\n" + tail));
+    CHECK_FALSE(split(head + wait + "    __syncwarp(n > 0 ? ~0u : 1u);\n" + tail));
     CHECK_FALSE(split(head + wait + "    volatile float* v = s; v[0] = 1;\n" + tail));
     // A lambda, a goto, a local class.
     CHECK_FALSE(split(head + wait + "    auto f = [&](int i) { return s[i]; }; n = f(0);\n" + tail));
@@ -384,6 +384,105 @@ TEST_CASE("a call that cannot be written in with certainty keeps the fiber path"
     CHECK(split("#define AT(i) (i) * 2.0f\n" + get + dot_caller("float sum = get(a, row);")));
     CHECK_FALSE(split("namespace other { __device__ float f(int i) { __syncthreads(); return i; } }\n"
                       "using namespace other;\n" + dot_caller("float sum = f(row);")));
+}
+
+TEST_CASE("a shuffle cuts the kernel: a pass publishes each thread's value, the call reads its source's") {
+    const std::string sum =
+        "__device__ int warp_sum(int v) {\n"
+        "    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);\n"
+        "    return v;\n"
+        "}\n"
+        "__global__ void k(const int* x, int* out) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int v = warp_sum(x[i]);\n"
+        "    out[i] = __shfl_xor_sync(~0u, v, 1, 16);\n"
+        "}\n";
+    const std::string out = rewritten(sum);
+    REQUIRE(contains(out, kSplitHead));
+    // A block with a partial warp goes to the fibers, before anything runs.
+    CHECK(contains(out, "if (__cuemu_sb.declined_partial_warp()) return;\n"));
+    CHECK(contains(out, "__cuemu_sb.publish(__cuemu_shv_0, __cuemu_shl_0, ::cuemu::to_warp_bits("));
+    CHECK(contains(out, "__cuemu_sb.shuffle<::std::decay_t<decltype( v__cuemu_in1)>>(3, __cuemu_shv_0, "
+                        "__cuemu_shl_0, static_cast<int>(static_cast<unsigned int>( offset__cuemu_in1)), 32)"));
+    CHECK(contains(out, "__cuemu_sb.shuffle<::std::decay_t<decltype( v)>>(4, __cuemu_shv_1, __cuemu_shl_1, "
+                        "static_cast<int>( 1), 16)"));
+    // The shuffles' loop is the same for every thread: once for the block.
+    CHECK(contains(out, "for (int offset__cuemu_in1 = __cuemu_sb.running()"));
+}
+
+TEST_CASE("shuffles the rewriter cannot cut with certainty keep the fiber path") {
+    const std::string head = "__global__ void k(const float* p, float* q, unsigned m) {\n"
+                             "    float v = p[threadIdx.x];\n";
+    const std::string tail = "    q[threadIdx.x] = v;\n}\n";
+    CHECK(split(head + "    v += __shfl_xor_sync(0xffffffff, v, 1);\n" + tail));
+    CHECK(split(head + "    v += __shfl_up_sync(0xFFFFFFFFU, v, 1, warpSize);\n" + tail));
+    // A mask it cannot read as all ones, a width not a literal power of two.
+    CHECK_FALSE(split(head + "    v += __shfl_xor_sync(m, v, 1);\n" + tail));
+    CHECK_FALSE(split(head + "    v += __shfl_xor_sync(0xffff, v, 1);\n" + tail));
+    CHECK_FALSE(split(head + "    v += __shfl_xor_sync(0xffffffff, v, 1, 12);\n" + tail));
+    CHECK_FALSE(split(head + "    v += __shfl_xor_sync(0xffffffff, v, 1, threadIdx.x);\n" + tail));
+    // A value or parameter that changes something, or calls a function.
+    CHECK_FALSE(split(head + "    int i = 0;\n    v += __shfl_xor_sync(0xffffffff, v, i++);\n" + tail));
+    CHECK_FALSE(split(head + "    v += __shfl_xor_sync(0xffffffff, v = 2, 1);\n" + tail));
+    CHECK_FALSE(split("__device__ float f(float x);\n" + head + "    v += __shfl_xor_sync(0xffffffff, f(v), 1);\n" +
+                      tail));
+    // A shuffle called only where a condition holds, or in an if, or two in one statement.
+    CHECK_FALSE(split(head + "    v = v > 0 ? __shfl_xor_sync(0xffffffff, v, 1) : v;\n" + tail));
+    CHECK_FALSE(split(head + "    if (v > 0) v = __shfl_xor_sync(0xffffffff, v, 1);\n" + tail));
+    CHECK_FALSE(split(head + "    v = __shfl_xor_sync(0xffffffff, v, 1) + __shfl_xor_sync(0xffffffff, v, 2);\n" +
+                      tail));
+    // In a loop not the same for every thread.
+    CHECK_FALSE(split(head + "    for (int i = threadIdx.x; i < 4; ++i) v += __shfl_xor_sync(0xffffffff, v, 1);\n" +
+                      tail));
+    // Something whose order between threads shows: the fiber path runs a
+    // warp's lanes in its own order among other warps' threads.
+    CHECK_FALSE(split(head + "    v += __shfl_xor_sync(0xffffffff, v, 1);\n    atomicAdd(q, v);\n" + tail));
+    CHECK_FALSE(split(head + "    v += __shfl_xor_sync(0xffffffff, v, 1);\n    printf(\"%f\", v);\n" + tail));
+    // Votes and __syncwarp are cut the same way; other warp functions keep the fibers.
+    CHECK(split(head + "    v += __ballot_sync(0xffffffff, v > 0);\n" + tail));
+    CHECK(split(head + "    q[threadIdx.x] = 1.0f;\n    __syncwarp();\n" + tail));
+    CHECK_FALSE(split(head + "    v += __ballot_sync(m, v > 0);\n" + tail));
+    CHECK_FALSE(split(head + "    __syncwarp(m);\n" + tail));
+    CHECK_FALSE(split(head + "    v += __reduce_add_sync(0xffffffff, 1);\n" + tail));
+    CHECK_FALSE(split(head + "    v += __match_any_sync(0xffffffff, v);\n" + tail));
+}
+
+TEST_CASE("an if of the thread's index around shuffles: warps take it whole, checked before the block") {
+    const std::string head = "constexpr int WARP = 32;\n"
+                             "__global__ void k(const int* x, int* total) {\n"
+                             "    int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;\n"
+                             "    int v = x[threadIdx.x];\n";
+    const std::string body = "    if (warp == 0) {\n"
+                             "        v += __shfl_down_sync(0xffffffffu, v, 1);\n"
+                             "        if (lane == 0) atomicAdd(total, v);\n"
+                             "    }\n}\n";
+    const std::string out = rewritten(head + body);
+    REQUIRE(contains(out, kSplitHead));
+    // Bit 0: the if's condition, each index variable written out; bit 31:
+    // the thread may call atomicAdd (one thread of the block at most).
+    CHECK(contains(out, "if (__cuemu_sb.declined_block("));
+    CHECK(contains(out, "return 0u | (static_cast<bool>((static_cast<int>(threadIdx.x / WARP)) == 0) ? 1u : 0u) | "
+                        "(((((static_cast<int>(threadIdx.x / WARP)) == 0) && ((static_cast<int>(threadIdx.x % WARP)) "
+                        "== 0))) ? 0x80000000u : 0u); })) return;"));
+    CHECK(contains(out, "__cuemu_sb.park(1);"));
+    CHECK(contains(out, "__cuemu_sb.unpark(1);"));
+    // An else; a condition that reads memory or a variable of the thread's
+    // own; a barrier inside.
+    CHECK_FALSE(split(head + "    if (warp == 0) { v += __shfl_down_sync(0xffffffffu, v, 1); } else { v = 0; }\n"
+                             "    total[threadIdx.x] = v;\n}\n"));
+    CHECK_FALSE(split(head + "    if (x[0] > 0) { v += __shfl_down_sync(0xffffffffu, v, 1); }\n"
+                             "    total[threadIdx.x] = v;\n}\n"));
+    CHECK_FALSE(split(head + "    if (v > 0) { v += __shfl_down_sync(0xffffffffu, v, 1); }\n"
+                             "    total[threadIdx.x] = v;\n}\n"));
+    CHECK_FALSE(split(head + "    if (warp == 0) { v += __shfl_down_sync(0xffffffffu, v, 1); __syncthreads(); }\n"
+                             "    total[threadIdx.x] = v;\n}\n"));
+    // A call whose order might show, under a condition that is not of the
+    // thread's index, or under none.
+    CHECK_FALSE(split(head + "    v += __shfl_down_sync(0xffffffffu, v, 1);\n"
+                             "    if (v > 0) atomicAdd(total, v);\n}\n"));
+    CHECK_FALSE(split(head + "    v += __shfl_down_sync(0xffffffffu, v, 1);\n    atomicAdd(total, v);\n}\n"));
+    CHECK(split(head + "    v += __shfl_down_sync(0xffffffffu, v, 1);\n"
+                       "    if (threadIdx.x == 0 && blockIdx.x == 0) atomicAdd(total, v);\n}\n"));
 }
 
 }  // TEST_SUITE

@@ -17,9 +17,7 @@
 #include "cuda_check.h"
 #include "stderr_capture.h"
 
-#if defined(CUEMU)
-#include "cuemu/split_block.h"
-#endif
+#include "split_counts.h"
 
 // ---- kernels ---------------------------------------------------------------------
 constexpr int tile = 16;
@@ -370,14 +368,6 @@ struct device_buffer {
     }
 };
 
-// How many blocks ran split, where the emulator tells; -1 on a GPU.
-long long split_blocks() {
-#if defined(CUEMU)
-    return static_cast<long long>(cuemu::split_blocks_run());
-#else
-    return -1;
-#endif
-}
 // C (rows x cols) = A (rows x inner) B (inner x cols), each sum in k order as
 // every thread of the kernels adds it.
 std::vector<float> cpu_matmul(const std::vector<float>& a, const std::vector<float>& b, int rows, int inner,
@@ -392,25 +382,9 @@ std::vector<float> cpu_matmul(const std::vector<float>& a, const std::vector<flo
     return c;
 }
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-// Whether this run expects split blocks: the emulator, built with the
-// instrumentation that twins exist for (not the sanitizer lane's build), and
-// not CUEMU_SPLIT=0.
-bool splitting() {
-#if defined(CUEMU) && defined(__SANITIZE_THREAD__)
-    const char* setting = std::getenv("CUEMU_SPLIT");
-    return !(setting && std::strcmp(setting, "0") == 0);
-#else
-    return false;
-#endif
-}
-// Checks that blocks ran split (or did not) since `before`.
-void check_split(long long before, long long blocks) {
-    if (splitting()) CHECK(split_blocks() - before == blocks);
-#if defined(CUEMU)
-    else CHECK(split_blocks() == before);
-#endif
-}
 }  // namespace
+
+using namespace split_counts;
 
 TEST_SUITE("split blocks") {
 

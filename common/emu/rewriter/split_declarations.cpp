@@ -164,6 +164,11 @@ void Splitter::read_declaration(Statement& st, std::size_t scope_begin, std::siz
     bool unchanged = all_scalar && !is_const;
     for (const Declarator& d : declarators)
         unchanged = unchanged && never_changed(s_.spelling(d.name), st.end, scope_end);
+    // A scalar of the thread's index only (split_guards.cpp: index_text).
+    if (!loop_init && all_scalar && star == npos)
+        for (const Declarator& d : declarators)
+            if (d.dims.empty() && d.init_begin != npos && never_changed(s_.spelling(d.name), st.end, scope_end))
+                note_index_variable(s_.spelling(d.name), spec, d.init_begin, d.init_end);
     bool hoistable = !loop_init && (is_constexpr || is_const || unchanged) && star == npos;
     for (const Declarator& d : declarators) hoistable = hoistable && d.dims.empty() && uniform(d);
     if (is_constexpr && !hoistable) throw UNSPLITTABLE;
@@ -258,6 +263,11 @@ void Splitter::note_name(const std::string& name) {
 // region that declares it. Regions: runs of plain statements of one list.
 void Splitter::decide_kept(std::vector<Statement>& list) {
     for (std::size_t k = 0; k < list.size();) {
+        if (list[k].kind == Statement::Kind::branch) {
+            decide_kept(list[k].body);
+            ++k;
+            continue;
+        }
         if (list[k].kind == Statement::Kind::loop) {
             Statement& loop = list[k];
             if (loop.init)
@@ -266,11 +276,12 @@ void Splitter::decide_kept(std::vector<Statement>& list) {
             ++k;
             continue;
         }
-        if (list[k].kind != Statement::Kind::plain) {
+        if (list[k].kind != Statement::Kind::plain && list[k].kind != Statement::Kind::shuffle) {
             ++k;
             continue;
         }
-        std::size_t j = k;
+        // A region: from here to the next cut (a shuffle's statement starts one).
+        std::size_t j = k + 1;
         while (j < list.size() && (list[j].kind == Statement::Kind::plain ||
                                    list[j].kind == Statement::Kind::hoisted ||
                                    list[j].kind == Statement::Kind::dropped))

@@ -32,13 +32,14 @@ constexpr const char* each_thread =
 // ---- the output ------------------------------------------------------------------
 
 // Written in tokens [b, e): assigned, incremented, or passed alone as a
-// call's argument (a reference parameter may change it).
+// call's argument (a reference parameter may change it; a shuffle's are values).
 bool Splitter::modified_in(const std::string& name, std::size_t b, std::size_t e) const {
     for (std::size_t t = b; t < e; ++t) {
         if (!names(t, name)) continue;
         if (written_at(t, true)) return true;  // v.x = ... too
         const std::size_t before = s_.prev_code(t), after = nx(t + 1);
-        if ((is(before, '(') || is(before, ',')) && (is(after, ')') || is(after, ','))) return true;
+        if ((is(before, '(') || is(before, ',')) && (is(after, ')') || is(after, ',')) && !shuffle_argument(t))
+            return true;
     }
     return false;
 }
@@ -127,6 +128,11 @@ void Splitter::emit_list(const std::vector<Statement>& list, std::vector<int> vi
     for (const Statement& st : list) {
         switch (st.kind) {
             case Statement::Kind::plain: region.push_back(&st); break;
+            case Statement::Kind::shuffle:  // every thread publishes its value, then a region starts
+                flush();
+                emit_publish(st, visible, out);
+                region.push_back(&st);
+                break;
             case Statement::Kind::hoisted:
             case Statement::Kind::dropped: break;
             case Statement::Kind::barrier:
@@ -136,6 +142,13 @@ void Splitter::emit_list(const std::vector<Statement>& list, std::vector<int> vi
             case Statement::Kind::loop:
                 flush();
                 emit_loop(st, visible, depth + 1, out);
+                break;
+            case Statement::Kind::warp_sync:  // the warp's lanes all finish the region before
+                flush();
+                break;
+            case Statement::Kind::branch:
+                flush();
+                emit_branch(st, visible, depth + 1, out);
                 break;
         }
     }

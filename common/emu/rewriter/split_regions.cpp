@@ -47,7 +47,11 @@ std::string Splitter::run(std::size_t name_token, const std::string& head_name) 
     read_parameters(params_open, params_close);
     screen(body_open + 1, body_close);
     std::vector<Statement> top = parse_list(body_open + 1, body_close, 0, body_open, body_close);
-    if (barriers_ == 0) return "";
+    if (barriers_ == 0 && !warp_cuts()) return "";
+    if (warp_cuts()) {
+        std::vector<std::string> guards;
+        find_ordered_calls(body_open + 1, body_close, guards);
+    }
     decide_kept(top);
     check_outside_names();
     check_kept_types();
@@ -71,7 +75,9 @@ std::string Splitter::run(std::size_t name_token, const std::string& head_name) 
     const std::string params = s_.joined(params_open + 1, params_close);
     if (!params.empty() && params != "void") out += ", " + text(params_open + 1, params_close);
     out += ") {\n::cuemu::split_block __cuemu_sb;\n";
+    if (warp_cuts()) out += "if (__cuemu_sb.declined_partial_warp()) return;\n";
     for (const auto& [b, e] : hoisted_) out += at_line(b) + text(b, e) + "\n";
+    out += block_check();
     std::string bytes;
     int kept = 0;
     for (std::size_t v = 0; v < vars_.size(); ++v) {
@@ -80,7 +86,11 @@ std::string Splitter::run(std::size_t name_token, const std::string& head_name) 
         out += "using __cuemu_ty_" + vars_[v].name + " = " + vars_[v].type + ";\n";
         bytes += " + sizeof(::std::remove_cv_t<__cuemu_ty_" + vars_[v].name + ">)";
     }
-    out += "__cuemu_sb.begin(" + std::to_string(kept) + ", 0" + bytes + ");\n";
+    for (int n = 0; n < shuffles_; ++n) bytes += " + sizeof(::std::uint64_t) + sizeof(unsigned)";
+    out += "__cuemu_sb.begin(" + std::to_string(kept + 2 * shuffles_) + ", 0" + bytes + ");\n";
+    for (int n = 0; n < shuffles_; ++n)
+        out += "auto* __cuemu_shv_" + std::to_string(n) + " = __cuemu_sb.storage<::std::uint64_t>();\nauto* __cuemu_shl_" +
+               std::to_string(n) + " = __cuemu_sb.storage<unsigned>();\n";
     for (std::size_t v = 0; v < vars_.size(); ++v) {
         if (!vars_[v].kept) continue;
         out += "auto* __cuemu_pt_" + vars_[v].name + " = __cuemu_sb.storage<::std::remove_cv_t<__cuemu_ty_" +
@@ -150,6 +160,7 @@ void Splitter::screen(std::size_t b, std::size_t e) {
         // here it can only be a variable: a launch from a kernel is refused.
         // A call redirected to a __device__ function's twin is a call of the function.
         const std::string base = name.rfind("__cuemu_fast_", 0) == 0 ? name.substr(13) : name;
+        if (is_shuffle_call(t) && is(nx(t + 1), '(')) continue;  // read as a cut (split_shuffle.cpp)
         if (name != "__syncthreads" && base != kernel_name_ && (reach_.names.count(base) || is_barrier_seed(base)))
             throw Unsplittable{__LINE__, base};
         if (name == "return") {
@@ -230,15 +241,19 @@ std::vector<Statement> Splitter::parse_list(std::size_t b, std::size_t e, int de
         } else {
             st.end = statement_end(i);
             if (st.end > e) throw UNSPLITTABLE;
-            const bool barrier = has_barrier(i, st.end);
+            const bool barrier = has_barrier(i, st.end), shuffle = has_shuffle(i, st.end);
             if (barrier && is_barrier_statement(i, st.end)) {
                 st.kind = Statement::Kind::barrier;
                 ++barriers_;
             } else if (barrier && id(i, "if") && id(nx(i + 1), "constexpr")) {
                 read_guarded_barrier(st, i);
-            } else if (barrier && (id(i, "for") || id(i, "while"))) {
+            } else if ((barrier || shuffle) && (id(i, "for") || id(i, "while"))) {
                 parse_loop(st, i, depth + 1);
             } else if (barrier) {
+                throw UNSPLITTABLE;
+            } else if (shuffle && id(i, "if")) {
+                read_branch(st, i, depth + 1);
+            } else if (shuffle && (id(i, "__shared__") || is_block_group_declaration(i, st.end))) {
                 throw UNSPLITTABLE;
             } else if (is_block_group_declaration(i, st.end)) {
                 // The group holds nothing of a thread's: declared once, above the regions.
@@ -252,6 +267,7 @@ std::vector<Statement> Splitter::parse_list(std::size_t b, std::size_t e, int de
             } else {
                 check_no_loose_jumps(i, st.end);
                 if (looks_like_declaration(i)) read_declaration(st, scope_begin, scope_end, false);
+                if (shuffle) read_shuffle(st);
             }
         }
         list.push_back(std::move(st));
@@ -300,17 +316,24 @@ void Splitter::parse_loop(Statement& st, std::size_t keyword, int depth) {
         st.cond_end = close;
     }
     if (st.cond_begin >= st.cond_end) throw UNSPLITTABLE;  // no condition: a break would end it
-    if (has_barrier(st.cond_begin, st.cond_end)) throw UNSPLITTABLE;
+    if (has_barrier(st.cond_begin, st.cond_end) || has_shuffle(open, close)) throw UNSPLITTABLE;
     st.body_open = nx(close + 1);
-    if (!is(st.body_open, '{')) throw UNSPLITTABLE;
-    st.body_close = group_end(st.body_open) - 1;
+    if (is(st.body_open, '{')) {
+        st.body_close = group_end(st.body_open) - 1;
+    } else {  // one statement with a shuffle, without braces: its list is [after the ')', its end)
+        st.body_close = statement_end(st.body_open);
+        st.body_open = close;
+        if (has_barrier(st.body_open, st.body_close)) throw UNSPLITTABLE;
+    }
     if (st.init && uniform_loop(st)) {
         note_name(st.loop_var);
         uniform_vars_.insert(st.loop_var);
     } else if (st.init && looks_like_declaration(st.init->begin)) {
         read_declaration(*st.init, keyword, st.end, true);
     }
+    if (!st.uniform) ++nonuniform_loops_;
     st.body = parse_list(st.body_open + 1, st.body_close, depth, st.body_open, st.body_close);
+    if (!st.uniform) --nonuniform_loops_;
 }
 
 // A for-loop's init or increment [begin, end), as a statement of its own.

@@ -17,7 +17,20 @@
 //     twin for the others); the block's cooperative group waiting
 //     (cg::sync(block), block.sync()) is such a barrier, the group declared
 //     from this_thread_block(), with its type or auto;
-//   - nothing else in the kernel can wait for another thread: no warp
+//   - a warp shuffle (__shfl_sync, _up, _down, _xor) or vote (__ballot_sync,
+//     __any_sync, __all_sync), or `__syncwarp();`, is a cut too, where it
+//     is called once in a statement of its own at such a statement level,
+//     or under an `if (C)` without else or barrier whose C is of the
+//     thread's index only, inside no loop but uniform ones, not under ?: &&
+//     ||, with a literal all-ones mask, a literal power-of-two width, and
+//     value and parameter expressions that change nothing
+//     (split_shuffle.cpp); every call in such a kernel whose order between
+//     threads could show (an atomic, printf, any function but pure math)
+//     stands under ifs of the thread's index only; before the block runs,
+//     the version checks that each warp takes each such if whole and that
+//     one thread at most makes those calls, else it declines the block
+//     (split_guards.cpp);
+//   - nothing else in the kernel can wait for another thread: no other warp
 //     function, other cooperative group, volatile access, inline asm, and no call of
 //     a function that may reach one (the barrier names of the tree,
 //     find_barrier_reach), no lambda, goto or local class; a call that
@@ -35,7 +48,8 @@
 // loop with barriers evaluates its condition for each thread, and a thread
 // for which it is false waits for the others to leave the loop.
 // Anything else keeps the fiber path: the kernel simply gets no split
-// version. The split version runs the threads of a region in threadIdx order,
+// version; so does a block with a partial warp, or one that fails that
+// check, when the kernel has shuffles (the split version declines it). The split version runs the threads of a region in threadIdx order,
 // the order in which the fiber path resumes them, so results, device printf
 // and the faults' reports are the same; where the fiber path would report a
 // __syncthreads that some threads never reach, so does it

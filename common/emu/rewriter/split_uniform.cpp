@@ -65,11 +65,7 @@ bool Splitter::uniform_expression(std::size_t b, std::size_t e, const std::set<s
         if (is(u, '[') || is(u, '{') || is(u, ',') || is(u, ';') || pair(u, '-', '>')) return false;
         if (pair(u, '+', '+') || pair(u, '-', '-')) return false;
         if (is(u, '=')) {  // only as part of == != <= >=, never an assignment
-            const bool comparison = (u + 1 < s_.size() && is(u + 1, '=')) ||
-                                    (u > 0 && is(u - 1, '=')) || (u > 0 && is(u - 1, '!')) ||
-                                    (u > 0 && (is(u - 1, '<') || is(u - 1, '>')) &&
-                                     !(u > 1 && (pair(u - 2, '<', '<') || pair(u - 2, '>', '>'))));
-            if (!comparison) return false;
+            if (!in_comparison(u)) return false;
             continue;
         }
         if (is(u, '*') || is(u, '&')) {  // unary: a read through a pointer, an address

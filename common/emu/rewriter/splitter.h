@@ -1,7 +1,9 @@
 // splitter.h - the Splitter, which cuts one kernel at its __syncthreads into
 // loops over the block's threads (split_regions.h says which kernels), and
 // what the three files of its work share: its reading of the kernel's
-// statements (split_regions.cpp, with split_kernel, which runs it), its
+// statements (split_regions.cpp, with split_kernel, which runs it; its
+// warp shuffles, split_shuffle.cpp, and the ifs around them and the checks
+// before a block, split_guards.cpp), its
 // declarations and which variables live across a barrier
 // (split_declarations.cpp), loops the same for every thread and the block's
 // cooperative group (split_uniform.cpp), and the text of the split version
@@ -45,12 +47,19 @@ struct Var {
 };
 
 struct Statement {
-    enum class Kind { plain, barrier, hoisted, dropped, loop } kind = Kind::plain;
+    enum class Kind { plain, barrier, hoisted, dropped, loop, shuffle, branch, warp_sync } kind = Kind::plain;
     std::size_t begin = 0, end = 0;  // tokens [begin, end), a #pragma before it included
     std::size_t head = npos;         // its first token after such a #pragma
     std::vector<int> declares;       // variables it declares
     bool array_declaration = false;
     bool add_semicolon = false;      // a for-loop's init or increment, as a statement
+    // A statement that calls a shuffle (Kind::shuffle, split_shuffle.cpp): a
+    // plain statement whose region starts after a pass publishing the
+    // value it passes: its number, and that value's text and tokens.
+    int shuffle = -1;
+    int branch = -1;  // an if around shuffles (Kind::branch, split_guards.cpp): its number
+    std::string shuffle_value;
+    std::size_t shuffle_value_begin = 0, shuffle_value_end = 0;
     // A loop with barriers in its body.
     std::size_t cond_begin = 0, cond_end = 0;
     Statement* init = nullptr;  // owned by loop_parts
@@ -102,6 +111,16 @@ private:
     std::map<std::size_t, std::string> replace_;  // token -> its text in the split version
     std::vector<std::unique_ptr<Statement>> loop_parts_;
     int barriers_ = 0;
+    int shuffles_ = 0;          // statements with a shuffle or a vote (split_shuffle.cpp)
+    int warp_syncs_ = 0;        // `__syncwarp();` statements
+    bool warp_cuts() const { return shuffles_ + warp_syncs_ > 0; }
+    int nonuniform_loops_ = 0;  // the loops not the same for every thread around the statement read now
+    // The checks before a block with shuffles starts (split_guards.cpp): the
+    // index variables' values written out, the conditions of the ifs around
+    // shuffles, the conditions under which a call whose order could show is made.
+    std::map<std::string, std::string> index_values_;
+    std::vector<std::string> branch_checks_;
+    std::vector<std::string> ordered_guards_;
     bool arrays_by_copy_ = true;  // check_addresses
 
     // ---- tokens ---------------------------------------------------------------------
@@ -180,6 +199,12 @@ private:
             return true;
         return false;
     }
+    // Token u, an '=', is part of == != <= >= (not an assignment).
+    bool in_comparison(std::size_t u) const {
+        return (u + 1 < s_.size() && is(u + 1, '=')) || (u > 0 && is(u - 1, '=')) || (u > 0 && is(u - 1, '!')) ||
+               (u > 0 && (is(u - 1, '<') || is(u - 1, '>')) &&
+                !(u > 1 && (pair(u - 2, '<', '<') || pair(u - 2, '>', '>'))));
+    }
     // A unary '&' before the variable named at token t (a binary one
     // follows an operand; &name[i] and &name->m take what it points to).
     bool address_taken_at(std::size_t t) const {
@@ -225,6 +250,24 @@ private:
     std::size_t auto_block_group_call(std::size_t t) const;
     bool auto_block_group(std::size_t t);
     bool is_block_group_declaration(std::size_t i, std::size_t e) const;
+
+    // ---- shuffles (split_shuffle.cpp) ---------------------------------------------------
+    bool is_shuffle_call(std::size_t t) const;
+    bool has_shuffle(std::size_t b, std::size_t e) const;
+    bool shuffle_argument(std::size_t t) const;
+    bool pure_expression(std::size_t b, std::size_t e) const;
+    void read_shuffle(Statement& st);
+    static bool is_pure_call(const std::string& name);
+    void emit_publish(const Statement& st, const std::vector<int>& visible, std::string& out) const;
+
+    // ---- checks before a block with shuffles (split_guards.cpp) ----------------------------
+    bool index_text(std::size_t b, std::size_t e, std::string& out) const;
+    void note_index_variable(const std::string& name, const std::string& type, std::size_t b, std::size_t e);
+    void read_branch(Statement& st, std::size_t keyword, int depth);
+    void find_ordered_calls(std::size_t b, std::size_t e, std::vector<std::string>& guards);
+    void note_ordered_calls(std::size_t b, std::size_t e, const std::vector<std::string>& guards);
+    std::string block_check() const;
+    void emit_branch(const Statement& st, const std::vector<int>& visible, int depth, std::string& out);
 
     // ---- declarations ---------------------------------------------------------------
     // A built-in type's word (int, unsigned, float4 ...): its arrays need no constructor.

@@ -18,6 +18,7 @@ namespace cuemu {
 
 namespace detail {
 __thread bool tls_in_split_block = false;
+__thread bool tls_split_declined = false;
 
 namespace {
 struct free_deleter {

@@ -26,39 +26,16 @@ inline void for_each_lane(std::uint32_t lanes, F&& f) {
     for (; lanes; lanes &= lanes - 1) f(static_cast<unsigned>(__builtin_ctz(lanes)));
 }
 
-// A shuffle's width as the lanes see it: a width that is not a power of two
-// from 1 to 32 is undefined on a GPU, and counts as 32 here.
-inline unsigned shuffle_width(int width) {
-    const unsigned w = static_cast<unsigned>(width);
-    return w < 1 || w > 32 || (w & (w - 1)) ? 32 : w;
-}
-
 // The value lane `lane` gets from shuffle Op with parameter `param` (source
-// lane, delta or lane mask), PTX's rule: a source outside the lane's segment of
-// `width` lanes gives the lane its own value. A source that is not in the
-// group (exited, not in the mask, not in a partial warp) is undefined on a
-// GPU; here it is all one bits, which stand out as a bug would.
+// lane, delta or lane mask): the lane rule is shuffle_source (cuemu/builtins.h,
+// shared with split versions). A source that is not in the group (exited, not
+// in the mask, not in a partial warp) is undefined on a GPU; here it is all
+// one bits, which stand out as a bug would.
 template <int Op>
 inline std::uint64_t shuffle_result(const warp_state& w, std::uint32_t group, unsigned lane, int param,
                                     unsigned width) {
-    const int first = static_cast<int>(lane & ~(width - 1));  // the segment's lanes
-    const int last = first + static_cast<int>(width) - 1;
-    int source = static_cast<int>(lane);
-    bool valid = true;
-    if constexpr (Op == warp_shfl_idx) {
-        source = first | (param & static_cast<int>(width - 1));
-    } else if constexpr (Op == warp_shfl_up) {
-        source = static_cast<int>(lane) - static_cast<int>(static_cast<unsigned>(param));
-        valid = source >= first;
-    } else if constexpr (Op == warp_shfl_down) {
-        source = static_cast<int>(lane) + static_cast<int>(static_cast<unsigned>(param));
-        valid = source <= last;
-    } else {
-        static_assert(Op == warp_shfl_xor);
-        source = static_cast<int>(lane ^ static_cast<unsigned>(param));
-        valid = source >= 0 && source <= last;
-    }
-    if (!valid || source < 0 || source > 31) return w.request[lane].value;
+    const int source = shuffle_source(Op, lane, param, width);
+    if (source < 0) return w.request[lane].value;
     if (!(group >> source & 1u)) return ~std::uint64_t{0};
     return w.request[source].value;
 }
@@ -131,14 +108,7 @@ inline std::uint32_t ballot_of(const warp_state& w, std::uint32_t group) {
     return ballot;
 }
 
-// A vote's answer, from the group's ballot.
-inline std::uint64_t vote_result(int op, std::uint32_t ballot, std::uint32_t group) {
-    switch (op) {
-        case warp_ballot: return ballot;
-        case warp_any: return ballot != 0;
-        default: return ballot == group;  // warp_all
-    }
-}
+// A vote's answer, from the group's ballot: vote_result (cuemu/builtins.h).
 
 inline bool is_shuffle(int op) {
     return op == warp_shfl_idx || op == warp_shfl_up || op == warp_shfl_down || op == warp_shfl_xor;

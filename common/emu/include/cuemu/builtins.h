@@ -147,6 +147,49 @@ std::uint64_t* tile_exchange_words();
 [[noreturn]] void kernel_cannot_go_on(const char* headline, const char* what, const char* hint,
                                       const char* on_a_gpu, const char* file, int line);
 
+// A shuffle's width as the lanes see it: a width that is not a power of two
+// from 1 to 32 is undefined on a GPU, and counts as 32 here.
+inline unsigned shuffle_width(int width) {
+    const unsigned w = static_cast<unsigned>(width);
+    return w < 1 || w > 32 || (w & (w - 1)) ? 32 : w;
+}
+// The lane whose value lane `lane` gets from shuffle `op` (warp_shfl_idx ...)
+// with parameter `param` (source lane, delta or lane mask) and `width` (from
+// shuffle_width), PTX's rule; -1 where the source is outside the lane's
+// segment of `width` lanes: the lane gets its own value. Whether the source
+// lane took part is the caller's to check (all one bits where it did not).
+// The fiber path (src/warp_group.h) and split versions (split_block.h) both
+// use it, so their answers cannot differ.
+inline int shuffle_source(int op, unsigned lane, int param, unsigned width) {
+    const int first = static_cast<int>(lane & ~(width - 1));  // the segment's lanes
+    const int last = first + static_cast<int>(width) - 1;
+    int source = static_cast<int>(lane);
+    bool valid = true;
+    if (op == warp_shfl_idx) {
+        source = first | (param & static_cast<int>(width - 1));
+    } else if (op == warp_shfl_up) {
+        source = static_cast<int>(lane) - static_cast<int>(static_cast<unsigned>(param));
+        valid = source >= first;
+    } else if (op == warp_shfl_down) {
+        source = static_cast<int>(lane) + static_cast<int>(static_cast<unsigned>(param));
+        valid = source <= last;
+    } else {  // warp_shfl_xor
+        source = static_cast<int>(lane ^ static_cast<unsigned>(param));
+        valid = source >= 0 && source <= last;
+    }
+    return !valid || source < 0 || source > 31 ? -1 : source;
+}
+
+// A vote's answer (warp_ballot, warp_any, warp_all) from the ballot of the
+// group's lanes whose predicate is nonzero; both paths use it, as above.
+inline std::uint64_t vote_result(int op, std::uint32_t ballot, std::uint32_t group) {
+    switch (op) {
+        case warp_ballot: return ballot;
+        case warp_any: return ballot != 0;
+        default: return ballot == group;  // warp_all
+    }
+}
+
 template <class T>
 inline std::uint64_t to_warp_bits(const T& v) {
     static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,

@@ -619,15 +619,17 @@ __attribute__((no_sanitize("thread", "alignment"))) void thread_loop_of(void* p)
 // A block's threads, for a launch whose arguments are trivially copyable
 // (as local values, as in thread_loop_of): `body` runs each thread, or, where
 // it carries a split version (split_body), the version runs the block's
-// threads itself (split_block.h). Where a fiber takes the loop up again
+// threads itself (split_block.h), unless it declines the block (a split
+// version with shuffles, for a block with a partial warp). Where a fiber takes the loop up again
 // after a thread of the block started, which no split block does, the
 // twin's loop goes on instead.
 template <class Body, class Tuple>
 __attribute__((no_sanitize("thread", "alignment"))) void run_block_with(const Body& body, const Tuple& args) {
     if constexpr (is_split_body<Body>::value) {
         if (tls_thread_cursor.next == 0) {
+            detail::tls_split_declined = false;
             std::apply([&body](auto... a) { body.split(split_tag{}, a...); }, args);
-            return;
+            if (!detail::tls_split_declined) return;  // else a partial warp: on fibers
         }
     }
     std::apply([&body](auto... a) { run_threads(body, a...); }, args);

@@ -17,6 +17,20 @@
 // barrier that some threads reach while others have exited or are parked is
 // what the fiber path reports as a __syncthreads() not reached by every
 // thread, and so does this (the launch fails with the same report).
+//
+// A shuffle (__shfl_*_sync with the full mask) or a vote (__ballot_sync,
+// __any_sync, __all_sync) cuts a split version too: in
+// a pass before the statement that calls it, every running thread publishes
+// the value it passes (`publish`), and in the region from that statement on
+// the call reads its source lane's value (`shuffle`), by the fiber path's own
+// lane rule (shuffle_source, builtins.h), or the vote over the lanes that
+// published (`vote`, vote_result); a lane that had exited gives all one bits
+// (a shuffle) or takes no part (a vote), as there. `__syncwarp()` is a cut
+// with nothing to publish. An `if` around shuffles parks the threads for which
+// its condition is false, as a loop does. A block with a partial last warp,
+// or one that fails declined_block's check, is left to the fiber path: the
+// version declines it before it has done anything (read by launch.h's
+// run_block_with).
 #ifndef CUEMU_SPLIT_BLOCK_H
 #define CUEMU_SPLIT_BLOCK_H
 
@@ -25,6 +39,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "builtins.h"
 #include "thread_loop.h"
 #include "types.h"
 
@@ -46,6 +61,9 @@ unsigned char* split_scratch(std::size_t bytes);
 // True while a split version runs on this worker: a barrier or warp function
 // reached from a function it calls cannot be run (block_barrier refuses it).
 extern __thread bool tls_in_split_block;
+// Set by a split version that declined its block (a partial warp): the
+// launch's loop runs the block's threads on fibers instead (launch.h).
+extern __thread bool tls_split_declined;
 // The report of a barrier some threads do not reach (stuck_block_report.cpp);
 // it ends the block.
 [[noreturn]] void split_barrier_not_reached(const unsigned char* state, unsigned count, dim3 dim,
@@ -60,6 +78,44 @@ public:
     __attribute__((no_sanitize("thread"))) split_block()
         : cursor_(tls_thread_cursor), count_(tls_thread_cursor.count), dim_(tls_thread_cursor.dim) {}
 
+    // A split version with shuffles runs whole warps only: for a block with
+    // a partial last warp it declines, before any side effect.
+    __attribute__((no_sanitize("thread"))) bool declined_partial_warp() const {
+        detail::tls_split_declined = (count_ & 31u) != 0;
+        return detail::tls_split_declined;
+    }
+    // A split version with an if around shuffles, or a call whose order
+    // between threads could show, checks its block before anything runs:
+    // `bits(thread)` (threadIdx set) has bit k for the k-th if's condition,
+    // bit 31 where the thread may make such a call. Each warp's lanes must
+    // agree on every if (the warp takes it whole or not at all, as the
+    // split version runs it), and one thread at most may make the calls
+    // (in its own order, the fiber path's); else the version declines the
+    // block and fibers run it.
+    template <class Bits>
+    __attribute__((no_sanitize("thread"))) bool declined_block(Bits&& bits) {
+        uint3 idx{0, 0, 0};
+        unsigned warp_bits = 0, callers = 0;
+        bool declined = false;
+        for (unsigned i = 0; i < count_ && !declined; ++i) {
+            tls_thread_idx.x = idx.x;
+            tls_thread_idx.y = idx.y;
+            tls_thread_idx.z = idx.z;
+            asm volatile("" : : "m"(tls_thread_idx));
+            const unsigned b = bits();
+            if ((i & 31u) == 0) warp_bits = b & 0x7fffffffu;
+            declined = (b & 0x7fffffffu) != warp_bits || (callers += b >> 31) > 1;
+            if (++idx.x == dim_.x) {
+                idx.x = 0;
+                if (++idx.y == dim_.y) {
+                    idx.y = 0;
+                    ++idx.z;
+                }
+            }
+        }
+        detail::tls_split_declined = declined;
+        return declined;
+    }
     // Scratch for `variables` arrays of `bytes_per_thread` in all, and the states.
     __attribute__((no_sanitize("thread"))) void begin(unsigned variables, std::size_t bytes_per_thread) {
         const std::size_t state_bytes = (count_ + 63u) & ~std::size_t{63};
@@ -146,6 +202,43 @@ public:
     __attribute__((no_sanitize("thread"), always_inline)) void barrier(const char* file, int line) {
         if ((exited_ | parked_) && running())
             detail::split_barrier_not_reached(state_, count_, dim_, file, line);
+    }
+    // A shuffle's pass before its statement: `lanes` (one word per warp)
+    // says which lanes published a value into `values` (one per thread).
+    __attribute__((no_sanitize("thread"))) void clear_lanes(unsigned* lanes) const {
+        std::memset(lanes, 0, sizeof(unsigned) * (count_ >> 5));
+    }
+    __attribute__((no_sanitize("thread"), always_inline)) void publish(std::uint64_t* values, unsigned* lanes,
+                                                                      std::uint64_t bits) const {
+        values[t] = bits;
+        lanes[t >> 5] |= 1u << (t & 31u);
+    }
+    // What thread t's shuffle `op` (warp_shfl_idx ...) returns, as the fiber
+    // path's warp_collective would: its source lane by shuffle_source, its
+    // own value where the source is outside its segment, all one bits where
+    // the source lane did not publish (it had exited).
+    template <class T>
+    __attribute__((no_sanitize("thread"), always_inline)) T shuffle(int op, const std::uint64_t* values,
+                                                                   const unsigned* lanes, int param,
+                                                                   int width) const {
+        const unsigned lane = t & 31u;
+        const int source = shuffle_source(op, lane, param, shuffle_width(width));
+        std::uint64_t bits = values[t];
+        if (source >= 0) bits = lanes[t >> 5] >> source & 1u ? values[(t & ~31u) + source] : ~std::uint64_t{0};
+        return from_warp_bits<T>(bits);
+    }
+    // What thread t's vote `op` (warp_ballot, warp_any, warp_all) returns, as
+    // the fiber path's warp_collective would: over the lanes of its warp that
+    // published a predicate (`values` 0 or 1), the others having exited.
+    __attribute__((no_sanitize("thread"), always_inline)) unsigned vote(int op, const std::uint64_t* values,
+                                                                       const unsigned* lanes) const {
+        const unsigned group = lanes[t >> 5], base = t & ~31u;
+        unsigned ballot = 0;
+        for (unsigned rest = group; rest; rest &= rest - 1) {
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(rest));
+            if (values[base + l]) ballot |= 1u << l;
+        }
+        return static_cast<unsigned>(vote_result(op, ballot, group));
     }
     // Every thread has finished: the block's cursor says so, as after the
     // launch's own loop (thread_loop.h) ran them all in one run.
