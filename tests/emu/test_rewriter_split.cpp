@@ -402,9 +402,9 @@ TEST_CASE("a shuffle cuts the kernel: a pass publishes each thread's value, the 
     // A block with a partial warp goes to the fibers, before anything runs.
     CHECK(contains(out, "if (__cuemu_sb.declined_partial_warp()) return;\n"));
     CHECK(contains(out, "__cuemu_sb.publish(__cuemu_shv_0, __cuemu_shl_0, ::cuemu::to_warp_bits("));
-    CHECK(contains(out, "__cuemu_sb.shuffle<::std::decay_t<decltype( v__cuemu_in1)>>(3, __cuemu_shv_0, "
+    CHECK(contains(out, "__cuemu_sb.shuffle<::std::decay_t<decltype( v__cuemu_in1)>>(::cuemu::warp_shfl_down, __cuemu_shv_0, "
                         "__cuemu_shl_0, static_cast<int>(static_cast<unsigned int>( offset__cuemu_in1)), 32)"));
-    CHECK(contains(out, "__cuemu_sb.shuffle<::std::decay_t<decltype( v)>>(4, __cuemu_shv_1, __cuemu_shl_1, "
+    CHECK(contains(out, "__cuemu_sb.shuffle<::std::decay_t<decltype( v)>>(::cuemu::warp_shfl_xor, __cuemu_shv_1, __cuemu_shl_1, "
                         "static_cast<int>( 1), 16)"));
     // The shuffles' loop is the same for every thread: once for the block.
     CHECK(contains(out, "for (int offset__cuemu_in1 = __cuemu_sb.running()"));

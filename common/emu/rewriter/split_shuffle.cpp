@@ -15,9 +15,10 @@
 namespace cuemu_rewrite::internal::split_detail {
 namespace {
 
-// The warp functions that may cut a split version, as split_block.h's op
-// numbers (cuemu/builtins.h: warp_shfl_idx = 1 ... warp_all = 7); __syncwarp
-// is a cut without a value (syncwarp_op).
+// The warp functions that may cut a split version, numbered here in the
+// order of cuemu/builtins.h's warp_op (the votes, 5 to 7, last); the split
+// version names the runtime's own enumerator (runtime_op), so these numbers
+// never reach it. __syncwarp is a cut without a value (syncwarp_op).
 constexpr int syncwarp_op = 100;
 int shuffle_op(const std::string& name) {
     if (name == "__shfl_sync") return 1;
@@ -29,6 +30,11 @@ int shuffle_op(const std::string& name) {
     if (name == "__all_sync") return 7;
     if (name == "__syncwarp") return syncwarp_op;
     return 0;
+}
+std::string runtime_op(int op) {
+    static const char* const names[] = {"warp_shfl_idx", "warp_shfl_up", "warp_shfl_down", "warp_shfl_xor",
+                                        "warp_ballot",   "warp_any",     "warp_all"};
+    return std::string("::cuemu::") + names[op - 1];
 }
 bool all_ones(const std::string& mask) {
     static const std::set<std::string> words = {"0xffffffff", "0xffffffffu", "0xffffffffU", "0xFFFFFFFF",
@@ -149,7 +155,7 @@ void Splitter::read_shuffle(Statement& st) {
         // The predicate as the fiber path's `int predicate` takes it; the
         // votes' answers from the lanes that published (split_block.h).
         st.shuffle_value = "(static_cast<int>(" + text(commas[0] + 1, value_end) + ") != 0)";
-        const std::string read = "__cuemu_sb.vote(" + std::to_string(op) + ", __cuemu_shv_" + n + ", __cuemu_shl_" + n + ")";
+        const std::string read = "__cuemu_sb.vote(" + runtime_op(op) + ", __cuemu_shv_" + n + ", __cuemu_shl_" + n + ")";
         replace_[call] = op == 5 ? read : "static_cast<int>(" + read + ")";
         for (std::size_t t = call + 1; t <= close; ++t) replace_[t] = "";
         return;
@@ -168,7 +174,7 @@ void Splitter::read_shuffle(Statement& st) {
                                       ? "static_cast<int>(static_cast<unsigned int>(" + param + "))"
                                       : "static_cast<int>(" + param + ")";
     replace_[call] = "__cuemu_sb.shuffle<::std::decay_t<decltype(" + st.shuffle_value + ")>>(" +
-                     std::to_string(op) + ", __cuemu_shv_" + n + ", __cuemu_shl_" + n + ", " + param_int + ", " +
+                     runtime_op(op) + ", __cuemu_shv_" + n + ", __cuemu_shl_" + n + ", " + param_int + ", " +
                      width + ")";
     for (std::size_t t = call + 1; t <= close; ++t) replace_[t] = "";
 }
