@@ -326,6 +326,54 @@ void check_places(const char* what) {
     for (int s : seen) CHECK(s == 1);  // every element held exactly once
 }
 
+// Each warp of the block its own tile: D = A * B + C into a fragment apart
+// from C, which must keep its elements, then E = A * B + D. The warps' mma_sync
+// calls interleave, each warp's lanes meeting on their own.
+__global__ void apart_from_c(const unsigned char* a, const unsigned char* b, const int* c, int* out) {
+    const int warp = threadIdx.x / 32, tile = 16 * 16;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, unsigned char, wmma::row_major> a_frag;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, unsigned char, wmma::col_major> b_frag;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, int> c_frag, d_frag, e_frag;
+    wmma::load_matrix_sync(a_frag, a + warp * tile, 16);
+    wmma::load_matrix_sync(b_frag, b + warp * tile, 16);
+    wmma::load_matrix_sync(c_frag, c + warp * tile, 16, wmma::mem_row_major);
+    wmma::mma_sync(d_frag, a_frag, b_frag, c_frag);
+    wmma::mma_sync(e_frag, a_frag, b_frag, d_frag);
+    int* mine = out + warp * 3 * tile;
+    wmma::store_matrix_sync(mine, c_frag, 16, wmma::mem_row_major);
+    wmma::store_matrix_sync(mine + tile, d_frag, 16, wmma::mem_row_major);
+    wmma::store_matrix_sync(mine + 2 * tile, e_frag, 16, wmma::mem_row_major);
+}
+
+TEST_CASE("mma_sync into a D apart from C leaves C as it was, in every warp of a block") {
+    constexpr int warps = 4, tile = 16 * 16;
+    const auto a = random_bytes<unsigned char>(warps * tile), b = random_bytes<unsigned char>(warps * tile);
+    const auto c = random_ints(warps * tile, -100000, 100000);
+    device_buffer<unsigned char> da(a.size()), db(b.size());
+    device_buffer<int> dc(c.size()), out(3 * c.size());
+    da.write(a);
+    db.write(b);
+    dc.write(c);
+    apart_from_c<<<1, 32 * warps>>>(da.ptr, db.ptr, dc.ptr, out.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<int> got = out.read();
+    for (int w = 0; w < warps; ++w) {
+        const std::vector<unsigned char> wa(a.begin() + w * tile, a.begin() + (w + 1) * tile),
+            wb(b.begin() + w * tile, b.begin() + (w + 1) * tile);
+        const std::vector<int> wc(c.begin() + w * tile, c.begin() + (w + 1) * tile);
+        const matrix_shape row_major{16, 16, true}, col_major{16, 16, false};
+        const std::vector<int> d = int_gemm_reference(wa, row_major, wb, col_major, wc, row_major, 16, false);
+        const std::vector<int> e = int_gemm_reference(wa, row_major, wb, col_major, d, row_major, 16, false);
+        const auto part = [&](int which) {
+            const auto from = got.begin() + (w * 3 + which) * tile;
+            return std::vector<int>(from, from + tile);
+        };
+        check_exact(part(0), wc, "C after the products, warp " + std::to_string(w));
+        check_exact(part(1), d, "D = A * B + C, warp " + std::to_string(w));
+        check_exact(part(2), e, "E = A * B + D, warp " + std::to_string(w));
+    }
+}
+
 TEST_CASE("8-bit A and B fragments hold the elements the README's rule says, each once" *
           doctest::test_suite("emulator-only")) {
     check_places<wmma::matrix_a, 16, 16, 16, signed char, row>("A 16x16 s8 row");

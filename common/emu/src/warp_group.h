@@ -132,6 +132,16 @@ inline void work_out_uniform_results(warp_state& w, std::uint32_t group, const w
         return;
     }
     if (is_match(op)) {
+        // Most often every lane agrees (the wmma functions' meetings ask so):
+        // then each answer is the whole group, found in one pass.
+        const std::uint64_t first = w.request[__builtin_ctz(group)].value;
+        bool all_same = true;
+        for_each_lane(group, [&](unsigned l) { all_same = all_same && w.request[l].value == first; });
+        if (all_same) {
+            const std::uint64_t answer = op == warp_match_any ? group : (std::uint64_t{1} << 32) | group;
+            for_each_lane(group, [&](unsigned l) { w.request[l].result = answer; });
+            return;
+        }
         for_each_lane(group, [&](unsigned l) { w.request[l].result = match_result(w, group, l); });
         return;
     }

@@ -1,9 +1,9 @@
 // cuemu/wmma_mma.h - nvcuda::wmma::mma_sync on the emulator: D = A * B + C
-// for one warp. Each lane publishes its share of A and B in the warp's
-// scratch area (wmma_warp.h); once the whole warp has met, each lane computes
-// its own share of D from the whole A and B; the lanes meet again before any
-// can overwrite the area. The rounding model is described in wmma.h; the
-// 8-bit integer forms are exact, then wrapped or clamped to int (satf).
+// for one warp. Each lane puts where its fragments are on the warp's board
+// (wmma_warp.h); once the whole warp has met, the first lane to go on
+// computes every lane's share of D from the whole A, B and C. The rounding
+// model is described in wmma.h; the 8-bit integer forms are exact, then
+// wrapped or clamped to int (satf).
 #ifndef CUEMU_WMMA_MMA_H
 #define CUEMU_WMMA_MMA_H
 
@@ -85,16 +85,16 @@ struct accumulation<double> {
 // fused multiply-add the compiler may make of it gives the same result.
 CUEMU_WMMA_UNWATCHED inline float accumulate(float sum, float a, float b) { return sum + a * b; }
 CUEMU_WMMA_UNWATCHED inline double accumulate(double sum, double a, double b) { return std::fma(a, b, sum); }
-// 8-bit products and their sums: exact in 64 bits (16 products of at most
-// 255 * 255 and a 32-bit C are far from its limits).
-CUEMU_WMMA_UNWATCHED inline std::int64_t accumulate(std::int64_t sum, std::int64_t a, std::int64_t b) {
+// 8-bit products and their sums over k = 16: exact in 32 bits (at most
+// 16 * 255 * 255); C's element joins them in 64 bits (multiply_warp).
+CUEMU_WMMA_UNWATCHED inline std::int32_t accumulate(std::int32_t sum, std::int32_t a, std::int32_t b) {
     return sum + a * b;
 }
 
 // The exact sum as an int: without satf, its low 32 bits (two's complement,
 // as a 32-bit adder gives in any order of addition); with satf, clamped to
 // [INT32_MIN, INT32_MAX] (PTX's .satfinite for integers).
-inline int int_result(std::int64_t exact, bool satf) {
+CUEMU_WMMA_UNWATCHED inline int int_result(std::int64_t exact, bool satf) {
     if (satf) return static_cast<int>(exact < INT32_MIN ? INT32_MIN : exact > INT32_MAX ? INT32_MAX : exact);
     const std::uint32_t low = static_cast<std::uint32_t>(static_cast<std::uint64_t>(exact));
     std::int32_t wrapped;
@@ -102,61 +102,102 @@ inline int int_result(std::int64_t exact, bool satf) {
     return wrapped;
 }
 
-inline float result_as(float v, float*) { return v; }
-inline __half result_as(float v, __half*) { return __float2half(v); }
-inline double result_as(double v, double*) { return v; }
+CUEMU_WMMA_UNWATCHED inline float result_as(float v, float*) { return v; }
+CUEMU_WMMA_UNWATCHED inline __half result_as(float v, __half*) { return __float2half(v); }
+CUEMU_WMMA_UNWATCHED inline double result_as(double v, double*) { return v; }
 
-// Puts this lane's distinct elements of its fragment's tile (rows x cols,
-// each where place_of says) in the scratch area, row by row, or column by
-// column with `by_columns` (so that a lane's dot products read both A and B
-// contiguously). A __half fragment holds each element twice or more; the
-// first x[i] that holds it (the first rows * cols / 32) is the one used.
-// Neither the fragment nor the area is device memory, so the race check is
+// What a row's products are summed in before C's element joins them: for
+// 8-bit inputs 32 bits (exact, see accumulate), which the compiler can
+// vectorise; otherwise the sum starts from C's element itself.
+template <class Sum>
+struct product_sum {
+    using type = Sum;
+};
+template <>
+struct product_sum<std::int64_t> {
+    using type = std::int32_t;
+};
+
+// Gathers a whole tile (rows x cols, row by row) from the 32 lanes' fragments
+// of it, as place_in says where each x[i] lies. A __half fragment holds each
+// element twice or more; the first x[i] that holds it (the first rows * cols
+// / 32) is the one used. Fragments are not device memory, so the race check is
 // not told of them.
-template <class Use, int m, int n, int k, class TIn, class Layout, class Sum>
-CUEMU_WMMA_UNWATCHED inline void publish(const wm::fragment<Use, m, n, k, TIn, Layout>& f, bool by_columns, Sum* area,
-                                         unsigned lane) {
+template <class Use, int m, int n, int k, class TIn, class Layout, class Element>
+CUEMU_WMMA_UNWATCHED inline void gather_tile(const void* const (&fragments)[32], Element* tile) {
+    using fragment = wm::fragment<Use, m, n, k, TIn, Layout>;
     constexpr int rows = tile_of<Use, m, n, k>::rows, cols = tile_of<Use, m, n, k>::cols;
-    for (int i = 0; i < rows * cols / 32; ++i) {
-        const place e = place_in<Use, m, n, k, TIn>(lane, i);
-        const int at = by_columns ? e.col * rows + e.row : e.row * cols + e.col;
-        area[at] = static_cast<Sum>(input_reader<TIn>::read(f.x[i]));
+    for (unsigned lane = 0; lane < 32; ++lane) {
+        const fragment& f = *static_cast<const fragment*>(fragments[lane]);
+        for (int i = 0; i < rows * cols / 32; ++i) {
+            const place e = place_in<Use, m, n, k, TIn>(lane, i);
+            tile[e.row * cols + e.col] = static_cast<Element>(input_reader<TIn>::read(f.x[i]));
+        }
     }
 }
 
-// This lane's share of D = A * B + C: `count` dot products of length k, run
-// side by side so that they do not wait for each other's additions. The
-// scratch area is the warp's own, not device memory: the race check has
-// nothing to watch here.
-template <int m, int n, int k, class Sum, int count>
-CUEMU_WMMA_UNWATCHED inline void multiply_share(const Sum* a_rows, const Sum* b_columns, unsigned lane,
-                                                Sum (&sum)[count]) {
-    const Sum* a_row[count];
-    const Sum* b_column[count];
-    for (int i = 0; i < count; ++i) {  // an accumulator holds its tile once
-        const place e = place_of<wm::accumulator, m, n, k>(lane, i);
-        a_row[i] = a_rows + e.row * k;
-        b_column[i] = b_columns + e.col * k;
-    }
-    for (int kk = 0; kk < k; ++kk)
-        for (int i = 0; i < count; ++i) sum[i] = accumulate(sum[i], a_row[i][kk], b_column[i][kk]);
-}
-
-// What every mma_sync does after its checks: the lanes share A and B through
-// the scratch area (meeting on `agreement`), each adds its share of A * B
-// onto `share` (C's elements, as Sum), and the lanes meet again.
+// The whole warp's D = A * B + C, done once by one lane for all 32 from the
+// board: each lane's share array holds its C elements (as Sum) and receives
+// its D elements. Each element accumulates in k order from C's, as one lane
+// of a GPU's tensor core is modelled (wmma.h); the loop over columns
+// innermost keeps that order while the compiler vectorises across columns.
 template <class Sum, int m, int n, int k, class TIn, class LayoutA, class LayoutB, int count>
-inline void add_products(const wm::fragment<wm::matrix_a, m, n, k, TIn, LayoutA>& a,
-                         const wm::fragment<wm::matrix_b, m, n, k, TIn, LayoutB>& b, std::uint64_t agreement,
-                         Sum (&share)[count], const char* file, int line) {
+CUEMU_WMMA_UNWATCHED inline void multiply_warp(const mma_board& board) {
+    using Product = typename product_sum<Sum>::type;
+    constexpr bool separate = !std::is_same<Product, Sum>::value;
+    Product a_tile[m * k], b_tile[k * n];  // row by row
+    gather_tile<wm::matrix_a, m, n, k, TIn, LayoutA>(board.a, a_tile);
+    gather_tile<wm::matrix_b, m, n, k, TIn, LayoutB>(board.b, b_tile);
+    Sum d_tile[m * n];
+    for (unsigned lane = 0; lane < 32; ++lane) {
+        const Sum* share = static_cast<const Sum*>(board.share[lane]);
+        for (int i = 0; i < count; ++i) {  // an accumulator holds its tile once
+            const place e = place_of<wm::accumulator, m, n, k>(lane, i);
+            d_tile[e.row * n + e.col] = share[i];
+        }
+    }
+    for (int row = 0; row < m; ++row) {
+        Product sums[n];  // a local array: nothing else can alias it
+        for (int col = 0; col < n; ++col) sums[col] = separate ? Product{} : Product(d_tile[row * n + col]);
+        for (int kk = 0; kk < k; ++kk) {
+            const Product a = a_tile[row * k + kk];
+            for (int col = 0; col < n; ++col) sums[col] = accumulate(sums[col], a, b_tile[kk * n + col]);
+        }
+        for (int col = 0; col < n; ++col)
+            d_tile[row * n + col] = separate ? d_tile[row * n + col] + Sum(sums[col]) : Sum(sums[col]);
+    }
+    for (unsigned lane = 0; lane < 32; ++lane) {
+        Sum* share = static_cast<Sum*>(board.share[lane]);
+        for (int i = 0; i < count; ++i) {
+            const place e = place_of<wm::accumulator, m, n, k>(lane, i);
+            share[i] = d_tile[e.row * n + e.col];
+        }
+    }
+}
+
+// What every mma_sync does after its checks: each lane puts where its A, B
+// and share (C's elements, as Sum) are on the warp's board, and the lanes
+// meet on `agreement`. The first lane to go on computes every lane's share
+// of A * B + C, before any other lane runs (a block's lanes take turns on one
+// OS thread); the products count on the board tells the others that it is
+// done, and that the board is free for the next mma_sync. The board is not
+// device memory: the race check is not told of it.
+template <class Sum, int m, int n, int k, class TIn, class LayoutA, class LayoutB, int count>
+CUEMU_WMMA_UNWATCHED inline void add_products(const wm::fragment<wm::matrix_a, m, n, k, TIn, LayoutA>& a,
+                                              const wm::fragment<wm::matrix_b, m, n, k, TIn, LayoutB>& b,
+                                              std::uint64_t agreement, Sum (&share)[count], const char* file,
+                                              int line) {
     const unsigned lane = lane_index();
-    Sum* a_rows = static_cast<Sum*>(warp_scratch(warp_index()));  // m x k
-    Sum* b_columns = a_rows + scratch_elements / 2;                 // k x n, by columns
-    publish(a, false, a_rows, lane);
-    publish(b, true, b_columns, lane);
+    mma_board& board = warp_board(warp_index());
+    const std::uint64_t product = board.products;
+    board.a[lane] = &a;
+    board.b[lane] = &b;
+    board.share[lane] = share;
     meet_whole_warp("mma_sync", agreement, file, line);
-    multiply_share<m, n, k>(a_rows, b_columns, lane, share);
-    leave_together(file, line);
+    if (board.products == product) {
+        multiply_warp<Sum, m, n, k, TIn, LayoutA, LayoutB, count>(board);
+        board.products = product + 1;
+    }
 }
 
 template <int m, int n, int k, class TIn, class TD, class TC>
@@ -171,10 +212,12 @@ std::uint64_t mma_agreement() {
 namespace nvcuda {
 namespace wmma {
 
+// mma_sync reads and writes fragments only, which are not device memory: the
+// race check is not told of it.
 // CUDA 13 gives the floating-point forms no satf argument (only the integer
 // ones below), so passing one is a build error, as with nvcc.
 template <int m, int n, int k, typename TD, typename TIn, typename LayoutA, typename LayoutB, typename TC>
-inline typename std::enable_if<!::cuemu::wmma_detail::is_byte<TIn>()>::type mma_sync(
+CUEMU_WMMA_UNWATCHED inline typename std::enable_if<!::cuemu::wmma_detail::is_byte<TIn>()>::type mma_sync(
     fragment<accumulator, m, n, k, TD>& d, const fragment<matrix_a, m, n, k, TIn, LayoutA>& a,
     const fragment<matrix_b, m, n, k, TIn, LayoutB>& b, const fragment<accumulator, m, n, k, TC>& c,
     CUEMU_WMMA_SITE) {
@@ -195,7 +238,7 @@ inline typename std::enable_if<!::cuemu::wmma_detail::is_byte<TIn>()>::type mma_
 // Each element of D is C's element plus the k products, computed exactly,
 // then wrapped to 32 bits, or with satf clamped to the int range.
 template <int m, int n, int k, typename TD, typename TIn, typename LayoutA, typename LayoutB, typename TC>
-inline typename std::enable_if<::cuemu::wmma_detail::is_byte<TIn>()>::type mma_sync(
+CUEMU_WMMA_UNWATCHED inline typename std::enable_if<::cuemu::wmma_detail::is_byte<TIn>()>::type mma_sync(
     fragment<accumulator, m, n, k, TD>& d, const fragment<matrix_a, m, n, k, TIn, LayoutA>& a,
     const fragment<matrix_b, m, n, k, TIn, LayoutB>& b, const fragment<accumulator, m, n, k, TC>& c,
     bool satf = false, CUEMU_WMMA_SITE) {

@@ -1,8 +1,8 @@
 // cuemu/wmma_warp.h - what makes the wmma functions warp-wide on the emulator:
 // the meeting of a warp's 32 lanes at each load_matrix_sync, store_matrix_sync
 // and mma_sync (built on the warp functions of builtins.h), the per-warp
-// scratch area through which mma_sync's lanes see each other's share of A and
-// B, and the reports of a warp that does not call them together.
+// board through which one lane of an mma_sync reaches every lane's fragments,
+// and the reports of a warp that does not call them together.
 #ifndef CUEMU_WMMA_WARP_H
 #define CUEMU_WMMA_WARP_H
 
@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <vector>
 
 #include "builtins.h"
 
@@ -26,25 +25,30 @@ namespace wmma_detail {
 
 constexpr unsigned whole_warp = 0xffffffffu;
 
-// The caller's place in its block: thread index within the block, x fastest.
-inline unsigned linear_thread_index() {
+// The caller's place in its block: thread index within the block, x fastest
+// (from the emulator's thread-locals, which the race check is not told of).
+CUEMU_WMMA_UNWATCHED inline unsigned linear_thread_index() {
     const uint3 t = ::cuemu::tls_thread_idx;
     const dim3 b = ::cuemu::tls_block_dim;
     return t.x + b.x * (t.y + b.y * t.z);
 }
-inline unsigned lane_index() { return linear_thread_index() & 31u; }
-inline unsigned warp_index() { return linear_thread_index() >> 5; }
+CUEMU_WMMA_UNWATCHED inline unsigned lane_index() { return linear_thread_index() & 31u; }
+CUEMU_WMMA_UNWATCHED inline unsigned warp_index() { return linear_thread_index() >> 5; }
 
-// Per warp, room for the largest A (32 x 16) and B (16 x 32) tile in the type
-// mma_sync computes in (float, or double for double inputs, or 64-bit
-// integers for 8-bit ones). A block runs on
-// one OS thread from start to end, so one area per OS thread, indexed by the
-// warp, is the block's own. Plain bytes, since mma_sync puts floats or doubles there.
-constexpr int scratch_elements = 2 * 512;  // A, then B
-CUEMU_WMMA_UNWATCHED inline void* warp_scratch(unsigned warp) {
-    constexpr std::size_t bytes_per_warp = scratch_elements * sizeof(double);
-    static thread_local std::vector<std::max_align_t> area(32 * bytes_per_warp / sizeof(std::max_align_t));
-    return reinterpret_cast<unsigned char*>(area.data()) + warp * bytes_per_warp;
+// Per warp, what the lanes of one mma_sync leave for the lane that computes
+// the whole warp's product: where each lane's A and B fragments and its share
+// of C (which becomes its share of D) are, and the number of products this
+// warp has computed. A block runs on one OS thread from start to end, so one
+// board per OS thread, indexed by the warp, is the block's own.
+struct mma_board {
+    std::uint64_t products;  // how many mma_sync this warp's board has served
+    const void* a[32];
+    const void* b[32];
+    void* share[32];
+};
+CUEMU_WMMA_UNWATCHED inline mma_board& warp_board(unsigned warp) {
+    static thread_local mma_board boards[32];
+    return boards[warp];
 }
 
 // The report's text lives past the call: the scheduler reads it after the
@@ -93,12 +97,6 @@ inline void meet_whole_warp(const char* function, std::uint64_t agreement, const
                                      "        that are the same in every lane",
                                      "the result is undefined: the warp may hang or compute garbage", file, line);
     }
-}
-
-// Lanes that have read the scratch area meet again before any of them can
-// write it for the next mma_sync.
-inline void leave_together(const char* file, int line) {
-    ::cuemu::warp_collective(::cuemu::warp_sync, whole_warp, 0, 0, 32, file, line);
 }
 
 // load_matrix_sync and store_matrix_sync need an ldm that is a multiple of 16
