@@ -264,6 +264,54 @@ TEST_CASE("mma_sync twice in a row, on subnormal and normal __half inputs") {
     check_against(dd.read(), ref, "A1 * B + A2 * B");
 }
 
+// A fragment changed through x[] between two mma_sync calls is used as it is
+// now, not as it was: doubling every element of A, then of B, doubles D, then
+// doubles it again, exactly (a power of two scales each product and each
+// rounded sum). One warp per tile; D1 = A * B, D2 = 2A * B, D3 = 2A * 2B.
+__global__ void fragment_changed_between_products(const __half* a, const __half* b, float* d) {
+    const int warp = threadIdx.x / 32, tile = 16 * 16;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a_frag;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b_frag;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::load_matrix_sync(a_frag, a + warp * tile, 16);
+    wmma::load_matrix_sync(b_frag, b + warp * tile, 16);
+    float* mine = d + warp * 3 * tile;
+    for (int step = 0; step < 3; ++step) {
+        if (step == 1)
+            for (int i = 0; i < a_frag.num_elements; ++i) a_frag.x[i] = a_frag.x[i] * __float2half(2.0f);
+        if (step == 2)
+            for (int i = 0; i < b_frag.num_elements; ++i) b_frag.x[i] = b_frag.x[i] * __float2half(2.0f);
+        wmma::fill_fragment(acc, 0.0f);
+        wmma::mma_sync(acc, a_frag, b_frag, acc);
+        wmma::store_matrix_sync(mine + step * tile, acc, 16, wmma::mem_row_major);
+    }
+}
+
+TEST_CASE("a fragment changed through x[] between two mma_sync is multiplied as it is now") {
+    constexpr int warps = 2, tile = 16 * 16;
+    const std::vector<__half> a = random_matrix<__half>(warps * tile), b = random_matrix<__half>(warps * tile);
+    device_buffer<__half> da(a.size()), db(b.size());
+    device_buffer<float> dd(3 * warps * tile);
+    da.write(a);
+    db.write(b);
+    fragment_changed_between_products<<<1, 32 * warps>>>(da.ptr, db.ptr, dd.ptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<float> got = dd.read();
+    const std::vector<float> zeros(tile, 0.0f);
+    for (int w = 0; w < warps; ++w) {
+        const std::vector<__half> wa(a.begin() + w * tile, a.begin() + (w + 1) * tile),
+            wb(b.begin() + w * tile, b.begin() + (w + 1) * tile);
+        const reference ref = gemm_reference(wa, {16, 16, true}, wb, {16, 16, false}, zeros, {16, 16, true}, 1.0,
+                                             0.0, false, 0x1p-24, 0);
+        const float* d1 = got.data() + w * 3 * tile;
+        check_against(std::vector<float>(d1, d1 + tile), ref, "A * B");
+        int wrong = 0;
+        for (int i = 0; i < tile; ++i) wrong += d1[tile + i] != 2 * d1[i] || d1[2 * tile + i] != 4 * d1[i];
+        CHECK_MESSAGE(wrong == 0, "warp " << w << ": " << wrong << " elements of 2A * B or 2A * 2B are not 2 or 4 "
+                                                         "times A * B");
+    }
+}
+
 // load_matrix_sync "waits until all warp lanes have arrived" (CUDA C++
 // Programming Guide) before it loads: the lanes' writes to the tile before it
 // are all in. B is all ones, so D's row r is the sum of A's row r.

@@ -212,7 +212,7 @@ struct place {
     int row, col;
 };
 template <class Use, int m, int n, int k>
-CUEMU_WMMA_UNWATCHED constexpr place place_of(unsigned lane, int i) {
+CUEMU_WMMA_UNWATCHED __attribute__((always_inline)) constexpr place place_of(unsigned lane, int i) {
     const int g = static_cast<int>(lane % 32) / 4, t = static_cast<int>(lane % 4);
     const int b0 = i & 1, b1 = (i >> 1) & 1, b2 = (i >> 2) & 1, b3 = (i >> 3) & 1;
     if (std::is_same<Use, wm::matrix_a>::value) {
@@ -239,7 +239,7 @@ CUEMU_WMMA_UNWATCHED constexpr place place_of(unsigned lane, int i) {
 // g and g + 8; 32 x 16, g + 8j for j = 0..3); B is the same transposed, row
 // 4t + i % 4, column g + 8 (i / 4). Each element is held once.
 template <class Use>
-CUEMU_WMMA_UNWATCHED constexpr place byte_place_of(unsigned lane, int i) {
+CUEMU_WMMA_UNWATCHED __attribute__((always_inline)) constexpr place byte_place_of(unsigned lane, int i) {
     const int g = static_cast<int>(lane % 32) / 4, t = static_cast<int>(lane % 4);
     const int along_k = 4 * t + i % 4, across = g + 8 * (i / 4);
     return std::is_same<Use, wm::matrix_b>::value ? place{along_k, across} : place{across, along_k};
@@ -247,7 +247,7 @@ CUEMU_WMMA_UNWATCHED constexpr place byte_place_of(unsigned lane, int i) {
 
 // Where x[i] of a fragment of element type T lies.
 template <class Use, int m, int n, int k, class T>
-CUEMU_WMMA_UNWATCHED constexpr place place_in(unsigned lane, int i) {
+CUEMU_WMMA_UNWATCHED __attribute__((always_inline)) constexpr place place_in(unsigned lane, int i) {
     return is_byte<T>() ? byte_place_of<Use>(lane, i) : place_of<Use, m, n, k>(lane, i);
 }
 
@@ -267,16 +267,43 @@ inline void read_word(const Memory* from, Memory* to) {
     std::memcpy(to, &word, sizeof word);
 }
 
+// Where a fragment holds its tile more than once per lane (a __half A or B
+// fragment, place_of), x[i] is the element x[i % held] is.
+template <class Use, int m, int n, int k, class T, int count>
+constexpr bool repeats_its_tile() {
+    constexpr int held = tile_of<Use, m, n, k>::rows * tile_of<Use, m, n, k>::cols / 32;
+    if (count % held != 0) return false;
+    for (unsigned lane = 0; lane < 32; ++lane)
+        for (int i = held; i < count; ++i) {
+            const place e = place_in<Use, m, n, k, T>(lane, i), first = place_in<Use, m, n, k, T>(lane, i % held);
+            if (e.row != first.row || e.col != first.col) return false;
+        }
+    return true;
+}
+
 // Loads this lane's share of the fragment's tile. A lane's 8-bit and 16-bit
 // elements come in runs of neighbours (place_of, byte_place_of); a run that
 // lies in four neighbouring bytes of memory (as the layout decides) is read as
 // one access, which costs the race check a quarter or half of the look-ups.
+// Each element is read once: where the fragment holds it again, that x[i]
+// is a copy. The elements are read into a local array first, and from it into
+// the fragment, which is not device memory: the race check is told of the
+// reads only.
+template <class Fragment, class Memory, int held>
+CUEMU_WMMA_UNWATCHED inline void fill_from(Fragment& f, const Memory (&read)[held]) {
+    static_assert(std::is_same<typename std::remove_reference<decltype(f.x[0])>::type, Memory>::value,
+                  "a fragment stores the elements as memory holds them");
+    for (int copy = 0; copy < f.num_elements / held; ++copy) std::memcpy(&f.x[copy * held], read, sizeof read);
+}
 template <class Use, int m, int n, int k, class T, class Layout, class Memory>
 inline void load_share(wm::fragment<Use, m, n, k, T, Layout>& f, const Memory* p, unsigned ldm, bool row_major) {
     const unsigned lane = lane_index();
     constexpr int run = sizeof(Memory) < 4 ? 4 / sizeof(Memory) : 1;
-    static_assert(f.num_elements % run == 0, "a fragment holds whole runs");
-    for (int i = 0; i < f.num_elements; i += run) {
+    constexpr int held = tile_of<Use, m, n, k>::rows * tile_of<Use, m, n, k>::cols / 32;
+    static_assert(held % run == 0, "a fragment holds whole runs");
+    static_assert(repeats_its_tile<Use, m, n, k, T, f.num_elements>(), "a fragment repeats its tile whole");
+    Memory read[held];
+    for (int i = 0; i < held; i += run) {
         std::size_t at[run];
         bool together = true;
         for (int r = 0; r < run; ++r) {
@@ -285,11 +312,12 @@ inline void load_share(wm::fragment<Use, m, n, k, T, Layout>& f, const Memory* p
             together = together && at[r] == at[0] + r;
         }
         if (run > 1 && together) {
-            read_word(p + at[0], &f.x[i]);
+            read_word(p + at[0], &read[i]);
         } else {
-            for (int r = 0; r < run; ++r) f.x[i + r] = p[at[r]];
+            for (int r = 0; r < run; ++r) read[i + r] = p[at[r]];
         }
     }
+    fill_from(f, read);
 }
 
 // Every load and store: the warp meets, agreeing on the call, the fragment
