@@ -264,28 +264,12 @@ TEST_CASE("mma_sync twice in a row, on subnormal and normal __half inputs") {
     check_against(dd.read(), ref, "A1 * B + A2 * B");
 }
 
-// A fragment changed through x[] between two mma_sync calls is used as it is
-// now, not as it was: doubling every element of A, then of B, doubles D, then
-// doubles it again, exactly (a power of two scales each product and each
-// rounded sum). One warp per tile; D1 = A * B, D2 = 2A * B, D3 = 2A * 2B.
-__global__ void fragment_changed_between_products(const __half* a, const __half* b, float* d) {
-    const int warp = threadIdx.x / 32, tile = 16 * 16;
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a_frag;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b_frag;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-    wmma::load_matrix_sync(a_frag, a + warp * tile, 16);
-    wmma::load_matrix_sync(b_frag, b + warp * tile, 16);
-    float* mine = d + warp * 3 * tile;
-    for (int step = 0; step < 3; ++step) {
-        if (step == 1)
-            for (int i = 0; i < a_frag.num_elements; ++i) a_frag.x[i] = a_frag.x[i] * __float2half(2.0f);
-        if (step == 2)
-            for (int i = 0; i < b_frag.num_elements; ++i) b_frag.x[i] = b_frag.x[i] * __float2half(2.0f);
-        wmma::fill_fragment(acc, 0.0f);
-        wmma::mma_sync(acc, a_frag, b_frag, acc);
-        wmma::store_matrix_sync(mine + step * tile, acc, 16, wmma::mem_row_major);
-    }
-}
+// Doubling every element of A, then of B, doubles D, then doubles it again,
+// exactly (a power of two scales each product and each rounded sum):
+// D1 = A * B, D2 = 2A * B, D3 = 2A * 2B (changed_between_products).
+struct doubled {
+    __device__ __half operator()(__half v) const { return v * __float2half(2.0f); }
+};
 
 TEST_CASE("a fragment changed through x[] between two mma_sync is multiplied as it is now") {
     constexpr int warps = 2, tile = 16 * 16;
@@ -294,7 +278,7 @@ TEST_CASE("a fragment changed through x[] between two mma_sync is multiplied as 
     device_buffer<float> dd(3 * warps * tile);
     da.write(a);
     db.write(b);
-    fragment_changed_between_products<<<1, 32 * warps>>>(da.ptr, db.ptr, dd.ptr);
+    changed_between_products<<<1, 32 * warps>>>(da.ptr, db.ptr, dd.ptr, doubled{});
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const std::vector<float> got = dd.read();
     const std::vector<float> zeros(tile, 0.0f);

@@ -375,27 +375,11 @@ TEST_CASE("mma_sync into a D apart from C leaves C as it was, in every warp of a
     }
 }
 
-// A fragment changed through x[] between two mma_sync calls is used as it is
-// now: adding one to every element of A, then of B. One warp per tile; the
-// products are D1 = A * B, D2 = (A + 1) * B, D3 = (A + 1) * (B + 1), from C = 0.
-__global__ void fragment_changed_between_products(const signed char* a, const signed char* b, int* out) {
-    const int warp = threadIdx.x / 32, tile = 16 * 16;
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> a_frag;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> b_frag;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, int> acc;
-    wmma::load_matrix_sync(a_frag, a + warp * tile, 16);
-    wmma::load_matrix_sync(b_frag, b + warp * tile, 16);
-    int* mine = out + warp * 3 * tile;
-    for (int step = 0; step < 3; ++step) {
-        if (step == 1)
-            for (int i = 0; i < a_frag.num_elements; ++i) a_frag.x[i] = static_cast<signed char>(a_frag.x[i] + 1);
-        if (step == 2)
-            for (int i = 0; i < b_frag.num_elements; ++i) b_frag.x[i] = static_cast<signed char>(b_frag.x[i] + 1);
-        wmma::fill_fragment(acc, 0);
-        wmma::mma_sync(acc, a_frag, b_frag, acc);
-        wmma::store_matrix_sync(mine + step * tile, acc, 16, wmma::mem_row_major);
-    }
-}
+// Adding one to every element of A, then of B (changed_between_products):
+// D1 = A * B, D2 = (A + 1) * B, D3 = (A + 1) * (B + 1), from C = 0.
+struct plus_one {
+    __device__ signed char operator()(signed char v) const { return static_cast<signed char>(v + 1); }
+};
 
 TEST_CASE("an 8-bit fragment changed through x[] between two mma_sync is multiplied as it is now") {
     constexpr int warps = 2, tile = 16 * 16;
@@ -406,7 +390,7 @@ TEST_CASE("an 8-bit fragment changed through x[] between two mma_sync is multipl
     device_buffer<int> out(3 * warps * tile);
     da.write(a);
     db.write(b);
-    fragment_changed_between_products<<<1, 32 * warps>>>(da.ptr, db.ptr, out.ptr);
+    changed_between_products<<<1, 32 * warps>>>(da.ptr, db.ptr, out.ptr, plus_one{});
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const std::vector<int> got = out.read();
     const std::vector<int> zeros(tile, 0);

@@ -1,6 +1,6 @@
 // wmma_test_support.h - what the wmma tests (test_wmma.cu, test_wmma_int.cu)
-// share: matrices' shapes, where each warp's tile of a tiled GEMM lies, and
-// for the misuse cases device arrays for a launch whose error is sticky and
+// share: matrices' shapes, where each warp's tile of a tiled GEMM lies, a
+// kernel that changes fragments between products, and for the misuse cases device arrays for a launch whose error is sticky and
 // running a launch that must stop with a report holding given words.
 #ifndef CUEMU_TESTS_WMMA_TEST_SUPPORT_H
 #define CUEMU_TESTS_WMMA_TEST_SUPPORT_H
@@ -50,6 +50,32 @@ __device__ warp_tile this_warps_tile(int M, int N, int K, nvcuda::wmma::layout_t
     t.c0 = tile_col * n;
     t.c_offset = c_row_major ? t.r0 * t.ldc + t.c0 : t.c0 * t.ldc + t.r0;
     return t;
+}
+
+// One warp per 16 x 16 x 16 tile: A * B three times, with the fragments as
+// loaded, after `change` has replaced every x[i] of A, and after it has
+// replaced every x[i] of B too; warp w's three products go to out + (3w + step)
+// * 256. A fragment changed through x[] must be multiplied as it is now, not
+// as an earlier mma_sync saw it.
+template <class In, class Acc, class Change>
+__global__ void changed_between_products(const In* a, const In* b, Acc* out, Change change) {
+    namespace wmma = nvcuda::wmma;
+    const int warp = threadIdx.x / 32, tile = 16 * 16;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, In, wmma::row_major> a_frag;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, In, wmma::col_major> b_frag;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, Acc> acc;
+    wmma::load_matrix_sync(a_frag, a + warp * tile, 16);
+    wmma::load_matrix_sync(b_frag, b + warp * tile, 16);
+    Acc* mine = out + warp * 3 * tile;
+    for (int step = 0; step < 3; ++step) {
+        if (step == 1)
+            for (int i = 0; i < a_frag.num_elements; ++i) a_frag.x[i] = change(a_frag.x[i]);
+        if (step == 2)
+            for (int i = 0; i < b_frag.num_elements; ++i) b_frag.x[i] = change(b_frag.x[i]);
+        wmma::fill_fragment(acc, Acc(0));
+        wmma::mma_sync(acc, a_frag, b_frag, acc);
+        wmma::store_matrix_sync(mine + step * tile, acc, 16, wmma::mem_row_major);
+    }
 }
 
 // The error is sticky: these buffers are never freed (cudaFree would fail).

@@ -89,14 +89,17 @@ inline std::uint64_t reduce_result(const warp_state& w, std::uint32_t group, int
 // __match_any_sync: the lanes of the group whose value has the same bits as
 // lane `lane`'s. __match_all_sync: the group if every lane's value has the
 // same bits, else 0; bit 32 of the result is its predicate.
+inline std::uint64_t match_answer(int op, std::uint32_t same, std::uint32_t group) {
+    if (op == warp_match_any) return same;
+    return same == group ? (std::uint64_t{1} << 32) | group : 0;
+}
 inline std::uint64_t match_result(const warp_state& w, std::uint32_t group, unsigned lane) {
     const warp_request& r = w.request[lane];
     std::uint32_t same = 0;
     for_each_lane(group, [&](unsigned l) {
         if (w.request[l].value == r.value) same |= 1u << l;
     });
-    if (r.op == warp_match_any) return same;
-    return same == group ? (std::uint64_t{1} << 32) | group : 0;
+    return match_answer(r.op, same, group);
 }
 
 // The lanes of `group` whose value is nonzero (the votes' predicates).
@@ -138,7 +141,7 @@ inline void work_out_uniform_results(warp_state& w, std::uint32_t group, const w
         bool all_same = true;
         for_each_lane(group, [&](unsigned l) { all_same = all_same && w.request[l].value == first; });
         if (all_same) {
-            const std::uint64_t answer = op == warp_match_any ? group : (std::uint64_t{1} << 32) | group;
+            const std::uint64_t answer = match_answer(op, group, group);
             for_each_lane(group, [&](unsigned l) { w.request[l].result = answer; });
             return;
         }

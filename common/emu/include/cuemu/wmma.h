@@ -122,6 +122,10 @@ template <int m, int n, int k>
 struct tile_of<wm::matrix_b, m, n, k> { static constexpr int rows = k, cols = n; };
 template <int m, int n, int k>
 struct tile_of<wm::accumulator, m, n, k> { static constexpr int rows = m, cols = n; };
+// How many distinct elements of its tile each lane holds (a __half A or B
+// fragment holds them more than once).
+template <class Use, int m, int n, int k>
+constexpr int held_per_lane = tile_of<Use, m, n, k>::rows * tile_of<Use, m, n, k>::cols / 32;
 
 template <class Use, int m, int n, int k, class T, class Layout>
 struct fragment_traits {
@@ -271,7 +275,7 @@ inline void read_word(const Memory* from, Memory* to) {
 // fragment, place_of), x[i] is the element x[i % held] is.
 template <class Use, int m, int n, int k, class T, int count>
 constexpr bool repeats_its_tile() {
-    constexpr int held = tile_of<Use, m, n, k>::rows * tile_of<Use, m, n, k>::cols / 32;
+    constexpr int held = held_per_lane<Use, m, n, k>;
     if (count % held != 0) return false;
     for (unsigned lane = 0; lane < 32; ++lane)
         for (int i = held; i < count; ++i) {
@@ -299,7 +303,7 @@ template <class Use, int m, int n, int k, class T, class Layout, class Memory>
 inline void load_share(wm::fragment<Use, m, n, k, T, Layout>& f, const Memory* p, unsigned ldm, bool row_major) {
     const unsigned lane = lane_index();
     constexpr int run = sizeof(Memory) < 4 ? 4 / sizeof(Memory) : 1;
-    constexpr int held = tile_of<Use, m, n, k>::rows * tile_of<Use, m, n, k>::cols / 32;
+    constexpr int held = held_per_lane<Use, m, n, k>;
     static_assert(held % run == 0, "a fragment holds whole runs");
     static_assert(repeats_its_tile<Use, m, n, k, T, f.num_elements>(), "a fragment repeats its tile whole");
     Memory read[held];

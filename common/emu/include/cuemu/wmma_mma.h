@@ -105,8 +105,8 @@ CUEMU_WMMA_UNWATCHED inline double result_as(double v, double*) { return v; }
 
 // Gathers a whole tile (rows x cols, row by row) from the 32 lanes' fragments
 // of it, as place_in says where each x[i] lies. A __half fragment holds each
-// element twice or more; the first x[i] that holds it (the first rows * cols
-// / 32) is the one used. Fragments are not device memory, so the race check is
+// element twice or more; the first x[i] that holds it (the first
+// held_per_lane) is the one used. Fragments are not device memory, so the race check is
 // not told of them.
 template <class Use, int m, int n, int k, class TIn, class Layout, class Element>
 CUEMU_WMMA_UNWATCHED inline void gather_tile(const void* const (&fragments)[32], Element* tile) {
@@ -114,7 +114,7 @@ CUEMU_WMMA_UNWATCHED inline void gather_tile(const void* const (&fragments)[32],
     constexpr int rows = tile_of<Use, m, n, k>::rows, cols = tile_of<Use, m, n, k>::cols;
     for (unsigned lane = 0; lane < 32; ++lane) {
         const fragment& f = *static_cast<const fragment*>(fragments[lane]);
-        for (int i = 0; i < rows * cols / 32; ++i) {
+        for (int i = 0; i < held_per_lane<Use, m, n, k>; ++i) {
             const place e = place_in<Use, m, n, k, TIn>(lane, i);
             tile[e.row * cols + e.col] = static_cast<Element>(input_reader<TIn>::read(f.x[i]));
         }
@@ -127,15 +127,14 @@ CUEMU_WMMA_UNWATCHED inline void gather_tile(const void* const (&fragments)[32],
 template <class Use, int m, int n, int k>
 constexpr bool byte_runs_along_k() {
     constexpr bool by_column = std::is_same<Use, wm::matrix_b>::value;
-    constexpr int per_lane = tile_of<Use, m, n, k>::rows * tile_of<Use, m, n, k>::cols / 32;
     for (unsigned lane = 0; lane < 32; ++lane)
-        for (int i = 0; i < per_lane; ++i) {
+        for (int i = 0; i < held_per_lane<Use, m, n, k>; ++i) {
             const place first = byte_place_of<Use>(lane, i - i % 4), e = byte_place_of<Use>(lane, i);
             if (by_column ? e.row != first.row + i % 4 || e.col != first.col
                           : e.row != first.row || e.col != first.col + i % 4)
                 return false;
         }
-    return per_lane % 4 == 0;
+    return held_per_lane<Use, m, n, k> % 4 == 0;
 }
 template <class Use, int m, int n, int k, class TIn, class Layout>
 CUEMU_WMMA_UNWATCHED inline void gather_byte_tile(const void* const (&fragments)[32], std::int16_t* tile) {
@@ -145,7 +144,7 @@ CUEMU_WMMA_UNWATCHED inline void gather_byte_tile(const void* const (&fragments)
     constexpr int along_k = std::is_same<Use, wm::matrix_b>::value ? cols : 1;  // the step in the tile
     for (unsigned lane = 0; lane < 32; ++lane) {
         const fragment& f = *static_cast<const fragment*>(fragments[lane]);
-        for (int i = 0; i < rows * cols / 32; i += 4) {
+        for (int i = 0; i < held_per_lane<Use, m, n, k>; i += 4) {
             const place e = byte_place_of<Use>(lane, i);
             std::int16_t* run = tile + e.row * cols + e.col;
             for (int r = 0; r < 4; ++r) run[r * along_k] = static_cast<std::int16_t>(f.x[i + r]);
@@ -162,7 +161,8 @@ template <class Use, int m, int n, int k, class TIn, class Layout, class Element
 struct kept_tile {
     using fragment = wm::fragment<Use, m, n, k, TIn, Layout>;
     static constexpr int rows = tile_of<Use, m, n, k>::rows, cols = tile_of<Use, m, n, k>::cols;
-    static constexpr std::size_t held_bytes = rows * cols / 32 * sizeof(typename fragment::storage_element_type);
+    static constexpr std::size_t held_bytes =
+        held_per_lane<Use, m, n, k> * sizeof(typename fragment::storage_element_type);
     bool filled = false;
     const void* from[32];
     unsigned char bytes[32][held_bytes];
