@@ -76,6 +76,35 @@ void unblock_watchdog_signal() {
 }
 
 namespace {
+#if defined(__linux__) && defined(__x86_64__)
+// Whether the x86-64 instruction at pc reads its memory operand before it
+// writes it, without a lock prefix: add, sub, and, or, xor, adc, sbb with a
+// memory destination, inc, dec, not, neg, shifts and rotates, and the same
+// without an atomic's lock. Its fault on memory that is not open shows as a
+// write; a GPU loads and stores in separate instructions, and the load
+// faults first (`data[i] += 1` reads past the end before it writes there).
+bool reads_before_writing(const unsigned char* p) {
+    int n = 0;
+    bool locked = false;
+    for (; n < 14; ++n) {  // legacy prefixes
+        const unsigned char b = p[n];
+        if (b == 0xF0) locked = true;
+        else if (b != 0x66 && b != 0x67 && b != 0xF2 && b != 0xF3 && b != 0x2E && b != 0x36 && b != 0x3E &&
+                 b != 0x26 && b != 0x64 && b != 0x65)
+            break;
+    }
+    if (locked) return false;  // an atomic: a write, as it was
+    if ((p[n] & 0xF0) == 0x40) ++n;  // REX
+    const unsigned char op = p[n];
+    const unsigned reg = (p[n + 1] >> 3) & 7u;  // the ModRM byte's reg field: the operation of a group
+    if (op < 0x40 && (op & 7) <= 1) return (op & 0x38) != 0x38;  // op r/m, r (0x38/0x39: cmp, which writes nothing)
+    if (op == 0x80 || op == 0x81 || op == 0x83) return reg != 7;  // op r/m, imm (/7: cmp)
+    if (op == 0xFE || op == 0xFF) return reg <= 1;                 // inc, dec
+    if (op == 0xF6 || op == 0xF7) return reg == 2 || reg == 3;     // not, neg
+    return op == 0xC0 || op == 0xC1 || (op >= 0xD0 && op <= 0xD3);  // shifts and rotates
+}
+#endif
+
 // Where the interrupted instruction was (for the report's source line), and
 // whether a SIGSEGV was a write.
 void read_context(int sig, void* raw_context, const void** pc, int* is_write) {
@@ -85,6 +114,7 @@ void read_context(int sig, void* raw_context, const void** pc, int* is_write) {
     auto* uc = static_cast<ucontext_t*>(raw_context);
     *pc = reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]);
     if (sig == SIGSEGV) *is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+    if (*is_write == 1 && reads_before_writing(static_cast<const unsigned char*>(*pc))) *is_write = 0;
 #elif defined(__linux__) && defined(__aarch64__)
     auto* uc = static_cast<ucontext_t*>(raw_context);
     *pc = reinterpret_cast<const void*>(uc->uc_mcontext.pc);
