@@ -138,6 +138,10 @@ struct dim3 {
 using cudaStream_t = struct CUstream_st*;
 namespace cuemu {
 struct shared_memory_free {};
+struct aligned_tag {};
+struct alignment_probe { bool aligned = true; };
+template <class T>
+bool aligned_for(T*) { return true; }
 struct launch_site { const char* kernel; const char* file; int line; };
 struct launch_config {
     launch_config(dim3, dim3, std::size_t = 0, cudaStream_t = nullptr) {}

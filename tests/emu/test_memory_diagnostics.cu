@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
@@ -528,4 +529,46 @@ TEST_CASE("continue-after-fault" * doctest::test_suite("emulator-only")) {
     int wrong = 0;
     for (float v : h) wrong += v != 1.0f;  // the threads inside the matrix all ran
     CHECK(wrong == 0);
+}
+
+// ---- a misaligned pointer argument, where the kernel has an aligned twin ------------------
+// `halve_into` only indexes its pointer parameters, so the emulator may run it without
+// a check per access (cuemu/launch.h, "aligned twin") when both pointers are
+// aligned for float. A float pointer two bytes into a buffer is not: the launch
+// must run the checked kernel and report the access, as without the twin.
+__global__ void halve_into(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float value = i < n ? in[i] : 0.0f;
+    if (i < n) out[i] = value / 2;
+}
+constexpr int halve_into_read_line = __LINE__ - 3;
+
+TEST_CASE("misaligned-argument-with-aligned-twin" * doctest::test_suite("emulator-only")) {
+    float *in, *out;
+    REQUIRE(cudaMalloc(&in, 1024 * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&out, 1024 * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMemset(in, 0, 1024 * sizeof(float)) == cudaSuccess);
+#if defined(CUEMU) && defined(__SANITIZE_THREAD__)
+    const std::uint64_t before = cuemu::aligned_twin_launches();
+#endif
+    halve_into<<<4, 256>>>(in, out, 1000);  // aligned: the aligned twin may run
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+#if defined(CUEMU) && defined(__SANITIZE_THREAD__)
+    const char* setting = std::getenv("CUEMU_ALIGNED_TWINS");
+    CHECK(cuemu::aligned_twin_launches() == before + (setting && std::strcmp(setting, "0") == 0 ? 0 : 1));
+    const std::uint64_t after_aligned = cuemu::aligned_twin_launches();
+#endif
+    const float* shifted = reinterpret_cast<const float*>(reinterpret_cast<const char*>(in) + 2);
+    stderr_capture capture;
+    const int launch_line = __LINE__ + 1;
+    halve_into<<<4, 256>>>(shifted, out, 1000);
+    CHECK(cudaDeviceSynchronize() == cudaErrorMisalignedAddress);
+    const std::string report = capture.finish();
+#if defined(CUEMU) && defined(__SANITIZE_THREAD__)
+    CHECK(cuemu::aligned_twin_launches() == after_aligned);  // the checked twin ran
+#endif
+    CHECK(has(report, "cuemu: misaligned memory access in kernel 'halve_into' (launched at " +
+                      at_line(launch_line) + ")"));
+    CHECK(has(report, "thread (0,0,0) made the access at " + at_line(halve_into_read_line)));
+    CHECK(has(report, "it must be 4-byte aligned, and this address is 2 bytes\n  past a multiple of 4"));
 }

@@ -565,6 +565,16 @@ TEST_CASE("a kernel is followed by its twin, which keeps the kernel's line numbe
           "__global__ void __attribute__((no_sanitize(\"thread\"))) __cuemu_fast_k(float* p) {\n"
           "    p[0] = 1;\n"
           "}\nvoid __cuemu_fast_k(::cuemu::shared_memory_free);\n"  // it cannot reach shared memory
+          // its only access is p[0]: the twin without the misaligned-access check (aligned_twin.h)
+          "#line 1 \"/src/t.cu\"\n"
+          "__global__ void __attribute__((no_sanitize(\"thread\", \"alignment\"), always_inline)) inline "
+          "__cuemu_fast_k(::cuemu::aligned_tag, float* p) {\n"
+          "    p[0] = 1;\n"
+          "}\n#line 1 \"/src/t.cu\"\n"
+          "__global__ void __attribute__((no_sanitize(\"thread\"))) __cuemu_fast_k(::cuemu::alignment_probe& "
+          "__cuemu_probe, float* p) {\n"
+          "__cuemu_probe.aligned = true && ::cuemu::aligned_for(p);\n"
+          "}\n"
           "#endif\nCUEMU_KNOWN_KERNEL(k)\n#line 3 \"/src/t.cu\"\n"
           " // end\n"
           "int after;\n");

@@ -9,6 +9,7 @@
 // source line keeps its line number.
 #include "rewrite.h"
 
+#include "aligned_twin.h"
 #include "arch.h"
 #include "checks.h"
 #include "conditionals.h"
@@ -98,6 +99,7 @@ private:
     std::map<std::string, std::pair<DeviceFunctionText, std::size_t>> device_texts_;
     std::set<std::string> device_defined_twice_;
     std::optional<MacroWords> macros_;  // the file's, once a kernel is split
+    std::optional<std::map<std::string, bool>> file_macros_;  // for the aligned twins (aligned_twin.h)
     std::map<std::string, std::size_t> template_twins_;  // a template kernel's name -> its '}' 
     std::map<std::size_t, Twin> twins_;  // keyed by copy_begin
     SharedNames barrier_names_;          // the tree's, for the split kernels (split_regions.h)
@@ -468,6 +470,14 @@ private:
                 split = split_kernel(copy, name_at, name, src_.location(twin.copy_begin).first, quoted_file,
                                      barrier_names_, callees, *macros_);
             }
+            // A barrier-free kernel whose accesses are its pointer parameters
+            // indexed: a twin without the misaligned-access check (aligned_twin.h).
+            std::string aligned;
+            if (!twin.is_device && split.empty()) {
+                if (!file_macros_) file_macros_ = file_macros(src_);
+                aligned = aligned_twin(copy, name_at, name, src_.location(twin.copy_begin).first, quoted_file,
+                                       *file_macros_);
+            }
             copy.replace(name_at, name.size(), "__attribute__((no_sanitize(\"thread\"))) __cuemu_fast_" + name);
             if (twin.is_device) {
                 out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
@@ -486,7 +496,7 @@ private:
                 twin.shared_free ? "\nvoid __cuemu_fast_" + name + "(::cuemu::shared_memory_free);" : "";
             out += "\n#if defined(__SANITIZE_THREAD__)\n#line " +
                    std::to_string(src_.location(twin.copy_begin).first) + " " + file + copy + free_mark +
-                   (split.empty() ? "" : "\n" + split) + "\n#endif\n" +
+                   (split.empty() ? "" : "\n" + split) + (aligned.empty() ? "" : "\n" + aligned) + "\n#endif\n" +
                    (twin.is_template ? "" : "CUEMU_KNOWN_KERNEL(" + name + ")\n") +
                    (twin.max_threads.empty() || twin.is_template
                         ? ""

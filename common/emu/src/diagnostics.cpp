@@ -68,6 +68,12 @@ std::size_t copy_kernel_function_name(const char* function, char* out, std::size
             c += sizeof twin_name_prefix - 1;
             continue;
         }
+        // The aligned twin's first parameter (cuemu/launch.h), not the kernel's.
+        if (std::strncmp(c, aligned_twin_tag, sizeof aligned_twin_tag - 1) == 0) {
+            c += sizeof aligned_twin_tag - 1;
+            if (std::strncmp(c, ", ", 2) == 0) c += 2;
+            continue;
+        }
         out[length++] = *c++;
     }
     if (size > 0) out[length] = '\0';

@@ -76,6 +76,7 @@ void report_device_thread_fault(int signal_number, const void* address, const vo
 // How the name of a kernel's uninstrumented twin starts (cuemu/launch.h,
 // __cuemu_fast_NAME; cuemu-rewrite writes it).
 constexpr char twin_name_prefix[] = "__cuemu_fast_";
+constexpr char aligned_twin_tag[] = "cuemu::aligned_tag";
 // A function name as the program's own (a kernel's twin is named as the
 // kernel, NAME), into out[0 .. size), cut short if need be; returns its length.
 // Allocates nothing: a device-side assert calls it on a path that never returns.

@@ -40,6 +40,7 @@
 #define CUEMU_LAUNCH_H
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -314,17 +315,45 @@ race_blocks race_check_of_launch(const launch_site& site, const launch_config& c
 extern __thread bool tls_block_race_checked;
 bool shared_memory_free_twins_allowed();
 struct shared_memory_free {};
+struct no_fast_body_part {};
 // A kernel that cuemu-rewrite could cut at its barriers (rewriter/
 // split_regions.h) also has __cuemu_fast_NAME(split_tag, ...), run once per
 // block (split_block.h); the launches the race check leaves out run it.
-template <class Fast, class Probe, class Split>
+// A barrier-free kernel whose checked accesses are all its pointer
+// parameters indexed (cuemu-rewrite's aligned_twin.h) also has
+// __cuemu_fast_NAME(aligned_tag, ...), the twin without the misaligned-access
+// check, and __cuemu_fast_NAME(alignment_probe&, ...), which sets `aligned`
+// when every pointer parameter the kernel uses is aligned for its type: then
+// no access of the kernel's own text can be misaligned, and a launch that
+// would run the twin runs the aligned one (src/aligned_twins.cpp).
+struct aligned_tag {};
+struct alignment_probe {
+    bool aligned = true;
+};
+template <class T>
+__attribute__((no_sanitize("thread"))) inline bool aligned_for(T* p) {
+    if constexpr (std::is_void_v<T> || std::is_function_v<T>)
+        return true;
+    else
+        return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
+}
+// Whether launches may run aligned twins now (CUEMU_ALIGNED_TWINS), and how
+// many launches have (for tests).
+bool aligned_twins_allowed();
+void count_aligned_twin_launch();
+std::uint64_t aligned_twin_launches();
+
+template <class Fast, class Probe, class Split, class Aligned = no_fast_body_part,
+          class AlignmentProbe = no_fast_body_part>
 struct fast_body {
     Fast body;
     Probe probe;  // callable with shared_memory_free when the kernel cannot reach shared memory
     Split split;  // callable with split_tag when the kernel has a split version
+    Aligned aligned;                 // the aligned twin, where there is one
+    AlignmentProbe alignment_probe;  // callable with alignment_probe& where there is one
 };
-template <class Fast, class Probe, class Split>
-fast_body(Fast, Probe, Split) -> fast_body<Fast, Probe, Split>;
+template <class Fast, class Probe, class Split, class Aligned, class AlignmentProbe>
+fast_body(Fast, Probe, Split, Aligned, AlignmentProbe) -> fast_body<Fast, Probe, Split, Aligned, AlignmentProbe>;
 struct no_fast_body {};
 #if defined(__SANITIZE_THREAD__)
 #define CUEMU_FAST_BODY(twin)                                                              \
@@ -335,6 +364,14 @@ struct no_fast_body {};
         [=](::cuemu::split_tag cuemu_tag_, auto&&... cuemu_args_) __attribute__((          \
             no_sanitize("thread"))) -> decltype(twin(cuemu_tag_, cuemu_args_...)) {        \
             twin(cuemu_tag_, cuemu_args_...);                                              \
+        },                                                                                 \
+        [=](auto&&... cuemu_args_) __attribute__((no_sanitize("thread")))                  \
+            -> decltype(twin(::cuemu::aligned_tag{}, cuemu_args_...)) {                    \
+            twin(::cuemu::aligned_tag{}, cuemu_args_...);                                  \
+        },                                                                                 \
+        [](::cuemu::alignment_probe& cuemu_probe_, auto&&... cuemu_args_) __attribute__((  \
+            no_sanitize("thread"))) -> decltype(twin(cuemu_probe_, cuemu_args_...)) {      \
+            twin(cuemu_probe_, cuemu_args_...);                                            \
         }                                                                                  \
     }
 #else
@@ -395,9 +432,30 @@ struct is_sampled_blocks_body : std::false_type {};
 template <class Checked, class Unchecked>
 struct is_sampled_blocks_body<sampled_blocks_body<Checked, Unchecked>> : std::true_type {};
 
-template <class Body, class Resolver, class Fast, class Probe, class Split, class... Args>
-void launch(const launch_site& site, const launch_config& config, Body body,
-            kernel_ref<Resolver> ref, fast_body<Fast, Probe, Split> fast, Args&&... args) {
+// Runs the launch on the aligned twin and returns true where `fast` has one
+// and the probe passes for these arguments; else returns false.
+template <class Resolver, class Fast, class Probe, class Split, class Aligned, class AlignmentProbe,
+          class... Args>
+bool launch_aligned_twin(const launch_site& site, const launch_config& config, kernel_ref<Resolver> ref,
+                         const fast_body<Fast, Probe, Split, Aligned, AlignmentProbe>& fast, Args&&... args) {
+    if constexpr (std::is_invocable_v<const AlignmentProbe&, alignment_probe&, std::decay_t<Args>&...> &&
+                  std::is_invocable_v<const Aligned&, std::decay_t<Args>&...>) {
+        if (!aligned_twins_allowed()) return false;
+        alignment_probe probe;
+        fast.alignment_probe(probe, args...);
+        if (!probe.aligned) return false;
+        count_aligned_twin_launch();
+        launch(site, config, fast.aligned, ref, std::forward<Args>(args)...);
+        return true;
+    } else {
+        return false;
+    }
+}
+
+template <class Body, class Resolver, class Fast, class Probe, class Split, class Aligned, class AlignmentProbe,
+          class... Args>
+void launch(const launch_site& site, const launch_config& config, Body body, kernel_ref<Resolver> ref,
+            fast_body<Fast, Probe, Split, Aligned, AlignmentProbe> fast, Args&&... args) {
     if constexpr (needs_integer_marks<Body, Args...>) {
         // 0 or NULL for a pointer parameter (null_arguments.h).
         launch(site, config, body, ref, fast, mark_integer(std::forward<Args>(args))...);
@@ -415,6 +473,7 @@ void launch(const launch_site& site, const launch_config& config, Body body,
                     return;
                 }
             }
+            if (launch_aligned_twin(site, left_out, ref, fast, std::forward<Args>(args)...)) return;
             launch(site, left_out, fast.body, ref, std::forward<Args>(args)...);
             return;
         }
@@ -433,6 +492,7 @@ void launch(const launch_site& site, const launch_config& config, Body body,
             return;
         }
         if (shared_free && shared_memory_free_twins_allowed()) {
+            if (launch_aligned_twin(site, config, ref, fast, std::forward<Args>(args)...)) return;
             launch(site, config, fast.body, ref, std::forward<Args>(args)...);
             return;
         }
