@@ -615,6 +615,11 @@ TEST_CASE("kernels that get no twin") {
         "void k(float* p) { p[0] = 1; }\n__host__ void h() {}\nvoid g() {}\n",
         // an #if that the body does not close
         "__global__ void k(float* p) {\n#if A\n p[0] = 1; }\n#else\n p[0] = 2; }\n#endif\n",
+        // a head cut by a conditional (NVIDIA's samples): the twin would lose
+        // its template head
+        "template <class T>\n#ifdef __CUDACC__\n__host__ __device__\n#endif\n"
+        "T smaller(const T& a, const T& b) { return a < b ? a : b; }\n",
+        "template <int N>\n#if A\n__launch_bounds__(N)\n#endif\n__global__ void k(float* p) { p[0] = N; }\n",
     };
     for (const char* source : sources) {
         INFO(std::string(source));

@@ -177,6 +177,18 @@ private:
         return token;
     }
 
+    // Whether the declaration that declaration_start(token) begins at `head`
+    // really starts before a preprocessor line: `template <class T>`, then
+    // `#ifdef __CUDACC__ __host__ __device__ #endif`, then the function (NVIDIA's
+    // samples write their helpers so). The code before the directives is then
+    // not the end of a declaration.
+    bool head_crosses_directive(std::size_t head) const {
+        std::size_t t = src_.prev_code(head);
+        if (t == npos || !src_[t].in_directive) return false;
+        while (t != npos && src_[t].in_directive) t = src_.prev_code(t);
+        return t != npos && !src_.is_punct(t, ';') && !src_.is_punct(t, '}') && !src_.is_punct(t, '{');
+    }
+
     // The kernels that get a twin: a __global__ function (or function
     // template, not specialized) defined
     // at namespace scope, in code the compiler may see, whose name is
@@ -223,7 +235,7 @@ private:
             const std::size_t close = matching_brace(src_, i);
             std::size_t head = declaration_start(name);
             bool plain = close != npos && !src_.is_punct(src_.prev_code(name), ':') &&
-                         !src_.is_punct(src_.prev_code(name), '~');
+                         !src_.is_punct(src_.prev_code(name), '~') && !head_crosses_directive(head);
             // A template kernel's twin is a template too (its head first);
             // one template head only, and no specialization.
             const bool is_template = src_.is_ident(head, "template");
@@ -384,6 +396,7 @@ private:
             if (head == npos || src_.is_punct(src_.prev_code(head), ':')) return false;  // C::f
         }
         head = declaration_start(head);
+        if (head_crosses_directive(head)) return false;  // its template head is not all in view
         const std::string spelling = src_.spelling(callee);
         for (std::size_t t = head; t < callee; ++t)  // earlier launches of it are fine
             if (src_.is_ident(t) && src_.spelling(t) == spelling && !launches_.count(t)) return false;
