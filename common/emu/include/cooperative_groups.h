@@ -21,6 +21,7 @@
 // is a compile error or a loud report, never a silent guess.
 #ifndef CUEMU_COOPERATIVE_GROUPS_H
 #define CUEMU_COOPERATIVE_GROUPS_H
+#define _COOPERATIVE_GROUPS_H_  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include <cuda_runtime.h>
 

@@ -9,6 +9,7 @@
 // call outside the subset does not build: cuemu/cublas_not_emulated.h names it.
 #ifndef CUEMU_CUBLAS_V2_H
 #define CUEMU_CUBLAS_V2_H
+#define CUBLAS_V2_H_  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include "cuemu/cuemu.h"
 #include "library_types.h"

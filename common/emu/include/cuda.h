@@ -6,6 +6,7 @@
 // naming it.
 #ifndef CUEMU_CUDA_H
 #define CUEMU_CUDA_H
+#define __cuda_cuda_h__  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 #include "cuemu/cuemu.h"
 #define CUDA_VERSION 13000
 #endif

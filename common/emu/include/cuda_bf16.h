@@ -8,6 +8,7 @@
 // float is exact.
 #ifndef CUEMU_CUDA_BF16_H
 #define CUEMU_CUDA_BF16_H
+#define __CUDA_BF16_H__  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include "cuda_fp16.h"
 

@@ -10,6 +10,7 @@
 // The warp shuffles of builtins.h move a __half or __half2 as they are.
 #ifndef CUEMU_CUDA_FP16_H
 #define CUEMU_CUDA_FP16_H
+#define __CUDA_FP16_H__  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include <cstring>
 

@@ -3,6 +3,7 @@
 // nvcuda::experimental::pipeline, deprecated; it is not here (undeclared).
 #ifndef CUEMU_CUDA_PIPELINE_H
 #define CUEMU_CUDA_PIPELINE_H
+#define _CUDA_PIPELINE_H_  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include "cuda_pipeline_primitives.h"
 

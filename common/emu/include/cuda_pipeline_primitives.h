@@ -14,6 +14,7 @@
 // thread's own copies only.
 #ifndef CUEMU_CUDA_PIPELINE_PRIMITIVES_H
 #define CUEMU_CUDA_PIPELINE_PRIMITIVES_H
+#define _CUDA_PIPELINE_PRIMITIVES_H_  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include <cstddef>
 #include <cstdint>

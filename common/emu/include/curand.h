@@ -20,6 +20,7 @@
 // (cuemu/curand_not_emulated.h).
 #ifndef CUEMU_CURAND_H
 #define CUEMU_CURAND_H
+#define CURAND_H_  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include "cuemu/cuemu.h"
 

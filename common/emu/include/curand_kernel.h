@@ -18,6 +18,7 @@
 // curand_discrete, the *_from_normal Poisson.
 #ifndef CUEMU_CURAND_KERNEL_H
 #define CUEMU_CURAND_KERNEL_H
+#define CURAND_KERNEL_H_  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include "cuemu/cuemu.h"
 #include "cuemu/curand_xorwow_jumps.h"

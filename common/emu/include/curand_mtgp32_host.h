@@ -9,6 +9,7 @@
 // (src/curand/mtgp32.cpp) seeds its states with mtgp32_seed_states too.
 #ifndef CUEMU_CURAND_MTGP32_HOST_H
 #define CUEMU_CURAND_MTGP32_HOST_H
+#define CURAND_MTGP32_HOST_H  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include <cstdio>
 #include <cstdlib>

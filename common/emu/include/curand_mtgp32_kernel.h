@@ -17,6 +17,7 @@
 // bits), curand_discrete.
 #ifndef CUEMU_CURAND_MTGP32_KERNEL_H
 #define CUEMU_CURAND_MTGP32_KERNEL_H
+#define CURAND_MTGP32_KERNEL_H  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include <cmath>
 

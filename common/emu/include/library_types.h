@@ -5,6 +5,7 @@
 // so that a program naming one builds and gets the library's status for it.
 #ifndef CUEMU_LIBRARY_TYPES_H
 #define CUEMU_LIBRARY_TYPES_H
+#define __LIBRARY_TYPES_H__  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 // R: a real number; C: a complex one, a pair of the same type.
 typedef enum cudaDataType_t {

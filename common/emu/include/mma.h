@@ -5,6 +5,7 @@
 // (wmma)".
 #ifndef CUEMU_MMA_H
 #define CUEMU_MMA_H
+#define __CUDA_MMA_H__  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include "cuda_bf16.h"
 #include "cuda_fp16.h"

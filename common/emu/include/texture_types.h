@@ -1,3 +1,4 @@
 // <texture_types.h> for emulator builds: textures, surfaces and CUDA arrays live in
 // cuemu/textures.h, which the umbrella header includes.
+#define __TEXTURE_TYPES_H__  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 #include "cuemu/cuemu.h"

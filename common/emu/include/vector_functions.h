@@ -2,6 +2,7 @@
 // one for every type of <vector_types.h>, host and device, as in CUDA.
 #ifndef CUEMU_VECTOR_FUNCTIONS_H
 #define CUEMU_VECTOR_FUNCTIONS_H
+#define __VECTOR_FUNCTIONS_H__  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include "cuemu/device_inline.h"
 #include "vector_types.h"

@@ -15,6 +15,7 @@
 // __NV_NO_VECTOR_DEPRECATION_DIAG silences that, as it does for CUDA.
 #ifndef CUEMU_VECTOR_TYPES_H
 #define CUEMU_VECTOR_TYPES_H
+#define __VECTOR_TYPES_H__  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 // ---- built-in index types ---------------------------------------------------
 // uint3 is trivial so that threadIdx/blockIdx can live in fast thread-local

@@ -14,6 +14,7 @@
 // before the wait is reported.
 #ifndef CUEMU_COOPERATIVE_GROUPS_MEMCPY_ASYNC_H
 #define CUEMU_COOPERATIVE_GROUPS_MEMCPY_ASYNC_H
+#define _COOPERATIVE_GROUPS_MEMCPY_ASYNC  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include <cooperative_groups.h>
 

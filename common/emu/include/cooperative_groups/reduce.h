@@ -8,6 +8,7 @@
 // -1), as such a shuffle does; nvcc's is undefined there too.
 #ifndef CUEMU_COOPERATIVE_GROUPS_REDUCE_H
 #define CUEMU_COOPERATIVE_GROUPS_REDUCE_H
+#define _COOPERATIVE_GROUPS_REDUCE_H  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include <cooperative_groups.h>
 

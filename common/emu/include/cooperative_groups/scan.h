@@ -25,6 +25,7 @@
 // hidden file and line arguments below).
 #ifndef CUEMU_COOPERATIVE_GROUPS_SCAN_H
 #define CUEMU_COOPERATIVE_GROUPS_SCAN_H
+#define _COOPERATIVE_GROUPS_SCAN_H  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include <cooperative_groups/reduce.h>
 

@@ -3,6 +3,7 @@
 // (nvToolsExt.h), they do nothing: no NVTX tool attaches to the emulator.
 #ifndef CUEMU_NVTOOLSEXTCUDART_H
 #define CUEMU_NVTOOLSEXTCUDART_H
+#define NVTOOLSEXT_CUDART_V3  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include <cuda_runtime.h>
 
