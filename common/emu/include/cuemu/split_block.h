@@ -66,6 +66,10 @@ extern __thread bool tls_in_split_block;
 extern __thread bool tls_split_declined;
 // The report of a barrier some threads do not reach (stuck_block_report.cpp);
 // it ends the block.
+// A shuffle of a split version read a lane that had returned: the note of
+// src/undefined_shuffle.cpp, printed once a program.
+[[gnu::cold, gnu::noinline]] void note_undefined_shuffle_in_split(int op, unsigned linear, dim3 dim,
+                                                                   unsigned source, const char* file, int line);
 [[noreturn]] void split_barrier_not_reached(const unsigned char* state, unsigned count, dim3 dim,
                                             const char* file, int line);
 }  // namespace detail
@@ -217,14 +221,23 @@ public:
     // path's warp_collective would: its source lane by shuffle_source, its
     // own value where the source is outside its segment, all one bits where
     // the source lane did not publish (it had exited).
+    // The call's file and line come from its site, for the note on such a read.
     template <class T>
     __attribute__((no_sanitize("thread"), always_inline)) T shuffle(int op, const std::uint64_t* values,
                                                                    const unsigned* lanes, int param,
-                                                                   int width) const {
+                                                                   int width, const char* file = __builtin_FILE(),
+                                                                   int line = __builtin_LINE()) const {
         const unsigned lane = t & 31u;
         const int source = shuffle_source(op, lane, param, shuffle_width(width));
         std::uint64_t bits = values[t];
-        if (source >= 0) bits = lanes[t >> 5] >> source & 1u ? values[(t & ~31u) + source] : ~std::uint64_t{0};
+        if (source >= 0) {
+            if (__builtin_expect(lanes[t >> 5] >> source & 1u, 1)) {
+                bits = values[(t & ~31u) + source];
+            } else {
+                detail::note_undefined_shuffle_in_split(op, t, dim_, static_cast<unsigned>(source), file, line);
+                bits = ~std::uint64_t{0};
+            }
+        }
         return from_warp_bits<T>(bits);
     }
     // What thread t's vote `op` (warp_ballot, warp_any, warp_all) returns, as
