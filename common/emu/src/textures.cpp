@@ -17,7 +17,9 @@
 // in a kernel is found out and reported, not read; so is an object whose
 // CUDA array was freed.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -68,6 +70,42 @@ using surface_table = std::map<unsigned long long, surface_object>;
 texture_table& textures = *new texture_table;
 surface_table& surfaces = *new surface_table;
 unsigned long long last_handle = 0;
+// Every change to the objects (made, destroyed, their array freed) counts
+// one, under objects_lock held for writing. A fetch keeps the last object it
+// looked up, per worker, with the count it saw: while the count is the same
+// the copy is the object, and the fetch takes no lock. Taking the shared lock
+// for every texel was more than half of NVIDIA's convolutionTexture sample's
+// time with two workers (the lock's word bouncing between their cores).
+std::atomic<std::uint64_t> objects_changed{0};
+void note_objects_changed() { objects_changed.fetch_add(1, std::memory_order_release); }
+
+template <class Object>
+struct lookup_cache {
+    unsigned long long handle = 0;
+    std::uint64_t changes = ~std::uint64_t{0};
+    bool found = false;
+    unsigned long long newest = 0;
+    Object object{};
+};
+
+// The object `handle` names, as `table` holds it now: from this worker's
+// cache while nothing changed since it was filled.
+template <class Object>
+const lookup_cache<Object>& look_up(std::map<unsigned long long, Object>& table, lookup_cache<Object>& cache,
+                                    unsigned long long handle) {
+    const std::uint64_t changes = objects_changed.load(std::memory_order_acquire);
+    if (cache.handle == handle && cache.changes == changes) return cache;
+    std::shared_lock<std::shared_mutex> hold(objects_lock);
+    cache.handle = handle;
+    cache.changes = objects_changed.load(std::memory_order_relaxed);  // the lock keeps it still
+    cache.newest = last_handle;
+    const auto at = table.find(handle);
+    cache.found = at != table.end();
+    if (cache.found) cache.object = at->second;
+    return cache;
+}
+thread_local lookup_cache<texture_object> texture_cache;
+thread_local lookup_cache<surface_object> surface_cache;
 
 // A texture's base must be textureAlignment-aligned. A GPU's allocations
 // start at least that aligned; the emulator's start wherever their end meets
@@ -328,6 +366,7 @@ void forget_array(const cudaArray* array) {
         if (over_array(entry.second.resource)) entry.second.source.array_freed = true;
     for (auto& entry : surfaces)
         if (over_array(entry.second.resource)) entry.second.source.array_freed = true;
+    note_objects_changed();
 }
 
 }  // namespace cuemu::detail
@@ -338,20 +377,11 @@ using namespace cuemu::detail;
 
 void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates, float x, float y,
            float z, const fetch_site& site, fetched* out) {
-    texture_object t;
-    bool found = false;
-    unsigned long long newest = 0;
-    {
-        std::shared_lock<std::shared_mutex> hold(objects_lock);
-        newest = last_handle;
-        const auto at = textures.find(handle);
-        if (at != textures.end()) {
-            t = at->second;
-            found = true;
-        }
-    }
+    const lookup_cache<texture_object>& looked_up = look_up(textures, texture_cache, handle);
+    const texture_object& t = looked_up.object;
+    const unsigned long long newest = looked_up.newest;
     char what[256];
-    if (!found) {
+    if (!looked_up.found) {
         std::snprintf(what, sizeof what, "texture object %llu %s", handle, gone_or_never(handle, newest));
         refuse_fetch(site, what,
                      "create the texture object before the launch and destroy it only after "
@@ -440,6 +470,38 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
         const int b = dimensions == 2 ? weight[1] : 128;
         const int w11 = (a * b + 128) / 256;
         const int w[4] = {256 - a - b + w11, a - w11, b - w11, w11};
+        const texel_format& format = t.source.format;
+        if (dimensions == 2 && format.kind == cudaChannelFormatKindFloat && format.channel_bytes == 4 &&
+            modes[0] != cudaAddressModeBorder && modes[1] != cudaAddressModeBorder) {
+            // The usual float texture, without a border: its four texels read
+            // in place (the same sums, in the same order, as the loop below).
+            const bool normalized_coords = t.description.normalizedCoords != 0;
+            long long xs[2], ys[2];
+            for (int k = 0; k < 2; ++k) {
+                address(low[0] + k, t.source.width, modes[0], normalized_coords, &xs[k]);
+                address(low[1] + k, t.source.height, modes[1], normalized_coords, &ys[k]);
+            }
+            const long long element = format.element_bytes();
+            const unsigned char* texels[4];
+            for (int corner = 0; corner < 4; ++corner)
+                texels[corner] = t.source.base + ys[corner >> 1] * t.source.pitch + xs[corner & 1] * element;
+            auto channel_sum = [&](int c) {  // kept in a register across the corners
+                double channel = 0.0;
+                for (int corner = 0; corner < 4; ++corner) {
+                    float f;
+                    std::memcpy(&f, texels[corner] + 4 * c, 4);
+                    channel += (w[corner] / 256.0) * f;
+                }
+                return channel;
+            };
+            for (int c = 0; c < format.channels; ++c) sum[c] = channel_sum(c);
+            for (int c = 0; c < 4; ++c) {
+                out->f[c] = static_cast<float>(sum[c]);
+                out->i[c] = 0;
+            }
+            out->is_float = true;
+            return;
+        }
         for (int corner = 0; corner < 4; ++corner) {
             const long long i = low[0] + (corner & 1);
             fetched texel;
@@ -482,20 +544,11 @@ void fetch(cudaTextureObject_t handle, int dimensions, bool integer_coordinates,
 void surface_access(cudaSurfaceObject_t handle, int x_bytes, int y, int dimensions,
                     cudaSurfaceBoundaryMode mode, void* value, bool is_write,
                     const fetch_site& site) {
-    texel_source s{};
-    bool found = false;
-    unsigned long long newest = 0;
-    {
-        std::shared_lock<std::shared_mutex> hold(objects_lock);
-        newest = last_handle;
-        const auto at = surfaces.find(handle);
-        if (at != surfaces.end()) {
-            s = at->second.source;
-            found = true;
-        }
-    }
+    const lookup_cache<surface_object>& looked_up = look_up(surfaces, surface_cache, handle);
+    const texel_source& s = looked_up.object.source;
+    const unsigned long long newest = looked_up.newest;
     char what[256];
-    if (!found) {
+    if (!looked_up.found) {
         std::snprintf(what, sizeof what, "surface object %llu %s", handle, gone_or_never(handle, newest));
         refuse_fetch(site, what,
                      "create the surface object before the launch and destroy it only after "
@@ -593,6 +646,7 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* texture, const cudaReso
     std::unique_lock<std::shared_mutex> hold(objects_lock);
     *texture = ++last_handle;
     textures.emplace(*texture, made);
+    note_objects_changed();
     return cudaSuccess;
 }
 
@@ -600,6 +654,7 @@ cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texture) {
     if (cudaError_t e = context_status()) return e;
     std::unique_lock<std::shared_mutex> hold(objects_lock);
     if (textures.erase(texture) == 0) return record(cudaErrorInvalidValue);
+    note_objects_changed();
     return cudaSuccess;
 }
 
@@ -634,6 +689,7 @@ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* surface,
     std::unique_lock<std::shared_mutex> hold(objects_lock);
     *surface = ++last_handle;
     surfaces.emplace(*surface, surface_object{*resource, array_source(a)});
+    note_objects_changed();
     return cudaSuccess;
 }
 
@@ -641,6 +697,7 @@ cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surface) {
     if (cudaError_t e = context_status()) return e;
     std::unique_lock<std::shared_mutex> hold(objects_lock);
     if (surfaces.erase(surface) == 0) return record(cudaErrorInvalidValue);
+    note_objects_changed();
     return cudaSuccess;
 }
 
