@@ -9,10 +9,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
-#include <string>
 
 #include "block_state.h"
-#include "diagnostics.h"
 #include "warp_group.h"
 
 namespace cuemu::detail {
@@ -28,7 +26,7 @@ const char* shuffle_name(int op) {
 }
 
 void print_note(const char* kernel, uint3 block, uint3 thread, unsigned lane, int op, const char* file, int line,
-                unsigned source, const std::string& why) {
+                unsigned source, const char* why) {
     std::fprintf(stderr,
                  "cuemu: note: a warp shuffle read a lane that does not take part in it\n"
                  "  in kernel %s, block (%u,%u,%u), thread (%u,%u,%u) (lane %u of its warp):\n"
@@ -43,7 +41,7 @@ void print_note(const char* kernel, uint3 block, uint3 thread, unsigned lane, in
                  "        own value), or call it with the whole warp (0xffffffff) and let the extra\n"
                  "        lanes pass 0.\n",
                  kernel, block.x, block.y, block.z, thread.x, thread.y, thread.z, lane, shuffle_name(op), file,
-                 line, source, why.c_str());
+                 line, source, why);
     std::fflush(stderr);
 }
 
@@ -77,8 +75,7 @@ void note_undefined_shuffle(const warp_state& w, unsigned lane, unsigned source)
 void note_undefined_shuffle_in_split(int op, unsigned linear, dim3 dim, unsigned source, const char* file,
                                      int line) {
     std::call_once(noted, [&] {
-        const uint3 thread{linear % dim.x, linear / dim.x % dim.y, linear / (dim.x * dim.y)};
-        print_note(running_kernel(), ::cuemu::tls_block_idx, thread, linear & 31u, op, file, line, source,
+        print_note(running_kernel(), ::cuemu::tls_block_idx, unflatten(linear, dim), linear & 31u, op, file, line, source,
                    "which has already returned from the kernel");
     });
 }

@@ -30,8 +30,8 @@ inline void for_each_lane(std::uint32_t lanes, F&& f) {
 // lane, delta or lane mask): the lane rule is shuffle_source (cuemu/builtins.h,
 // shared with split versions). A source that is not in the group (exited, not
 // in the mask, not in a partial warp) is undefined on a GPU; here it is all
-// one bits, and a note names the first such read.
-// The first such read of a program prints a note (undefined_shuffle.cpp).
+// one bits, and the first such read of a program prints a note
+// (undefined_shuffle.cpp).
 [[gnu::cold, gnu::noinline]] void note_undefined_shuffle(const warp_state& w, unsigned lane, unsigned source);
 template <int Op>
 inline std::uint64_t shuffle_result(const warp_state& w, std::uint32_t group, unsigned lane, int param,

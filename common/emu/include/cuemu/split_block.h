@@ -64,12 +64,12 @@ extern __thread bool tls_in_split_block;
 // Set by a split version that declined its block (a partial warp): the
 // launch's loop runs the block's threads on fibers instead (launch.h).
 extern __thread bool tls_split_declined;
-// The report of a barrier some threads do not reach (stuck_block_report.cpp);
-// it ends the block.
 // A shuffle of a split version read a lane that had returned: the note of
 // src/undefined_shuffle.cpp, printed once a program.
 [[gnu::cold, gnu::noinline]] void note_undefined_shuffle_in_split(int op, unsigned linear, dim3 dim,
                                                                    unsigned source, const char* file, int line);
+// The report of a barrier some threads do not reach (stuck_block_report.cpp);
+// it ends the block.
 [[noreturn]] void split_barrier_not_reached(const unsigned char* state, unsigned count, dim3 dim,
                                             const char* file, int line);
 }  // namespace detail
