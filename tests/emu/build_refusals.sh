@@ -50,6 +50,17 @@ only_error graph-semaphore-node
 refused graph-semaphore-wait-params "cuemu does not emulate cudaGraphExternalSemaphoresWaitNodeGetParams" \
     'cudaGraphNode_t n = nullptr; cudaExternalSemaphoreWaitNodeParams p = {}; cudaGraphExternalSemaphoresWaitNodeGetParams(n, &p); return int(p.numExtSems);'
 only_error graph-semaphore-wait-params
+# Graph calls in their CUDA 11 and 12 forms, which nvcc 13 refuses too: one
+# error naming the call and its new form, not "too many arguments".
+refused graph-instantiate-cuda11 "cudaGraphInstantiate\\(exec, graph, errorNode, logBuffer, bufferSize\\) was removed in CUDA 12.*cudaGraphInstantiate\\(&exec, graph, 0" \
+    'cudaGraph_t g; cudaGraphCreate(&g, 0); cudaGraphExec_t e; cudaGraphInstantiate(&e, g, NULL, NULL, 0);'
+only_error graph-instantiate-cuda11
+refused graph-exec-update-cuda11 "cudaGraphExecUpdate\\(exec, graph, &errorNode, &result\\) was removed in CUDA 12.*cudaGraphExecUpdateResultInfo" \
+    'cudaGraph_t g; cudaGraphExec_t e; cudaGraphNode_t n; cudaGraphExecUpdateResult r; cudaGraphExecUpdate(e, g, &n, &r);'
+refused graph-add-dependencies-cuda12 "cudaGraphAddDependencies\\(graph, from, to, count\\) was removed in CUDA 13.*nullptr /\\* edge data \\*/, count" \
+    'cudaGraph_t g; cudaGraphNode_t a, b; cudaGraphAddDependencies(g, &a, &b, 1);'
+refused capture-info-cuda12 "cudaStreamGetCaptureInfo\\(stream, &status, &id, &graph, &nodes, &count\\) was removed in CUDA 13" \
+    'cudaStreamCaptureStatus s; unsigned long long id; cudaGraph_t g; const cudaGraphNode_t* d; size_t n; cudaStreamGetCaptureInfo(0, &s, &id, &g, &d, &n);'
 refused graphics-interop "cuemu does not emulate cudaGraphicsMapResources \\(graphics interop" \
     'cudaGraphicsMapResources(1, nullptr, 0);'
 refused tex2d-layered "cuemu does not emulate tex2DLayered \\(layered textures\\)" '}

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "external_semaphores.h"
+#include "graphs.h"
 #include "types.h"
 
 namespace cuemu {
@@ -67,6 +68,56 @@ cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise, Device) {
                   "cudaMemAdvise(ptr, bytes, advice, int device) was removed in CUDA 13 (nvcc "
                   "13 refuses it too): use cudaMemAdvise(ptr, bytes, advice, location) with "
                   "cudaMemLocation location = {cudaMemLocationTypeDevice, device}");
+    return cudaErrorNotSupported;
+}
+
+// ---- graph calls whose arguments changed --------------------------------------------
+// CUDA 12 dropped cudaGraphInstantiate's error-node and log-buffer arguments
+// and gave cudaGraphExecUpdate a result struct; CUDA 13 gave the dependency
+// calls an edge-data array. Programs written for CUDA 11 (the OLCF series,
+// many blog posts) still use the old forms, which nvcc 13 refuses. Without
+// these, g++ would answer "too many arguments" pointing into this header;
+// each overload below matches only the old arity, so it never competes with
+// the current call.
+#define CUEMU_CHANGED_SIGNATURE(name, count, message)                                     \
+    template <class... A, class = std::enable_if_t<sizeof...(A) == (count)>>              \
+    cudaError_t name(A&&...) {                                                            \
+        static_assert(::cuemu::refused<A...>, message);                                   \
+        return cudaErrorNotSupported;                                                     \
+    }
+CUEMU_CHANGED_SIGNATURE(cudaGraphInstantiate, 5,
+    "cudaGraphInstantiate(exec, graph, errorNode, logBuffer, bufferSize) was removed in CUDA 12 "
+    "(nvcc 13 refuses it too): use cudaGraphInstantiate(&exec, graph, 0 /* flags */)")
+CUEMU_CHANGED_SIGNATURE(cudaGraphExecUpdate, 4,
+    "cudaGraphExecUpdate(exec, graph, &errorNode, &result) was removed in CUDA 12 (nvcc 13 "
+    "refuses it too): use cudaGraphExecUpdate(exec, graph, &info) with "
+    "cudaGraphExecUpdateResultInfo info (info.result, info.errorNode)")
+CUEMU_CHANGED_SIGNATURE(cudaGraphAddDependencies, 4,
+    "cudaGraphAddDependencies(graph, from, to, count) was removed in CUDA 13 (nvcc 13 refuses "
+    "it too): use cudaGraphAddDependencies(graph, from, to, nullptr /* edge data */, count)")
+CUEMU_CHANGED_SIGNATURE(cudaGraphRemoveDependencies, 4,
+    "cudaGraphRemoveDependencies(graph, from, to, count) was removed in CUDA 13 (nvcc 13 "
+    "refuses it too): use cudaGraphRemoveDependencies(graph, from, to, nullptr /* edge data */, "
+    "count)")
+CUEMU_CHANGED_SIGNATURE(cudaGraphGetEdges, 4,
+    "cudaGraphGetEdges(graph, from, to, &count) was removed in CUDA 13 (nvcc 13 refuses it "
+    "too): use cudaGraphGetEdges(graph, from, to, nullptr /* edge data */, &count)")
+CUEMU_CHANGED_SIGNATURE(cudaGraphNodeGetDependencies, 3,
+    "cudaGraphNodeGetDependencies(node, nodes, &count) was removed in CUDA 13 (nvcc 13 refuses "
+    "it too): use cudaGraphNodeGetDependencies(node, nodes, nullptr /* edge data */, &count)")
+CUEMU_CHANGED_SIGNATURE(cudaGraphNodeGetDependentNodes, 3,
+    "cudaGraphNodeGetDependentNodes(node, nodes, &count) was removed in CUDA 13 (nvcc 13 "
+    "refuses it too): use cudaGraphNodeGetDependentNodes(node, nodes, nullptr /* edge data */, "
+    "&count)")
+// CUDA 12's six-argument form ends in a size_t* where CUDA 13 has the edge data.
+template <class Count, class = std::enable_if_t<std::is_same_v<std::decay_t<Count>, size_t*>>>
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t, cudaStreamCaptureStatus*, unsigned long long*,
+                                     cudaGraph_t*, const cudaGraphNode_t**, Count&&) {
+    static_assert(::cuemu::refused<Count>,
+                  "cudaStreamGetCaptureInfo(stream, &status, &id, &graph, &nodes, &count) was "
+                  "removed in CUDA 13 (nvcc 13 refuses it too): pass the edge data before the "
+                  "count, cudaStreamGetCaptureInfo(stream, &status, &id, &graph, &nodes, "
+                  "nullptr, &count)");
     return cudaErrorNotSupported;
 }
 
@@ -170,4 +221,5 @@ CUEMU_NOT_EMULATED(cudaGetExportTable, "the driver API")
 
 #undef CUEMU_REMOVED_IN_CUDA_13
 #undef CUEMU_NOT_EMULATED
+#undef CUEMU_CHANGED_SIGNATURE
 #endif
