@@ -12,6 +12,7 @@
 // capability 7.5, the oldest that nvcc 13 builds for, so programs that
 // require a minimum architecture still run.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -26,8 +27,25 @@ namespace {
 
 constexpr int emulated_major = 7, emulated_minor = 5;
 
+// A program written for several GPUs (one stream per device, peer copies)
+// asks for device 1 first thing; the error alone would not say that the
+// emulator can have more devices. Said once, on the first such ordinal.
+void note_more_devices(int device) {
+    static std::once_flag once;
+    std::call_once(once, [device] {
+        std::fprintf(stderr,
+                     "cuemu: note: device %d was asked for, and this emulator has %d device%s, so "
+                     "the call returns cudaErrorInvalidDevice (\"invalid device ordinal\"), as a "
+                     "machine with %d GPU%s would; CUEMU_DEVICES=%d (at most %d) gives it more\n",
+                     device, device_count(), device_count() == 1 ? "" : "s", device_count(),
+                     device_count() == 1 ? "" : "s", device + 1, max_devices);
+    });
+}
+
 cudaError_t check_device(int device) {
-    return is_valid_device(device) ? cudaSuccess : record(cudaErrorInvalidDevice);
+    if (is_valid_device(device)) return cudaSuccess;
+    if (device >= device_count() && device < max_devices) note_more_devices(device);
+    return record(cudaErrorInvalidDevice);
 }
 
 }  // namespace
