@@ -240,29 +240,34 @@ TEST_CASE("cudaMallocPitch, cudaMemcpy2D, cudaMemset2D") {
     CHECK(cudaFree(rows) == cudaSuccess);
 }
 
-// A 2D copy or fill whose rows follow one another is one piece of work: one
-// node when captured, as on a GPU. (cublasSetVector with increments of 1 is
-// such a copy, of n one-element rows: one queued copy per row took minutes
-// for 500,000 floats.)
-TEST_CASE("cudaMemcpy2DAsync and cudaMemset2DAsync of contiguous rows: one node each in a capture") {
+// A 2D copy is one piece of work, as on a GPU: one node when captured, one
+// wait for pageable host memory (cublasSetVector with increments of 1 is a
+// 2D copy of n one-element rows: one queued copy per row, each waited for,
+// took minutes for 500,000 floats). A fill whose rows follow one another too.
+TEST_CASE("cudaMemcpy2DAsync and cudaMemset2DAsync: one node each in a capture, pitched or not") {
     const int width = 4, height = 4000;
     std::vector<float> host(height);
     for (int i = 0; i < height; ++i) host[i] = static_cast<float>(3 * i + 1);
-    float *from = nullptr, *to = nullptr;
+    float *from = nullptr, *to = nullptr, *pitched = nullptr;
+    size_t pitch = 0;
     REQUIRE(cudaMalloc(&from, height * sizeof(float)) == cudaSuccess);
     REQUIRE(cudaMalloc(&to, height * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMallocPitch(&pitched, &pitch, width, height) == cudaSuccess);
+    REQUIRE(pitch > size_t(width));
     REQUIRE(cudaMemcpy(from, host.data(), height * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
     cudaStream_t stream;
     REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
     REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
     REQUIRE(cudaMemset2DAsync(to, width, 0, width, height, stream) == cudaSuccess);
-    REQUIRE(cudaMemcpy2DAsync(to, width, from, width, width, height, cudaMemcpyDeviceToDevice, stream) ==
+    REQUIRE(cudaMemcpy2DAsync(pitched, pitch, from, width, width, height, cudaMemcpyDeviceToDevice, stream) ==
+            cudaSuccess);
+    REQUIRE(cudaMemcpy2DAsync(to, width, pitched, pitch, width, height, cudaMemcpyDeviceToDevice, stream) ==
             cudaSuccess);
     cudaGraph_t graph;
     REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
     size_t nodes = 0;
     REQUIRE(cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess);
-    CHECK(nodes == 2);
+    CHECK(nodes == 3);
     cudaGraphExec_t exec;
     REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
     REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
@@ -270,11 +275,22 @@ TEST_CASE("cudaMemcpy2DAsync and cudaMemset2DAsync of contiguous rows: one node 
     std::vector<float> back(height, -1.0f);
     REQUIRE(cudaMemcpy(back.data(), to, height * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(back == host);
+    // Pageable host memory, rows pitch bytes apart on the host: the call
+    // returns with the copy done.
+    std::vector<char> host_rows(pitch * height, 0);
+    REQUIRE(cudaMemcpy2DAsync(host_rows.data(), pitch, pitched, pitch, width, height, cudaMemcpyDeviceToHost,
+                              stream) == cudaSuccess);
+    for (int i = 0; i < height; i += 37) {
+        float value;
+        std::memcpy(&value, host_rows.data() + i * pitch, sizeof value);
+        CHECK(value == host[i]);
+    }
     CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
     CHECK(cudaGraphDestroy(graph) == cudaSuccess);
     CHECK(cudaStreamDestroy(stream) == cudaSuccess);
     CHECK(cudaFree(from) == cudaSuccess);
     CHECK(cudaFree(to) == cudaSuccess);
+    CHECK(cudaFree(pitched) == cudaSuccess);
 }
 
 // ---- streams: callbacks and priorities ---------------------------------------------------

@@ -174,19 +174,10 @@ cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, si
         (src_on_device(src, kind) &&
          !rectangle_fits(src, spitch, width, height, call, "source", file, line)))
         return record(cudaErrorInvalidValue);
-    // Rows that follow one another on both sides are one copy: cublasSetVector
-    // with increments of 1 is a 2D copy of n one-element rows, and one queued
-    // copy per row (each waited for, from pageable memory) took minutes for
-    // a vector of 500,000 floats.
-    if (dpitch == width && spitch == width)
-        return cudaMemcpyAsync(dst, src, width * height, kind, stream, file, line);
-    for (size_t row = 0; row < height; ++row) {
-        if (cudaError_t e = cudaMemcpyAsync(static_cast<char*>(dst) + row * dpitch,
-                                            static_cast<const char*>(src) + row * spitch, width,
-                                            kind, stream, file, line))
-            return e;
-    }
-    return cudaSuccess;
+    // One piece of work for all the rows, as on a GPU (memory.cpp): one
+    // queued copy per row, each waited for from pageable memory, took
+    // minutes for cublasSetVector of 500,000 floats (n one-element rows).
+    return copy_rows(dst, dpitch, src, spitch, width, height, kind, stream, call, file, line);
 }
 
 cudaError_t set_2d(void* dev_ptr, size_t pitch, int value, size_t width, size_t height,

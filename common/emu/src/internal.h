@@ -379,6 +379,11 @@ work_label copy_label(const char* call, cudaMemcpyKind kind, const void* dst, co
 // True when cudaMemcpyAsync must return only once the copy is done: a
 // pageable host buffer, or host to host (copy_engines.cpp).
 bool copy_waits_for_host(cudaMemcpyKind kind, const void* dst, const void* src, std::size_t count);
+// cudaMemcpy2D(Async)'s rows as one queued copy (memory.cpp); the caller has
+// checked the pitches and rectangles.
+cudaError_t copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                      size_t height, cudaMemcpyKind kind, cudaStream_t stream, const char* call,
+                      const char* file, int line);
 // False for a stream that was never created or was destroyed.
 bool is_valid_stream(cudaStream_t stream);
 // Launches must go to a stream of the current device (a copy may use any).

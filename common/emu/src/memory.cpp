@@ -597,6 +597,56 @@ cudaError_t queue_fill(void* dev_ptr, int value, size_t count, cudaStream_t stre
 }
 }  // namespace
 
+// cudaMemcpy2D and cudaMemcpy2DAsync (host_memory.cpp, which checked the
+// rectangles): height rows of width bytes, one queued piece of work as on a
+// GPU, so a captured 2D copy is one node and a pageable host side is waited
+// for once, not once per row. Each row is checked, and under
+// CUEMU_CHECK=uninit watched, as cudaMemcpyAsync checks one.
+cudaError_t cuemu::detail::copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch,
+                                     size_t width, size_t height, cudaMemcpyKind kind,
+                                     cudaStream_t stream, const char* call, const char* file, int line) {
+    if (inside_kernel()) return refuse_in_kernel(call);  // dynamic_parallelism.cpp
+    if (cudaError_t e = context_status()) return e;
+    if (dpitch == width && spitch == width) {  // rows that follow one another: one row
+        width *= height;
+        dpitch = spitch = width;
+        height = 1;
+    }
+    for (size_t row = 0; row < height; ++row)
+        if (cudaError_t e = check_copy(static_cast<char*>(dst) + row * dpitch,
+                                       static_cast<const char*>(src) + row * spitch, width, kind, call,
+                                       file, line))
+            return e;
+    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_stream_work(stream)) return record(e);  // graph_capture.cpp
+    if (width == 0 || height == 0) return cudaSuccess;
+    const char* kind_name = copy_kind_name(kind);
+    const int dst_device = device_of_pointer(dst), src_device = device_of_pointer(src);
+    const size_t dst_span = dpitch * (height - 1) + width, src_span = spitch * (height - 1) + width;
+    const std::uint64_t seq = enqueue(
+        stream,
+        [=](std::uint64_t) {
+            devices_opened open(dst_device, src_device);
+            for (size_t row = 0; row < height; ++row) {
+                char* to = static_cast<char*>(dst) + row * dpitch;
+                const char* from = static_cast<const char*>(src) + row * spitch;
+                check_copied_bytes(from, width, call, file, line);
+                device_copy = copy_in_progress{call, file, line, kind_name, to, from, width};
+                device_copy_running = true;
+                std::atomic_signal_fence(std::memory_order_seq_cst);  // as in queue_copy
+                std::memmove(to, from, width);
+                std::atomic_signal_fence(std::memory_order_seq_cst);
+                device_copy_running = false;
+                mark_written(to, width);
+            }
+            return cudaSuccess;
+        },
+        copy_label(call, kind, dst, src, width * height));
+    if (copy_waits_for_host(kind, dst, src, kind == cudaMemcpyDeviceToHost ? dst_span : src_span))
+        return wait_for(seq, call);
+    return cudaSuccess;
+}
+
 bool cuemu::detail::current_device_copy(copy_in_progress* out) {
     if (!device_copy_running) return false;
     *out = device_copy;
