@@ -243,7 +243,7 @@ TEST_CASE("cudaMallocPitch, cudaMemcpy2D, cudaMemset2D") {
 // A 2D copy is one piece of work, as on a GPU: one node when captured, one
 // wait for pageable host memory (cublasSetVector with increments of 1 is a
 // 2D copy of n one-element rows: one queued copy per row, each waited for,
-// took minutes for 500,000 floats). A fill whose rows follow one another too.
+// took minutes for 500,000 floats). A 2D fill likewise.
 TEST_CASE("cudaMemcpy2DAsync and cudaMemset2DAsync: one node each in a capture, pitched or not") {
     const int width = 4, height = 4000;
     std::vector<float> host(height);
@@ -259,6 +259,7 @@ TEST_CASE("cudaMemcpy2DAsync and cudaMemset2DAsync: one node each in a capture, 
     REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
     REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
     REQUIRE(cudaMemset2DAsync(to, width, 0, width, height, stream) == cudaSuccess);
+    REQUIRE(cudaMemset2DAsync(pitched, pitch, 0xff, width, height, stream) == cudaSuccess);
     REQUIRE(cudaMemcpy2DAsync(pitched, pitch, from, width, width, height, cudaMemcpyDeviceToDevice, stream) ==
             cudaSuccess);
     REQUIRE(cudaMemcpy2DAsync(to, width, pitched, pitch, width, height, cudaMemcpyDeviceToDevice, stream) ==
@@ -267,7 +268,7 @@ TEST_CASE("cudaMemcpy2DAsync and cudaMemset2DAsync: one node each in a capture, 
     REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
     size_t nodes = 0;
     REQUIRE(cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess);
-    CHECK(nodes == 3);
+    CHECK(nodes == 4);
     cudaGraphExec_t exec;
     REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
     REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);

@@ -187,13 +187,7 @@ cudaError_t set_2d(void* dev_ptr, size_t pitch, int value, size_t width, size_t 
     if (width == 0 || height == 0) return cudaSuccess;
     if (!dev_ptr || !rectangle_fits(dev_ptr, pitch, width, height, call, "destination", file, line))
         return record(cudaErrorInvalidValue);
-    if (pitch == width) return cudaMemsetAsync(dev_ptr, value, width * height, stream, file, line);
-    for (size_t row = 0; row < height; ++row) {
-        if (cudaError_t e = cudaMemsetAsync(static_cast<char*>(dev_ptr) + row * pitch, value, width,
-                                            stream, file, line))
-            return e;
-    }
-    return cudaSuccess;
+    return fill_rows(dev_ptr, pitch, value, width, height, stream, call, file, line);  // memory.cpp
 }
 
 }  // namespace

@@ -384,6 +384,10 @@ bool copy_waits_for_host(cudaMemcpyKind kind, const void* dst, const void* src, 
 cudaError_t copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                       size_t height, cudaMemcpyKind kind, cudaStream_t stream, const char* call,
                       const char* file, int line);
+// cudaMemset2D(Async)'s rows as one queued fill (memory.cpp); the caller has
+// checked the pitch and the rectangle.
+cudaError_t fill_rows(void* dev_ptr, size_t pitch, int value, size_t width, size_t height,
+                      cudaStream_t stream, const char* call, const char* file, int line);
 // False for a stream that was never created or was destroyed.
 bool is_valid_stream(cudaStream_t stream);
 // Launches must go to a stream of the current device (a copy may use any).

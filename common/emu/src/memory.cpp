@@ -647,6 +647,37 @@ cudaError_t cuemu::detail::copy_rows(void* dst, size_t dpitch, const void* src, 
     return cudaSuccess;
 }
 
+// cudaMemset2D and cudaMemset2DAsync (host_memory.cpp, which checked the
+// rectangle): height rows of width bytes, pitch apart, one queued fill.
+cudaError_t cuemu::detail::fill_rows(void* dev_ptr, size_t pitch, int value, size_t width, size_t height,
+                                     cudaStream_t stream, const char* call, const char* file, int line) {
+    if (inside_kernel()) return refuse_in_kernel(call);
+    if (cudaError_t e = context_status()) return e;
+    if (width == 0 || height == 0) return cudaSuccess;
+    if (!is_valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_stream_work(stream)) return record(e);  // graph_capture.cpp
+    work_label label;
+    label.category = "memset";
+    if (trace_enabled()) {
+        label.name = call;
+        label.args = "\"bytes\":" + std::to_string(width * height);
+    }
+    const int device = device_of_pointer(dev_ptr);
+    enqueue(
+        stream,
+        [=](std::uint64_t) {
+            devices_opened open(device, -1);
+            for (size_t row = 0; row < height; ++row) {
+                char* start = static_cast<char*>(dev_ptr) + row * pitch;
+                std::memset(start, value, width);
+                mark_written(start, width);
+            }
+            return cudaSuccess;
+        },
+        std::move(label));
+    return cudaSuccess;
+}
+
 bool cuemu::detail::current_device_copy(copy_in_progress* out) {
     if (!device_copy_running) return false;
     *out = device_copy;
