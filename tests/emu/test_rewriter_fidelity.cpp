@@ -198,6 +198,23 @@ TEST_CASE("a file-scope test that both sides answer alike is decided") {
     CHECK(line_of(body(failing), "#if 1") == 1);
 }
 
+TEST_CASE("nvcc's version macros decide a file-scope test beside __CUDA_ARCH__") {
+    // llm.c's common.h: its own __ldcs for bfloat16, only for nvcc before 12
+    // on old devices. ENABLE_BF16 is unknown here, nvcc's version is not.
+    const std::string llmc =
+        "#if defined(ENABLE_BF16) && (__CUDACC_VER_MAJOR__ < 12) && !((__CUDA_ARCH__ >= 800) || !defined(__CUDA_ARCH__))\n"
+        "__device__ float __ldcs(const float* address) { return *address; }\n"
+        "#endif\n";
+    CHECK(line_of(body(llmc), "#if 0") == 1);
+    // CUDA 13.0 (nvcc 13.0.88), as cuemu/cuemu.h defines them; the command line wins.
+    CHECK(line_of(body("#if CUDART_VERSION >= 12000 && __CUDACC_VER_MAJOR__ * 10 + __CUDACC_VER_MINOR__ == 130 "
+                       "&& __CUDACC_VER_BUILD__ == 88 && defined(__CUDA_ARCH__)\n__device__ int f();\n#endif\n"),
+                  "#if 1") == 1);
+    CHECK(line_of(body("#if __CUDACC_VER_MAJOR__ < 12 && defined(__CUDA_ARCH__)\n__device__ int f();\n#endif\n",
+                       defining("__CUDACC_VER_MAJOR__", "11")),
+                  "#if 1") == 1);
+}
+
 TEST_CASE("a __host__ __device__ function gets each side's branch, chosen at run time") {
     const std::string source =
         "__host__ __device__ int where() {\n"

@@ -687,6 +687,13 @@ TEST_CASE("cudaLaunchKernel((void*)kernel, ...) finds the kernel by its address"
 
 // nvcc's version macros, and a __grid_constant__ parameter (CUDA 11.7+).
 static_assert(__CUDACC_VER_MAJOR__ == 13 && __CUDACC_VER_MINOR__ >= 0, "nvcc 13's version macros");
+#ifdef CUEMU
+// The values cuemu-rewrite decides file-scope #if with (add_predefined in
+// common/emu/rewriter/conditionals.cpp) must be those the compiler sees.
+static_assert(__CUDACC_VER_MAJOR__ == 13 && __CUDACC_VER_MINOR__ == 0 && __CUDACC_VER_BUILD__ == 88 &&
+                  CUDART_VERSION == 13000,
+              "cuemu/cuemu.h and the rewriter's predefined macros disagree");
+#endif
 struct scale_params {
     float factor;
     int n;

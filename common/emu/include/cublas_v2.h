@@ -12,6 +12,8 @@
 #define CUBLAS_V2_H_  // the toolkit's include guard, which programs test (tests/emu/check_header_guards.py)
 
 #include "cuemu/cuemu.h"
+#include "cuda_bf16.h"  // as the toolkit's cublas_api.h does: programs use __nv_bfloat16 with cuBLAS alone
+#include "cuda_fp16.h"
 #include "library_types.h"
 
 #define CUBLAS_VER_MAJOR 13

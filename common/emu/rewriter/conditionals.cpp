@@ -280,6 +280,17 @@ void add_predefined(MacroTable& macros) {
     for (const char* name : {"__CUDACC__", "CUEMU"}) {
         if (!macros.known.count(name)) macros.known[name] = std::string("1");
     }
+    // nvcc's version and the runtime's, as cuemu/cuemu.h defines them (its
+    // values are checked against these in tests/emu/test_runtime_extra.cu):
+    // llm.c tests __CUDACC_VER_MAJOR__ beside __CUDA_ARCH__ at file scope,
+    // which the rewriter must then decide. The three nvcc ones come as a
+    // group, unless the command line gave the first.
+    if (!macros.known.count("__CUDACC_VER_MAJOR__")) {
+        macros.known["__CUDACC_VER_MAJOR__"] = std::string("13");
+        macros.known["__CUDACC_VER_MINOR__"] = std::string("0");
+        macros.known["__CUDACC_VER_BUILD__"] = std::string("88");
+    }
+    if (!macros.known.count("CUDART_VERSION")) macros.known["CUDART_VERSION"] = std::string("13000");
     // Defined in every C++ compilation; its value depends on -std, so it is
     // left to a name the evaluator does not know.
     macros.known["__cplusplus"] = std::string("__cplusplus_value");

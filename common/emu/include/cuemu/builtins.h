@@ -547,4 +547,32 @@ inline long long clock64() {
 template <class T>
 CUEMU_DEVICE_INLINE T __ldg(const T* p) { return *p; }
 
+// The loads and stores with a cache hint (sm_32_intrinsics.h: cache at all
+// levels, at L2, streaming, last use; write back, at L2, streaming, write
+// through), which tuned kernels such as llm.c's use. The emulator has no
+// caches: each is an ordinary load or store. __ldcv fetches again on every
+// call (a kernel may poll memory another thread writes with it), so the
+// compiler is not let keep an earlier value.
+template <class T>
+CUEMU_DEVICE_INLINE T __ldca(const T* p) { return *p; }
+template <class T>
+CUEMU_DEVICE_INLINE T __ldcg(const T* p) { return *p; }
+template <class T>
+CUEMU_DEVICE_INLINE T __ldcs(const T* p) { return *p; }
+template <class T>
+CUEMU_DEVICE_INLINE T __ldlu(const T* p) { return *p; }
+template <class T>
+CUEMU_DEVICE_INLINE T __ldcv(const T* p) {
+    __asm__ __volatile__("" ::: "memory");
+    return *p;
+}
+template <class T, class V>
+CUEMU_DEVICE_INLINE void __stwb(T* p, V value) { *p = value; }
+template <class T, class V>
+CUEMU_DEVICE_INLINE void __stcg(T* p, V value) { *p = value; }
+template <class T, class V>
+CUEMU_DEVICE_INLINE void __stcs(T* p, V value) { *p = value; }
+template <class T, class V>
+CUEMU_DEVICE_INLINE void __stwt(T* p, V value) { *p = value; }
+
 #endif
