@@ -575,4 +575,16 @@ CUEMU_DEVICE_INLINE void __stcs(T* p, V value) { *p = value; }
 template <class T, class V>
 CUEMU_DEVICE_INLINE void __stwt(T* p, V value) { *p = value; }
 
+// __trap() aborts the kernel (llm.c's kernels call it on a size they cannot
+// handle, rather than hang): the report names the kernel, block, thread and
+// line, and the launch fails with cudaErrorLaunchFailure, sticky, as a
+// kernel that faults does.
+[[noreturn]] inline void __trap(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    ::cuemu::kernel_cannot_go_on(
+        "__trap() called", "  the kernel called __trap(), which stops it",
+        "a kernel traps where it cannot go on: what it checked just before is what to look at",
+        "the kernel stops and the launch fails with an error, sticky (\"unspecified launch failure\")",
+        file, line);
+}
+
 #endif
