@@ -1,6 +1,8 @@
 // saxpy_template.cu - y = a*x + y for float and double from one kernel
 // template, with a grid-stride loop sized from the device's multiprocessor
-// count (so the same grid fits any GPU, whatever n is).
+// count (so the same grid fits any GPU, whatever n is). The block size is a
+// template argument too, chosen at run time through a generic lambda whose
+// parameter carries it as a type, as llm.c dispatches its kernels.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -8,6 +10,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 static void throwOnError(cudaError_t err, const char* what, int line) {
@@ -17,10 +20,20 @@ static void throwOnError(cudaError_t err, const char* what, int line) {
 }
 #define CUDA_TRY(x) throwOnError((x), #x, __LINE__)
 
-template <typename T>
+template <typename T, int block_size>
 __global__ void axpy(int n, T a, const T* x, T* y) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    for (int i = blockIdx.x * block_size + threadIdx.x; i < n; i += block_size * gridDim.x)
         y[i] = a * x[i] + y[i];
+}
+
+// Calls launch with std::integral_constant<int, B> for the block size B asked for.
+template <class Launch>
+void withBlockSize(int block_size, Launch&& launch) {
+    switch (block_size) {
+        case 128: launch(std::integral_constant<int, 128>{}); break;
+        case 256: launch(std::integral_constant<int, 256>{}); break;
+        default: throw std::invalid_argument("block size must be 128 or 256");
+    }
 }
 
 template <typename T>
@@ -39,7 +52,8 @@ int runAxpy(const char* typeName, int n, std::mt19937& rng) {
     int device = 0, numSMs = 0;
     CUDA_TRY(cudaGetDevice(&device));
     CUDA_TRY(cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, device));
-    axpy<T><<<32 * numSMs, 256>>>(n, a, dx, dy);
+    auto launch = [&](auto block) { axpy<T, block.value><<<32 * numSMs, block.value>>>(n, a, dx, dy); };
+    withBlockSize(sizeof(T) == 4 ? 256 : 128, launch);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(cudaMemcpy(result.data(), dy, n * sizeof(T), cudaMemcpyDeviceToHost));
     CUDA_TRY(cudaFree(dx));

@@ -369,7 +369,7 @@ struct no_fast_body {};
             -> decltype(twin(::cuemu::aligned_tag{}, cuemu_args_...)) {                    \
             twin(::cuemu::aligned_tag{}, cuemu_args_...);                                  \
         },                                                                                 \
-        [](::cuemu::alignment_probe& cuemu_probe_, auto&&... cuemu_args_) __attribute__((  \
+        [=](::cuemu::alignment_probe& cuemu_probe_, auto&&... cuemu_args_) __attribute__(( \
             no_sanitize("thread"))) -> decltype(twin(cuemu_probe_, cuemu_args_...)) {      \
             twin(cuemu_probe_, cuemu_args_...);                                            \
         }                                                                                  \
